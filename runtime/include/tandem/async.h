@@ -1,0 +1,135 @@
+/*
+ * async.h - stackless async methods: frames, step functions and pooled runners.
+ *
+ * An async method is three things:
+ *   - a frame struct holding the locals that live across awaits;
+ *   - a step function `void step(td_runner *r, FRAME *f)` written with the TD_BEGIN /
+ *     TD_AWAIT / TD_RETURN / TD_END macros (a switch on the runner's resume point);
+ *   - a method descriptor (TD_METHOD_DEFINE) that owns the pool of runners.
+ * A runner is the source of its method's task. It is rented per call, holds the frame
+ * inline, calls the step function with a pointer to that pooled frame (no copy in or out)
+ * and goes back to its pool when its task is consumed, with the frame cleared.
+ *
+ * Invariant: once a step function has completed its runner (TD_RETURN, a propagated
+ * fault) or registered a continuation (a suspending TD_AWAIT), it returns at once and
+ * nothing touches the runner again on that thread: the task may already have been
+ * consumed and the runner re-rented on another thread.
+ *
+ * Example:
+ *     typedef struct { int64_t x; } add_one_frame;
+ *     static void add_one_step(td_runner *r, add_one_frame *f) {
+ *         TD_BEGIN(r);
+ *         TD_AWAIT(r, td_next_frame(TD_TIMING_UPDATE));
+ *         TD_RETURN_VALUE(r, f->x + 1);
+ *         TD_END(r);
+ *     }
+ *     TD_METHOD_DEFINE(add_one, add_one_frame, add_one_step);
+ *     ...
+ *     td_runner *r = td_runner_rent(&add_one_method);
+ *     TD_FRAME(r, add_one_frame)->x = 41;
+ *     td_task_i64 t = td_runner_start_i64(r);
+ */
+#ifndef TANDEM_ASYNC_H
+#define TANDEM_ASYNC_H
+
+#include <stdint.h>
+#include "task.h"
+#include "pool.h"
+
+typedef struct td_runner td_runner;
+typedef void (*td_step_fn)(td_runner *r, void *frame);
+
+typedef struct td_method {
+    const char *name;
+    uint32_t frame_size;
+    td_step_fn step;
+    td_pool pool;                   /* runners of this method */
+    struct td_method *next;         /* registered methods (td_method_register) */
+} td_method;
+
+struct td_runner {
+    td_source source;               /* first member: the runner is its task's source */
+    td_method *method;
+    uint32_t resume;                /* resume point; 0 = start */
+    uint32_t flowed;                /* 1 when `context` was captured at suspension */
+    td_task_i64 awaiting;           /* the task the step is waiting on */
+    void *context;                  /* ambient context captured at suspension (flow on) */
+    td_outcome last;                /* outcome of the last TD_AWAIT_OUTCOME */
+    union { int64_t i; double d; void *p; long double ld; } frame[]; /* the frame */
+};
+
+/* Define `name##_method` for frame type F and step function STEP. The slot array of its
+ * runner pool is static data: no initialisation is needed before the first call. */
+#define TD_METHOD_DEFINE(name, F, STEP)                                               \
+    static void *name##_runner_slots[TD_DEFAULT_METHOD_POOL_SLOTS];                    \
+    td_method name##_method = {                                                       \
+        #name, (uint32_t)sizeof(F), (td_step_fn)(STEP),                               \
+        { TD_SPINLOCK_INIT, 0, TD_DEFAULT_METHOD_POOL_SLOTS,                          \
+          sizeof(td_runner) + sizeof(F), name##_runner_slots, #name, 0, 0, 0 },       \
+        0 }
+#define TD_METHOD_DECLARE(name) extern td_method name##_method
+
+#define TD_DEFAULT_METHOD_POOL_SLOTS 128
+
+/* Register a method so td_set_runner_pool_capacity and shutdown reach its pool (cold). */
+void td_method_register(td_method *m);
+int td_method_set_capacity(td_method *m, uint32_t capacity);
+
+/* Rent a runner with a zeroed frame (allocates only when the pool is empty). */
+td_runner *td_runner_rent(td_method *m);
+static inline void *td_runner_frame(td_runner *r) { return (void *)r->frame; }
+#define TD_FRAME(r, F) ((F *)td_runner_frame(r))
+/* Run the step to its first suspension and return the method's task. A method that
+ * completes synchronously with success returns a source-free task and its runner is
+ * back in the pool already. */
+td_task td_runner_start(td_runner *r);
+td_task_i64 td_runner_start_i64(td_runner *r);
+/* Resume a suspended runner (the continuation registered by TD_AWAIT). */
+void td_runner_move_next(void *runner);
+
+/* ---- step-function macros ------------------------------------------------------ */
+
+/* Internal: 1 when the step must return (suspended, or the runner completed). */
+int td_runner_suspend_(td_runner *r);
+int td_runner_take_(td_runner *r, int propagate, int64_t *value_out);
+void td_runner_finish_(td_runner *r, td_status st, int64_t value, const td_error *err);
+
+#define TD_BEGIN(r) switch ((r)->resume) { case 0:
+
+/* Await an untyped task; a fault or cancellation completes this method the same way. */
+#define TD_AWAIT(r, task_expr)                                                         \
+    do {                                                                               \
+        (r)->awaiting.task = (task_expr);                                              \
+        (r)->resume = __LINE__;                                                        \
+        if (td_runner_suspend_(r)) return;                                             \
+    case __LINE__:                                                                     \
+        if (td_runner_take_((r), 1, NULL)) return;                                     \
+    } while (0)
+
+/* Await a typed task and store its result in `dst`; faults propagate. */
+#define TD_AWAIT_VALUE(r, task_i64_expr, dst)                                          \
+    do {                                                                               \
+        (r)->awaiting = (task_i64_expr);                                               \
+        (r)->resume = __LINE__;                                                        \
+        if (td_runner_suspend_(r)) return;                                             \
+    case __LINE__:                                                                     \
+        if (td_runner_take_((r), 1, &(dst))) return;                                   \
+    } while (0)
+
+/* Await without propagation: the outcome lands in (r)->last (suppression). */
+#define TD_AWAIT_OUTCOME(r, task_i64_expr)                                             \
+    do {                                                                               \
+        (r)->awaiting = (task_i64_expr);                                               \
+        (r)->resume = __LINE__;                                                        \
+        if (td_runner_suspend_(r)) return;                                             \
+    case __LINE__:                                                                     \
+        td_runner_take_((r), 0, NULL);                                                 \
+    } while (0)
+
+#define TD_RETURN(r) do { td_runner_finish_((r), TD_SUCCEEDED, 0, NULL); return; } while (0)
+#define TD_RETURN_VALUE(r, v) do { td_runner_finish_((r), TD_SUCCEEDED, (int64_t)(v), NULL); return; } while (0)
+#define TD_FAIL(r, code, msg) do { td_error e_ = { (code), (msg), NULL }; td_runner_finish_((r), TD_FAULTED, 0, &e_); return; } while (0)
+#define TD_CANCEL(r, cs) do { td_error e_ = { TD_ERR_CANCELED, "canceled", (cs) }; td_runner_finish_((r), TD_CANCELED, 0, &e_); return; } while (0)
+#define TD_END(r) } td_runner_finish_((r), TD_SUCCEEDED, 0, NULL); return
+
+#endif /* TANDEM_ASYNC_H */

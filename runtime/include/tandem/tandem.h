@@ -1,0 +1,17 @@
+/*
+ * tandem.h - the Tandem task runtime, all public headers.
+ */
+#ifndef TANDEM_TANDEM_H
+#define TANDEM_TANDEM_H
+
+#include "task.h"
+#include "pool.h"
+#include "runtime.h"
+#include "cancel.h"
+#include "completion.h"
+#include "async.h"
+#include "loop.h"
+#include "compose.h"
+#include "context.h"
+
+#endif

@@ -1,0 +1,184 @@
+/*
+ * task.h - task values, outcomes and the single-word completion protocol.
+ *
+ * A task is a value {source, token}. The source is the object that will complete it
+ * (a runner, a completion source, a wait); the token is the source's version when the
+ * task was made. A task with no source is already completed successfully; a typed task
+ * (td_task_i64) then carries its result inline, so the completed task and from-result
+ * are compile-time constants that need no runtime at all.
+ *
+ * Invariants of a protocol source (stated once, relied on everywhere):
+ *   - word = [version:24][flags:2][mode:2][status:2]... see TD_WORD_* below. Status,
+ *     consumption mode and version change only by CAS on this one word.
+ *   - completion: the single completer writes value/error, then one CAS publishes the
+ *     status. Sources that several producers may race to complete claim first (a CAS
+ *     that sets the CLAIMED flag), write, then publish.
+ *   - a continuation is registered by writing it, then one CAS setting mode AWAITED
+ *     while the status is still pending; whichever CAS comes second sees the other, so
+ *     the continuation runs exactly once, either inline by the awaiter or by the completer.
+ *   - consumption is one CAS to mode CONSUMED; then the result is copied out and the
+ *     source is released (its version bumped). Every later query with the old token
+ *     fails with TD_E_STALE, never reads another rental's result.
+ *   - a source whose pool was full when it was released is freed; like any freed object
+ *     it must not be queried again (the pools keep SourcePoolCapacity sources alive).
+ */
+#ifndef TANDEM_TASK_H
+#define TANDEM_TASK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../../port/td_port.h"
+
+/* ---- statuses, error codes, outcomes ------------------------------------------- */
+
+typedef enum td_status {
+    TD_PENDING = 0,
+    TD_SUCCEEDED = 1,
+    TD_FAULTED = 2,
+    TD_CANCELED = 3
+} td_status;
+
+/* Return codes of task queries (0 or negative; TD_DONE is a positive "not registered"). */
+enum {
+    TD_OK = 0,
+    TD_DONE = 1,              /* on_completed: already complete, continuation not taken */
+    TD_E_STALE = -1,          /* the token is old: the task was consumed or recycled */
+    TD_E_PENDING = -2,        /* get on a task that has not completed */
+    TD_E_SHARED = -3,         /* the task was turned into a shared handle */
+    TD_E_AWAITED = -4,        /* a waiter is already registered (single consumer) */
+    TD_E_NOT_SUPPORTED = -5,  /* the operation is not supported here */
+    TD_E_NOMEM = -6,          /* allocation failed */
+    TD_E_INVALID = -7         /* bad argument */
+};
+
+/* Error codes carried by faulted outcomes (td_error.code). User codes start at 1000. */
+enum {
+    TD_ERR_NONE = 0,
+    TD_ERR_CANCELED = 1,      /* a cancel record carried as a fault */
+    TD_ERR_TIMEOUT = 2,
+    TD_ERR_NOT_SUPPORTED = 3,
+    TD_ERR_CHANNEL_CLOSED = 4,
+    TD_ERR_USER = 1000
+};
+
+struct td_cancel_source;
+
+/* An error or cancel record. `message` points to static or caller-owned storage. */
+typedef struct td_error {
+    int code;
+    const char *message;
+    struct td_cancel_source *cancel;   /* the token that cancelled, if any */
+} td_error;
+
+typedef struct td_outcome {
+    td_status status;
+    int64_t value;          /* the result of a typed task */
+    td_error error;         /* meaningful when FAULTED or CANCELED */
+} td_outcome;
+
+/* ---- sources ------------------------------------------------------------------- */
+
+typedef void (*td_continuation_fn)(void *arg);
+typedef struct td_source td_source;
+
+typedef struct td_source_ops {
+    /* Called once after consumption (protocol sources): return to a pool, bump version. */
+    void (*release)(td_source *s);
+    /* Custom sources (frame markers, shared handles) override the protocol entirely.
+     * NULL for protocol sources. Same return codes as the td_task_* functions. */
+    int (*status)(td_source *s, uint32_t token, td_status *out);
+    int (*on_completed)(td_source *s, uint32_t token, td_continuation_fn fn, void *arg);
+    int (*get)(td_source *s, uint32_t token, td_outcome *out);
+    const char *name;
+} td_source_ops;
+
+struct td_source {
+    volatile uint32_t word;
+    uint32_t refs;                      /* owners besides the consumer (waits use it) */
+    const td_source_ops *ops;
+    td_continuation_fn cont_fn;
+    void *cont_arg;
+    int64_t value;
+    td_error error;
+};
+
+#define TD_WORD_STATUS_MASK 0x3u
+#define TD_WORD_MODE_SHIFT 2
+#define TD_WORD_MODE_MASK (0x3u << TD_WORD_MODE_SHIFT)
+#define TD_MODE_NONE (0u << TD_WORD_MODE_SHIFT)
+#define TD_MODE_AWAITED (1u << TD_WORD_MODE_SHIFT)
+#define TD_MODE_SHARED (2u << TD_WORD_MODE_SHIFT)
+#define TD_MODE_CONSUMED (3u << TD_WORD_MODE_SHIFT)
+#define TD_WORD_CLAIMED 0x10u           /* a racing completer owns the value slot */
+#define TD_WORD_IMMORTAL 0x20u          /* static source: never consumed or recycled */
+#define TD_WORD_VERSION_SHIFT 8
+#define TD_WORD_VERSION_MASK 0xFFFFFF00u
+#define TD_TOKEN_MASK 0x00FFFFFFu
+
+/* ---- task values --------------------------------------------------------------- */
+
+typedef struct td_task {
+    td_source *source;
+    uint32_t token;
+} td_task;
+
+typedef struct td_task_i64 {
+    td_task task;           /* the untyped view */
+    int64_t value;          /* the result when task.source is NULL */
+} td_task_i64;
+
+/* Constant initialisers: usable in static data before td_runtime_init. */
+#define TD_COMPLETED_INIT { NULL, 0 }
+#define TD_FROM_RESULT_INIT(v) { { NULL, 0 }, (int64_t)(v) }
+
+static inline td_task td_completed(void) { td_task t = TD_COMPLETED_INIT; return t; }
+static inline td_task_i64 td_from_result(int64_t v) { td_task_i64 t = TD_FROM_RESULT_INIT(v); return t; }
+static inline td_task td_task_of(td_source *s, uint32_t token) { td_task t; t.source = s; t.token = token; return t; }
+static inline td_task_i64 td_task_i64_of(td_task t) { td_task_i64 r; r.task = t; r.value = 0; return r; }
+
+/* A faulted task (pooled source: trivial to make, released when consumed). */
+td_task td_from_error(int code, const char *message);
+td_task_i64 td_from_error_i64(int code, const char *message);
+/* A canceled task carrying `cancel` as its token (may be NULL). */
+td_task td_from_canceled(struct td_cancel_source *cancel);
+td_task_i64 td_from_canceled_i64(struct td_cancel_source *cancel);
+
+/* ---- queries (every one rejects a stale token with TD_E_STALE) ------------------- */
+
+int td_task_status(td_task t, td_status *out);
+/* Consume: copy the outcome and release the source. Single consumer. */
+int td_task_get(td_task t, td_outcome *out);
+int td_task_i64_get(td_task_i64 t, td_outcome *out);
+/* Register the one continuation. TD_OK: it will be called once on completion (maybe on
+ * another thread). TD_DONE: already complete, not registered. Negative: error. */
+int td_task_on_completed(td_task t, td_continuation_fn fn, void *arg);
+/* Consume and discard (the result is observed; faults are not reported). */
+void td_task_forget_result(td_task t);
+
+/* 1 when the task is known complete without a call (fast path for awaiters). */
+static inline int td_task_is_completed_fast(td_task t)
+{
+    return t.source == NULL;
+}
+
+/* ---- the protocol, for source implementations ------------------------------------ */
+
+static inline uint32_t td_source_token(const td_source *s)
+{
+    return (td_atomic_load_u32((volatile uint32_t *)&s->word) >> TD_WORD_VERSION_SHIFT) & TD_TOKEN_MASK;
+}
+/* Prepare a freshly allocated source: pending, version 0. */
+void td_source_init(td_source *s, const td_source_ops *ops);
+/* Single completer: write the outcome and publish it with one CAS; runs the continuation.
+ * Returns TD_OK, or TD_E_STALE when the token is old or the source already completed. */
+int td_source_complete(td_source *s, uint32_t token, td_status st, int64_t value, const td_error *err);
+/* Racing completers: the first wins (TD_OK); later ones get TD_DONE. */
+int td_source_try_complete(td_source *s, uint32_t token, td_status st, int64_t value, const td_error *err);
+/* Back to pending with the next version (after consumption), clearing the slots. */
+void td_source_recycle(td_source *s);
+/* Mark a pending source as owned by a shared handle; fails if awaited or consumed. */
+int td_source_mark_shared(td_source *s, uint32_t token);
+/* Consume a source a shared handle owns (the handle is the only one allowed to). */
+int td_source_take_shared(td_source *s, uint32_t token, td_outcome *out);
+
+#endif /* TANDEM_TASK_H */

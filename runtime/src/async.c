@@ -1,0 +1,156 @@
+/*
+ * async.c - pooled runners for stackless async methods (see include/tandem/async.h).
+ */
+#include <string.h>
+#include "td_internal.h"
+
+static void runner_release(td_source *s)
+{
+    td_runner *r = (td_runner *)s;
+    td_method *m = r->method;
+    td_source_recycle(&r->source);
+    r->resume = 0;
+    r->flowed = 0;
+    r->context = NULL;
+    memset(&r->awaiting, 0, sizeof(r->awaiting));
+    memset(&r->last, 0, sizeof(r->last));
+    memset(r->frame, 0, m->frame_size);
+    td_pool_return(&m->pool, r);
+}
+
+static const td_source_ops runner_ops = { runner_release, NULL, NULL, NULL, "runner" };
+
+td_runner *td_runner_rent(td_method *m)
+{
+    td_runner *r = (td_runner *)td_pool_rent(&m->pool);
+    if (TD_UNLIKELY(r == NULL))
+        return NULL;
+    if (TD_UNLIKELY(r->source.ops == NULL)) {   /* freshly allocated (zeroed) */
+        r->source.ops = &runner_ops;
+        r->method = m;
+    }
+    return r;
+}
+
+/* Run the step to its first suspension. When it completed synchronously with success,
+ * nobody else can hold its token yet, so the runner goes straight back to its pool. */
+static int runner_start(td_runner *r, uint32_t *token, int64_t *value)
+{
+    *token = td_source_token(&r->source);
+    r->method->step(r, r->frame);
+    uint32_t w = td_atomic_load_u32(&r->source.word);
+    if (TD_WORD_STATUS(w) == TD_SUCCEEDED && !(w & TD_WORD_CLAIMED)) {
+        *value = r->source.value;
+        runner_release(&r->source);
+        return 1;
+    }
+    return 0;
+}
+
+td_task td_runner_start(td_runner *r)
+{
+    uint32_t token;
+    int64_t value;
+    if (runner_start(r, &token, &value))
+        return td_completed();
+    return td_task_of(&r->source, token);
+}
+
+td_task_i64 td_runner_start_i64(td_runner *r)
+{
+    uint32_t token;
+    int64_t value;
+    if (runner_start(r, &token, &value))
+        return td_from_result(value);
+    return td_task_i64_of(td_task_of(&r->source, token));
+}
+
+void td_runner_move_next(void *arg)
+{
+    td_runner *r = (td_runner *)arg;
+    if (r->flowed)
+        td_context_restore_(r->context);
+    r->method->step(r, r->frame);
+}
+
+int td_runner_suspend_(td_runner *r)
+{
+    td_task t = r->awaiting.task;
+    if (t.source == NULL)
+        return 0;
+    if (td_runtime_settings.flow) {
+        r->context = td_context_capture_();
+        r->flowed = 1;
+    }
+    /* After TD_OK the runner may already be running on another thread: return at once. */
+    return td_task_on_completed(t, td_runner_move_next, r) == TD_OK;
+}
+
+int td_runner_take_(td_runner *r, int propagate, int64_t *value_out)
+{
+    td_outcome o;
+    int rc = td_task_i64_get(r->awaiting, &o);
+    r->awaiting.task.source = NULL;
+    if (TD_UNLIKELY(rc != TD_OK)) {
+        o.status = TD_FAULTED;
+        o.value = 0;
+        o.error.code = rc;
+        o.error.message = "awaited an unusable task (stale, shared or pending)";
+        o.error.cancel = NULL;
+    }
+    if (!propagate) {
+        r->last = o;
+        return 0;
+    }
+    if (TD_LIKELY(o.status == TD_SUCCEEDED)) {
+        if (value_out)
+            *value_out = o.value;
+        return 0;
+    }
+    td_runner_finish_(r, o.status, 0, &o.error);
+    return 1;
+}
+
+void td_runner_finish_(td_runner *r, td_status st, int64_t value, const td_error *err)
+{
+    td_source_complete(&r->source, td_source_token(&r->source), st, value, err);
+}
+
+/* ---- method registry (cold) --------------------------------------------------------- */
+
+static td_method *async_methods;
+static td_spinlock async_methods_lock = TD_SPINLOCK_INIT;
+
+void td_method_register(td_method *m)
+{
+    td_spin_lock(&async_methods_lock);
+    for (td_method *it = async_methods; it; it = it->next)
+        if (it == m) {
+            td_spin_unlock(&async_methods_lock);
+            return;
+        }
+    m->next = async_methods;
+    async_methods = m;
+    td_spin_unlock(&async_methods_lock);
+}
+
+int td_method_set_capacity(td_method *m, uint32_t capacity)
+{
+    return td_pool_set_capacity(&m->pool, capacity);
+}
+
+int td_async_set_all_capacities_(uint32_t capacity)
+{
+    int rc = TD_OK;
+    for (td_method *it = async_methods; it; it = it->next)
+        if (td_method_set_capacity(it, capacity) != TD_OK)
+            rc = TD_E_NOMEM;
+    return rc;
+}
+
+void td_async_runtime_shutdown_(void)
+{
+    for (td_method *it = async_methods; it; it = it->next) {
+        td_pool_set_capacity(&it->pool, 0);
+    }
+}

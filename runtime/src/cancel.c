@@ -1,0 +1,238 @@
+/*
+ * cancel.c - cancellation sources, tokens and registrations (include/tandem/cancel.h).
+ *
+ * A source keeps its registrations in a doubly linked list under a mutex and recycles
+ * their nodes through a per-source free list, so a long-lived source registers and
+ * unregisters without allocating once warm. Callbacks run outside the lock; the node
+ * being run is published in `executing` so that unregistering it from another thread
+ * waits for it to return.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "td_internal.h"
+
+struct td_cancel_node {
+    td_cancel_node *prev, *next;
+    td_cancel_source *owner;
+    td_continuation_fn fn;
+    void *arg;
+    int linked;
+};
+
+struct td_cancel_source {
+    pthread_mutex_t lock;
+    volatile uint32_t canceled;
+    td_cancel_node *head;
+    td_cancel_node *free_nodes;
+    td_cancel_node *volatile executing;
+    uintptr_t executing_thread;
+    /* linked sources: registrations on the parents, removed when this one is freed */
+    td_cancel_registration *parents;
+    int parent_count;
+    /* cancel-after timer (a loop item); free is deferred while it is armed */
+    td_loop *after_loop;
+    int64_t after_deadline;
+    int after_clock;
+    volatile uint32_t after_armed;
+    volatile uint32_t free_requested;
+};
+
+td_cancel_source *td_cancel_source_new(void)
+{
+    td_cancel_source *cs = (td_cancel_source *)calloc(1, sizeof(*cs));
+    if (cs)
+        pthread_mutex_init(&cs->lock, NULL);
+    return cs;
+}
+
+static void cancel_source_destroy(td_cancel_source *cs)
+{
+    for (int i = 0; i < cs->parent_count; i++)
+        td_cancel_unregister(cs->parents[i]);
+    free(cs->parents);
+    td_cancel_node *n = cs->head;
+    while (n) {
+        td_cancel_node *next = n->next;
+        free(n);
+        n = next;
+    }
+    n = cs->free_nodes;
+    while (n) {
+        td_cancel_node *next = n->next;
+        free(n);
+        n = next;
+    }
+    pthread_mutex_destroy(&cs->lock);
+    free(cs);
+}
+
+void td_cancel_source_free(td_cancel_source *cs)
+{
+    if (cs == NULL)
+        return;
+    pthread_mutex_lock(&cs->lock);
+    int deferred = cs->after_armed != 0;
+    if (deferred)
+        cs->free_requested = 1;
+    pthread_mutex_unlock(&cs->lock);
+    if (!deferred)
+        cancel_source_destroy(cs);
+}
+
+td_cancel_token td_cancel_source_token(td_cancel_source *cs)
+{
+    td_cancel_token t;
+    t.source = cs;
+    return t;
+}
+
+int td_cancel_is_requested(td_cancel_token t)
+{
+    return t.source != NULL && td_atomic_load_u32(&t.source->canceled) != 0;
+}
+
+int td_cancel_source_cancel(td_cancel_source *cs)
+{
+    pthread_mutex_lock(&cs->lock);
+    if (cs->canceled) {
+        pthread_mutex_unlock(&cs->lock);
+        return 0;
+    }
+    td_atomic_store_u32(&cs->canceled, 1);
+    cs->executing_thread = td_thread_self();
+    while (cs->head) {
+        /* newest first: the list is kept newest-at-head */
+        td_cancel_node *n = cs->head;
+        cs->head = n->next;
+        if (cs->head)
+            cs->head->prev = NULL;
+        n->linked = 0;
+        td_atomic_store_ptr((void *volatile *)&cs->executing, n);
+        pthread_mutex_unlock(&cs->lock);
+        n->fn(n->arg);
+        pthread_mutex_lock(&cs->lock);
+        td_atomic_store_ptr((void *volatile *)&cs->executing, NULL);
+        n->next = cs->free_nodes;
+        cs->free_nodes = n;
+    }
+    pthread_mutex_unlock(&cs->lock);
+    return 1;
+}
+
+td_cancel_registration td_cancel_register(td_cancel_token t, td_continuation_fn fn, void *arg)
+{
+    td_cancel_registration reg;
+    reg.node = NULL;
+    td_cancel_source *cs = t.source;
+    if (cs == NULL)
+        return reg;
+    pthread_mutex_lock(&cs->lock);
+    if (cs->canceled) {
+        pthread_mutex_unlock(&cs->lock);
+        fn(arg);
+        return reg;
+    }
+    td_cancel_node *n = cs->free_nodes;
+    if (n)
+        cs->free_nodes = n->next;
+    else if ((n = (td_cancel_node *)calloc(1, sizeof(*n))) == NULL) {
+        pthread_mutex_unlock(&cs->lock);
+        return reg;
+    }
+    n->owner = cs;
+    n->fn = fn;
+    n->arg = arg;
+    n->prev = NULL;
+    n->next = cs->head;
+    if (cs->head)
+        cs->head->prev = n;
+    cs->head = n;
+    n->linked = 1;
+    pthread_mutex_unlock(&cs->lock);
+    reg.node = n;
+    return reg;
+}
+
+void td_cancel_unregister(td_cancel_registration reg)
+{
+    td_cancel_node *n = reg.node;
+    if (n == NULL)
+        return;
+    td_cancel_source *cs = n->owner;
+    pthread_mutex_lock(&cs->lock);
+    if (n->linked) {
+        if (n->prev)
+            n->prev->next = n->next;
+        else
+            cs->head = n->next;
+        if (n->next)
+            n->next->prev = n->prev;
+        n->linked = 0;
+        n->next = cs->free_nodes;
+        cs->free_nodes = n;
+        pthread_mutex_unlock(&cs->lock);
+        return;
+    }
+    int wait = td_atomic_load_ptr((void *volatile *)&cs->executing) == n &&
+               cs->executing_thread != td_thread_self();
+    pthread_mutex_unlock(&cs->lock);
+    if (wait)
+        while (td_atomic_load_ptr((void *volatile *)&cs->executing) == n)
+            td_cpu_relax();
+}
+
+static void cancel_linked_fire(void *arg) { td_cancel_source_cancel((td_cancel_source *)arg); }
+
+td_cancel_source *td_cancel_source_linked(const td_cancel_token *tokens, int count)
+{
+    td_cancel_source *cs = td_cancel_source_new();
+    if (cs == NULL)
+        return NULL;
+    cs->parents = (td_cancel_registration *)calloc((size_t)(count > 0 ? count : 1), sizeof(td_cancel_registration));
+    if (cs->parents == NULL) {
+        cancel_source_destroy(cs);
+        return NULL;
+    }
+    for (int i = 0; i < count; i++) {
+        cs->parents[i] = td_cancel_register(tokens[i], cancel_linked_fire, cs);
+        cs->parent_count = i + 1;
+    }
+    return cs;
+}
+
+static int cancel_after_tick(void *arg)
+{
+    td_cancel_source *cs = (td_cancel_source *)arg;
+    int done = cs->free_requested != 0;
+    if (!done && td_loop_time(cs->after_loop, (td_clock)cs->after_clock) >= cs->after_deadline) {
+        td_cancel_source_cancel(cs);
+        done = 1;
+    }
+    if (!done && td_atomic_load_u32(&cs->canceled))
+        done = 1;
+    if (!done)
+        return 1;
+    pthread_mutex_lock(&cs->lock);
+    cs->after_armed = 0;
+    int destroy = cs->free_requested != 0;
+    pthread_mutex_unlock(&cs->lock);
+    if (destroy)
+        cancel_source_destroy(cs);
+    return 0;
+}
+
+int td_cancel_source_cancel_after(td_cancel_source *cs, int64_t ns, int clock, td_loop *loop)
+{
+    if (loop == NULL)
+        loop = td_loop_main();
+    pthread_mutex_lock(&cs->lock);
+    int armed = cs->after_armed != 0;
+    cs->after_loop = loop;
+    cs->after_clock = clock;
+    cs->after_deadline = td_loop_time(loop, (td_clock)clock) + ns;
+    cs->after_armed = 1;
+    pthread_mutex_unlock(&cs->lock);
+    if (armed)
+        return TD_OK;
+    return td_loop_add_item(loop, TD_TIMING_UPDATE, cancel_after_tick, cs);
+}

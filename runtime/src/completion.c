@@ -1,0 +1,108 @@
+/*
+ * completion.c - manual and auto-reset completion sources (include/tandem/completion.h).
+ * Producers may race (a cancel against a result), so both use td_source_try_complete.
+ */
+#include <stdlib.h>
+#include "td_internal.h"
+
+struct td_completion_source {
+    td_source source;
+};
+
+/* Consumption leaves a manual source consumed until its owner resets it. */
+static void completion_manual_release(td_source *s) { (void)s; }
+
+static const td_source_ops completion_manual_ops = { completion_manual_release, NULL, NULL, NULL, "completion-source" };
+
+td_completion_source *td_completion_source_new(void)
+{
+    td_completion_source *cs = (td_completion_source *)malloc(sizeof(*cs));
+    if (cs)
+        td_source_init(&cs->source, &completion_manual_ops);
+    return cs;
+}
+
+void td_completion_source_free(td_completion_source *cs) { free(cs); }
+void td_completion_source_reset(td_completion_source *cs) { td_source_recycle(&cs->source); }
+
+td_task td_completion_source_task(td_completion_source *cs)
+{
+    return td_task_of(&cs->source, td_source_token(&cs->source));
+}
+
+td_task_i64 td_completion_source_task_i64(td_completion_source *cs)
+{
+    return td_task_i64_of(td_completion_source_task(cs));
+}
+
+int td_completion_source_set_result(td_completion_source *cs, int64_t value)
+{
+    return td_source_try_complete(&cs->source, td_source_token(&cs->source), TD_SUCCEEDED, value, NULL);
+}
+
+int td_completion_source_set_error(td_completion_source *cs, int code, const char *message)
+{
+    td_error e;
+    e.code = code;
+    e.message = message;
+    e.cancel = NULL;
+    return td_source_try_complete(&cs->source, td_source_token(&cs->source), TD_FAULTED, 0, &e);
+}
+
+int td_completion_source_set_canceled(td_completion_source *cs, td_cancel_source *by)
+{
+    td_error e = td_cancel_error(by);
+    return td_source_try_complete(&cs->source, td_source_token(&cs->source), TD_CANCELED, 0, &e);
+}
+
+/* ---- auto-reset ------------------------------------------------------------------- */
+
+struct td_auto_source {
+    td_source source;
+};
+
+static void completion_auto_release(td_source *s)
+{
+    td_source_recycle(s);
+    td_pool_return(&td_auto_source_pool, s);
+}
+
+static const td_source_ops completion_auto_ops = { completion_auto_release, NULL, NULL, NULL, "auto-source" };
+
+td_auto_source *td_auto_source_rent(void)
+{
+    td_source *s = (td_source *)td_pool_rent(&td_auto_source_pool);
+    if (s && s->ops == NULL)
+        s->ops = &completion_auto_ops;
+    return (td_auto_source *)s;
+}
+
+td_task td_auto_source_task(td_auto_source *s)
+{
+    return td_task_of(&s->source, td_source_token(&s->source));
+}
+
+td_task_i64 td_auto_source_task_i64(td_auto_source *s)
+{
+    return td_task_i64_of(td_auto_source_task(s));
+}
+
+int td_auto_source_set_result(td_auto_source *s, uint32_t token, int64_t value)
+{
+    return td_source_try_complete(&s->source, token, TD_SUCCEEDED, value, NULL);
+}
+
+int td_auto_source_set_error(td_auto_source *s, uint32_t token, int code, const char *message)
+{
+    td_error e;
+    e.code = code;
+    e.message = message;
+    e.cancel = NULL;
+    return td_source_try_complete(&s->source, token, TD_FAULTED, 0, &e);
+}
+
+int td_auto_source_set_canceled(td_auto_source *s, uint32_t token, td_cancel_source *by)
+{
+    td_error e = td_cancel_error(by);
+    return td_source_try_complete(&s->source, token, TD_CANCELED, 0, &e);
+}

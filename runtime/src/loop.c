@@ -1,0 +1,472 @@
+/*
+ * loop.c - the player loop (see include/tandem/loop.h).
+ *
+ * Data owned by the loop's thread: the per-timing continuation queues and item lists,
+ * the frame counter and clocks. Other threads write only the inbox (under a spin lock),
+ * merged at the start of each frame. timing_frame[] is read by any thread (frame-marker
+ * status queries), so it is written and read atomically.
+ * A retired (destroyed) loop keeps its header alive until td_runtime_shutdown so that
+ * stale frame-wait tasks that point at its markers still answer (canceled).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "td_internal.h"
+
+#define LOOP_EOF TD_TIMING_COUNT            /* index of the end-of-frame pseudo timing */
+#define LOOP_SLOTS (TD_TIMING_COUNT + 1)
+
+typedef struct loop_entry { td_continuation_fn fn; void *arg; uint32_t target; } loop_entry;
+typedef struct loop_queue { loop_entry *items; uint32_t count, cap; } loop_queue;
+typedef struct loop_item { td_item_fn fn; td_continuation_fn retire; void *arg; } loop_item;
+typedef struct loop_items { loop_item *items; uint32_t count, cap; } loop_items;
+typedef struct loop_remote {
+    int kind;                    /* 0 continuation, 1 item */
+    uint32_t timing, target;
+    td_continuation_fn fn;
+    td_item_fn item_fn;
+    td_continuation_fn retire;
+    void *arg;
+} loop_remote;
+
+typedef struct loop_marker {
+    td_source source;            /* first member */
+    td_loop *loop;
+    uint32_t timing;
+} loop_marker;
+
+struct td_loop {
+    uintptr_t thread;
+    volatile uint32_t frame;
+    volatile uint32_t current;                 /* running timing, TD_TIMING_COUNT between frames */
+    volatile uint32_t installed;               /* bit mask over LOOP_SLOTS */
+    volatile uint32_t timing_frame[LOOP_SLOTS];
+    volatile uint32_t retired;
+    int has_end_of_frame;
+    loop_queue queues[LOOP_SLOTS];
+    loop_queue spare[LOOP_SLOTS];
+    loop_items items[LOOP_SLOTS];
+    td_spinlock inbox_lock;
+    loop_remote *inbox;
+    uint32_t inbox_count, inbox_cap;
+    loop_remote *inbox_spare;
+    uint32_t inbox_spare_cap;
+    td_now_fn now;
+    void *now_arg;
+    int64_t real_start, real_last, unscaled, scaled;
+    double scale;
+    loop_marker markers[LOOP_SLOTS];
+    td_loop *next_retired;
+};
+
+const td_timing td_timing_order[TD_TIMING_COUNT] = {
+    TD_TIMING_INITIALIZATION, TD_TIMING_LAST_INITIALIZATION,
+    TD_TIMING_TIME_UPDATE, TD_TIMING_LAST_TIME_UPDATE,
+    TD_TIMING_EARLY_UPDATE, TD_TIMING_LAST_EARLY_UPDATE,
+    TD_TIMING_FIXED_UPDATE, TD_TIMING_FIXED_UPDATE_AFTER_SCRIPT, TD_TIMING_LAST_FIXED_UPDATE,
+    TD_TIMING_PRE_UPDATE, TD_TIMING_LAST_PRE_UPDATE,
+    TD_TIMING_UPDATE, TD_TIMING_UPDATE_AFTER_SCRIPT, TD_TIMING_LAST_UPDATE,
+    TD_TIMING_PRE_LATE_UPDATE, TD_TIMING_LATE_UPDATE_AFTER_SCRIPT, TD_TIMING_LAST_PRE_LATE_UPDATE,
+    TD_TIMING_POST_LATE_UPDATE, TD_TIMING_LAST_POST_LATE_UPDATE,
+};
+
+static const char *const loop_timing_names[LOOP_SLOTS] = {
+    "Initialization", "LastInitialization", "EarlyUpdate", "LastEarlyUpdate",
+    "FixedUpdate", "LastFixedUpdate", "PreUpdate", "LastPreUpdate", "Update", "LastUpdate",
+    "PreLateUpdate", "LastPreLateUpdate", "PostLateUpdate", "LastPostLateUpdate",
+    "TimeUpdate", "LastTimeUpdate", "FixedUpdateAfterScript", "UpdateAfterScript",
+    "LateUpdateAfterScript", "EndOfFrame",
+};
+
+const char *td_timing_name(td_timing t)
+{
+    return (unsigned)t < LOOP_SLOTS ? loop_timing_names[t] : "invalid";
+}
+
+static td_loop *loop_main;
+static td_loop *loop_retired;
+
+td_loop *td_loop_main(void) { return loop_main; }
+void td_loop_set_main(td_loop *loop) { loop_main = loop; }
+
+/* ---- clocks ------------------------------------------------------------------------ */
+
+static int64_t loop_monotonic_ns(void *arg)
+{
+    (void)arg;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t td_loop_time(const td_loop *loop, td_clock clock)
+{
+    switch (clock) {
+    case TD_CLOCK_SCALED: return loop->scaled;
+    case TD_CLOCK_UNSCALED: return loop->unscaled;
+    default: return loop->now(loop->now_arg) - loop->real_start;
+    }
+}
+
+void td_loop_set_time_scale(td_loop *loop, double scale) { loop->scale = scale; }
+double td_loop_time_scale(const td_loop *loop) { return loop->scale; }
+uint32_t td_loop_frame(const td_loop *loop) { return td_atomic_load_u32((volatile uint32_t *)&loop->frame); }
+td_timing td_loop_current_timing(const td_loop *loop) { return (td_timing)loop->current; }
+int td_loop_has_end_of_frame(const td_loop *loop) { return loop->has_end_of_frame; }
+uintptr_t td_loop_thread(const td_loop *loop) { return loop->thread; }
+
+int td_loop_is_installed(const td_loop *loop, td_timing t)
+{
+    return (unsigned)t < LOOP_SLOTS && (td_atomic_load_u32((volatile uint32_t *)&loop->installed) >> t) & 1u;
+}
+
+/* ---- frame markers (stateless waits) --------------------------------------------------- */
+
+static int loop_marker_done(const loop_marker *m, uint32_t target)
+{
+    uint32_t ran = td_atomic_load_u32((volatile uint32_t *)&m->loop->timing_frame[m->timing]);
+    return (int32_t)(ran - target) >= 0;
+}
+
+static int loop_marker_status(td_source *s, uint32_t token, td_status *out)
+{
+    loop_marker *m = (loop_marker *)s;
+    if (loop_marker_done(m, token))
+        *out = TD_SUCCEEDED;
+    else
+        *out = td_atomic_load_u32(&m->loop->retired) ? TD_CANCELED : TD_PENDING;
+    return TD_OK;
+}
+
+static int loop_marker_on_completed(td_source *s, uint32_t token, td_continuation_fn fn, void *arg)
+{
+    loop_marker *m = (loop_marker *)s;
+    if (loop_marker_done(m, token) || td_atomic_load_u32(&m->loop->retired))
+        return TD_DONE;
+    int rc = td_loop_post_at(m->loop, (td_timing)m->timing, token, fn, arg);
+    return rc == TD_OK ? TD_OK : rc;
+}
+
+static int loop_marker_get(td_source *s, uint32_t token, td_outcome *out)
+{
+    td_status st;
+    loop_marker_status(s, token, &st);
+    if (st == TD_PENDING)
+        return TD_E_PENDING;
+    out->status = st;
+    out->value = 0;
+    out->error.code = st == TD_CANCELED ? TD_ERR_CANCELED : 0;
+    out->error.message = st == TD_CANCELED ? "the loop was retired" : NULL;
+    out->error.cancel = NULL;
+    return TD_OK;
+}
+
+static void loop_marker_release(td_source *s) { (void)s; }
+
+static const td_source_ops loop_marker_ops = {
+    loop_marker_release, loop_marker_status, loop_marker_on_completed, loop_marker_get, "frame-marker"
+};
+
+/* A task that completes when timing t has run in frame `target` or later. */
+td_task td_loop_marker_task_(td_loop *loop, uint32_t t, uint32_t target)
+{
+    if (!((td_atomic_load_u32(&loop->installed) >> t) & 1u))
+        td_loop_install_(loop, t);
+    return td_task_of(&loop->markers[t].source, target);
+}
+
+/* The frame in which the next run of timing t happens. */
+uint32_t td_loop_next_run_frame_(td_loop *loop, uint32_t t)
+{
+    uint32_t frame = td_loop_frame(loop);
+    uint32_t ran = td_atomic_load_u32(&loop->timing_frame[t]);
+    int running_frame = loop->current != TD_TIMING_COUNT;
+    if (running_frame && ran != frame)
+        return frame;          /* timing t is still ahead in this frame */
+    return frame + 1;
+}
+
+/* ---- queues and items ------------------------------------------------------------------ */
+
+static int loop_queue_push(loop_queue *q, td_continuation_fn fn, void *arg, uint32_t target)
+{
+    if (TD_UNLIKELY(q->count == q->cap)) {
+        uint32_t cap = q->cap ? q->cap * 2 : 64;
+        loop_entry *items = (loop_entry *)realloc(q->items, cap * sizeof(loop_entry));
+        if (items == NULL)
+            return TD_E_NOMEM;
+        q->items = items;
+        q->cap = cap;
+    }
+    loop_entry *e = &q->items[q->count++];
+    e->fn = fn;
+    e->arg = arg;
+    e->target = target;
+    return TD_OK;
+}
+
+static int loop_items_push(loop_items *l, td_item_fn fn, td_continuation_fn retire, void *arg)
+{
+    if (TD_UNLIKELY(l->count == l->cap)) {
+        uint32_t cap = l->cap ? l->cap * 2 : 16;
+        loop_item *items = (loop_item *)realloc(l->items, cap * sizeof(loop_item));
+        if (items == NULL)
+            return TD_E_NOMEM;
+        l->items = items;
+        l->cap = cap;
+    }
+    loop_item *it = &l->items[l->count++];
+    it->fn = fn;
+    it->retire = retire;
+    it->arg = arg;
+    return TD_OK;
+}
+
+static int loop_inbox_push(td_loop *loop, const loop_remote *r)
+{
+    int rc = TD_OK;
+    td_spin_lock(&loop->inbox_lock);
+    if (loop->inbox_count == loop->inbox_cap) {
+        uint32_t cap = loop->inbox_cap ? loop->inbox_cap * 2 : 64;
+        loop_remote *items = (loop_remote *)realloc(loop->inbox, cap * sizeof(loop_remote));
+        if (items == NULL)
+            rc = TD_E_NOMEM;
+        else {
+            loop->inbox = items;
+            loop->inbox_cap = cap;
+        }
+    }
+    if (rc == TD_OK)
+        loop->inbox[loop->inbox_count++] = *r;
+    td_spin_unlock(&loop->inbox_lock);
+    return rc;
+}
+
+void td_loop_install_(td_loop *loop, uint32_t t)
+{
+    uint32_t w = td_atomic_load_u32(&loop->installed);
+    while (!td_atomic_cas_u32(&loop->installed, &w, w | (1u << t))) {
+    }
+}
+
+int td_loop_post_at(td_loop *loop, td_timing t, uint32_t target, td_continuation_fn fn, void *arg)
+{
+    if ((unsigned)t >= LOOP_SLOTS)
+        return TD_E_INVALID;
+    if (TD_LIKELY(td_thread_self() == loop->thread)) {
+        if (TD_UNLIKELY(!((loop->installed >> t) & 1u)))
+            td_loop_install_(loop, t);
+        return loop_queue_push(&loop->queues[t], fn, arg, target);
+    }
+    loop_remote r;
+    memset(&r, 0, sizeof(r));
+    r.kind = 0;
+    r.timing = t;
+    r.target = target;
+    r.fn = fn;
+    r.arg = arg;
+    return loop_inbox_push(loop, &r);
+}
+
+int td_loop_post(td_loop *loop, td_timing t, td_continuation_fn fn, void *arg)
+{
+    /* Target the current frame: due at the next drain of t (this frame or the next). */
+    return td_loop_post_at(loop, t, td_loop_frame(loop), fn, arg);
+}
+
+int td_loop_add_item_retire_(td_loop *loop, td_timing t, td_item_fn fn, td_continuation_fn retire, void *arg)
+{
+    if ((unsigned)t >= LOOP_SLOTS)
+        return TD_E_INVALID;
+    if (td_thread_self() == loop->thread) {
+        if (!((loop->installed >> t) & 1u))
+            td_loop_install_(loop, t);
+        return loop_items_push(&loop->items[t], fn, retire, arg);
+    }
+    loop_remote r;
+    memset(&r, 0, sizeof(r));
+    r.kind = 1;
+    r.timing = t;
+    r.item_fn = fn;
+    r.retire = retire;
+    r.arg = arg;
+    return loop_inbox_push(loop, &r);
+}
+
+int td_loop_add_item(td_loop *loop, td_timing t, td_item_fn fn, void *arg)
+{
+    return td_loop_add_item_retire_(loop, t, fn, NULL, arg);
+}
+
+/* ---- the frame ------------------------------------------------------------------------- */
+
+static void loop_merge_inbox(td_loop *loop)
+{
+    td_spin_lock(&loop->inbox_lock);
+    loop_remote *in = loop->inbox;
+    uint32_t n = loop->inbox_count, cap = loop->inbox_cap;
+    loop->inbox = loop->inbox_spare;
+    loop->inbox_cap = loop->inbox_spare_cap;
+    loop->inbox_count = 0;
+    td_spin_unlock(&loop->inbox_lock);
+    for (uint32_t i = 0; i < n; i++) {
+        loop_remote *r = &in[i];
+        td_loop_install_(loop, r->timing);
+        if (r->kind == 0)
+            loop_queue_push(&loop->queues[r->timing], r->fn, r->arg, r->target);
+        else
+            loop_items_push(&loop->items[r->timing], r->item_fn, r->retire, r->arg);
+    }
+    loop->inbox_spare = in;
+    loop->inbox_spare_cap = cap;
+}
+
+static void loop_run_timing(td_loop *loop, uint32_t t, uint32_t frame)
+{
+    td_atomic_store_u32(&loop->current, t);
+    td_atomic_store_u32(&loop->timing_frame[t], frame);
+    /* Drain: swap the queue out, so continuations added now wait for a later drain. */
+    loop_queue q = loop->queues[t];
+    loop->queues[t] = loop->spare[t];
+    for (uint32_t i = 0; i < q.count; i++) {
+        loop_entry e = q.items[i];
+        if ((int32_t)(frame - e.target) >= 0)
+            e.fn(e.arg);
+        else
+            loop_queue_push(&loop->queues[t], e.fn, e.arg, e.target);
+    }
+    q.count = 0;
+    loop->spare[t] = q;
+    /* Items: those added while iterating start next frame. */
+    loop_items *l = &loop->items[t];
+    uint32_t n = l->count;
+    int removed = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        loop_item it = l->items[i];
+        if (it.fn && !it.fn(it.arg)) {
+            l->items[i].fn = NULL;
+            removed = 1;
+        }
+    }
+    if (removed) {
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < l->count; i++)
+            if (l->items[i].fn)
+                l->items[k++] = l->items[i];
+        l->count = k;
+    }
+}
+
+void td_loop_run_frame(td_loop *loop)
+{
+    uint32_t frame = td_loop_frame(loop) + 1;
+    td_atomic_store_u32(&loop->frame, frame);
+    int64_t real = loop->now(loop->now_arg);
+    int64_t delta = real - loop->real_last;
+    loop->real_last = real;
+    loop->unscaled += delta;
+    loop->scaled += (int64_t)((double)delta * loop->scale);
+    loop_merge_inbox(loop);
+    for (uint32_t i = 0; i < TD_TIMING_COUNT; i++) {
+        uint32_t t = td_timing_order[i];
+        if ((loop->installed >> t) & 1u)
+            loop_run_timing(loop, t, frame);
+    }
+    if (loop->has_end_of_frame && ((loop->installed >> LOOP_EOF) & 1u))
+        loop_run_timing(loop, LOOP_EOF, frame);
+    td_atomic_store_u32(&loop->current, TD_TIMING_COUNT);
+}
+
+/* ---- lifetime -------------------------------------------------------------------------- */
+
+td_loop *td_loop_create(const td_loop_config *cfg)
+{
+    td_loop *loop = (td_loop *)calloc(1, sizeof(*loop));
+    if (loop == NULL)
+        return NULL;
+    loop->thread = td_thread_self();
+    loop->current = TD_TIMING_COUNT;
+    loop->installed = cfg ? cfg->installed : 0;
+    loop->has_end_of_frame = cfg ? cfg->has_end_of_frame : 1;
+    loop->now = (cfg && cfg->now) ? cfg->now : loop_monotonic_ns;
+    loop->now_arg = cfg ? cfg->now_arg : NULL;
+    loop->real_start = loop->real_last = loop->now(loop->now_arg);
+    loop->scale = 1.0;
+    for (uint32_t t = 0; t < LOOP_SLOTS; t++) {
+        td_source_init(&loop->markers[t].source, &loop_marker_ops);
+        loop->markers[t].loop = loop;
+        loop->markers[t].timing = t;
+    }
+    return loop;
+}
+
+static void loop_free_arrays(td_loop *loop)
+{
+    for (uint32_t t = 0; t < LOOP_SLOTS; t++) {
+        free(loop->queues[t].items);
+        free(loop->spare[t].items);
+        free(loop->items[t].items);
+        memset(&loop->queues[t], 0, sizeof(loop_queue));
+        memset(&loop->spare[t], 0, sizeof(loop_queue));
+        memset(&loop->items[t], 0, sizeof(loop_items));
+    }
+    free(loop->inbox);
+    free(loop->inbox_spare);
+    loop->inbox = loop->inbox_spare = NULL;
+    loop->inbox_count = loop->inbox_cap = loop->inbox_spare_cap = 0;
+}
+
+void td_loop_destroy(td_loop *loop)
+{
+    if (loop == NULL)
+        return;
+    loop_merge_inbox(loop);
+    td_atomic_store_u32(&loop->retired, 1);
+    /* Retire items first (their waits complete canceled), then run every queued
+     * continuation: frame markers now answer canceled, so waiters see the retirement. */
+    for (uint32_t t = 0; t < LOOP_SLOTS; t++) {
+        loop_items *l = &loop->items[t];
+        for (uint32_t i = 0; i < l->count; i++)
+            if (l->items[i].retire)
+                l->items[i].retire(l->items[i].arg);
+        l->count = 0;
+    }
+    for (uint32_t t = 0; t < LOOP_SLOTS; t++) {
+        loop_queue q = loop->queues[t];
+        memset(&loop->queues[t], 0, sizeof(loop_queue));
+        for (uint32_t i = 0; i < q.count; i++)
+            q.items[i].fn(q.items[i].arg);
+        free(q.items);
+    }
+    loop_free_arrays(loop);
+    if (loop_main == loop)
+        loop_main = NULL;
+    loop->next_retired = loop_retired;
+    loop_retired = loop;
+}
+
+int td_loop_runtime_init_(void)
+{
+    if (loop_main == NULL) {
+        td_loop_config cfg;
+        memset(&cfg, 0, sizeof(cfg));
+        cfg.has_end_of_frame = 1;
+        loop_main = td_loop_create(&cfg);
+        if (loop_main == NULL)
+            return TD_E_NOMEM;
+    }
+    return TD_OK;
+}
+
+void td_loop_runtime_shutdown_(void)
+{
+    if (loop_main) {
+        td_loop_destroy(loop_main);
+        loop_main = NULL;
+    }
+    while (loop_retired) {
+        td_loop *next = loop_retired->next_retired;
+        free(loop_retired);
+        loop_retired = next;
+    }
+}

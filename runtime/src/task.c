@@ -1,0 +1,270 @@
+/*
+ * task.c - the single-word completion protocol and the task queries.
+ * The invariants are stated at the top of include/tandem/task.h.
+ */
+#include <string.h>
+#include "td_internal.h"
+
+void td_source_init(td_source *s, const td_source_ops *ops)
+{
+    memset(s, 0, sizeof(*s));
+    s->ops = ops;
+}
+
+static void task_run_continuation(td_source *s)
+{
+    s->cont_fn(s->cont_arg);
+}
+
+int td_source_complete(td_source *s, uint32_t token, td_status st, int64_t value, const td_error *err)
+{
+    uint32_t w = td_atomic_load_u32(&s->word);
+    if (TD_UNLIKELY(TD_WORD_VERSION(w) != token || TD_WORD_STATUS(w) != TD_PENDING))
+        return TD_E_STALE;
+    s->value = value;
+    if (err)
+        s->error = *err;
+    for (;;) {
+        uint32_t done = (w & ~(TD_WORD_STATUS_MASK | TD_WORD_CLAIMED)) | (uint32_t)st;
+        if (td_atomic_cas_u32(&s->word, &w, done))
+            break;
+        /* Only the mode can have changed under us (a waiter registering). */
+        if (TD_WORD_VERSION(w) != token || TD_WORD_STATUS(w) != TD_PENDING)
+            return TD_E_STALE;
+    }
+    if (TD_WORD_MODE(w) == TD_MODE_AWAITED)
+        task_run_continuation(s);
+    return TD_OK;
+}
+
+int td_source_try_complete(td_source *s, uint32_t token, td_status st, int64_t value, const td_error *err)
+{
+    uint32_t w = td_atomic_load_u32(&s->word);
+    for (;;) {
+        if (TD_WORD_VERSION(w) != token)
+            return TD_E_STALE;
+        if (TD_WORD_STATUS(w) != TD_PENDING || (w & TD_WORD_CLAIMED))
+            return TD_DONE;
+        if (td_atomic_cas_u32(&s->word, &w, w | TD_WORD_CLAIMED))
+            break;
+    }
+    s->value = value;
+    if (err)
+        s->error = *err;
+    w = td_atomic_load_u32(&s->word);
+    for (;;) {
+        uint32_t done = (w & ~(TD_WORD_STATUS_MASK | TD_WORD_CLAIMED)) | (uint32_t)st;
+        if (td_atomic_cas_u32(&s->word, &w, done))
+            break;
+    }
+    if (TD_WORD_MODE(w) == TD_MODE_AWAITED)
+        task_run_continuation(s);
+    return TD_OK;
+}
+
+void td_source_recycle(td_source *s)
+{
+    uint32_t w = td_atomic_load_u32(&s->word);
+    uint32_t next = ((TD_WORD_VERSION(w) + 1) & TD_TOKEN_MASK) << TD_WORD_VERSION_SHIFT;
+    s->cont_fn = NULL;
+    s->cont_arg = NULL;
+    s->value = 0;
+    s->error.code = 0;
+    s->error.message = NULL;
+    s->error.cancel = NULL;
+    td_atomic_store_u32(&s->word, next | (w & TD_WORD_IMMORTAL));
+}
+
+/* Shared checks of a query on a protocol source: the token and the consumption mode. */
+static int task_check(uint32_t w, uint32_t token)
+{
+    if (TD_UNLIKELY(TD_WORD_VERSION(w) != token))
+        return TD_E_STALE;
+    if (TD_UNLIKELY(TD_WORD_MODE(w) == TD_MODE_CONSUMED))
+        return TD_E_STALE;
+    if (TD_UNLIKELY(TD_WORD_MODE(w) == TD_MODE_SHARED))
+        return TD_E_SHARED;
+    return TD_OK;
+}
+
+int td_task_status(td_task t, td_status *out)
+{
+    td_source *s = t.source;
+    if (s == NULL) {
+        *out = TD_SUCCEEDED;
+        return TD_OK;
+    }
+    if (s->ops->status)
+        return s->ops->status(s, t.token, out);
+    uint32_t w = td_atomic_load_u32(&s->word);
+    int rc = task_check(w, t.token);
+    if (rc != TD_OK)
+        return rc;
+    *out = (w & TD_WORD_CLAIMED) ? TD_PENDING : TD_WORD_STATUS(w);
+    return TD_OK;
+}
+
+int td_task_on_completed(td_task t, td_continuation_fn fn, void *arg)
+{
+    td_source *s = t.source;
+    if (s == NULL)
+        return TD_DONE;
+    if (s->ops->on_completed)
+        return s->ops->on_completed(s, t.token, fn, arg);
+    uint32_t w = td_atomic_load_u32(&s->word);
+    int rc = task_check(w, t.token);
+    if (rc != TD_OK)
+        return rc;
+    if (TD_WORD_MODE(w) == TD_MODE_AWAITED)
+        return TD_E_AWAITED;
+    if (TD_WORD_STATUS(w) != TD_PENDING)
+        return TD_DONE;
+    s->cont_fn = fn;
+    s->cont_arg = arg;
+    for (;;) {
+        if (td_atomic_cas_u32(&s->word, &w, w | TD_MODE_AWAITED))
+            return TD_OK;
+        rc = task_check(w, t.token);
+        if (rc != TD_OK)
+            return rc;
+        if (TD_WORD_STATUS(w) != TD_PENDING)
+            return TD_DONE;
+    }
+}
+
+static int task_get(td_source *s, uint32_t token, td_outcome *out)
+{
+    if (s->ops->get)
+        return s->ops->get(s, token, out);
+    uint32_t w = td_atomic_load_u32(&s->word);
+    for (;;) {
+        int rc = task_check(w, token);
+        if (rc != TD_OK)
+            return rc;
+        if (TD_WORD_STATUS(w) == TD_PENDING)
+            return TD_E_PENDING;
+        if (w & TD_WORD_IMMORTAL)
+            break;
+        if (td_atomic_cas_u32(&s->word, &w, (w & ~TD_WORD_MODE_MASK) | TD_MODE_CONSUMED))
+            break;
+    }
+    out->status = TD_WORD_STATUS(w);
+    out->value = s->value;
+    out->error = s->error;
+    if (!(w & TD_WORD_IMMORTAL))
+        s->ops->release(s);
+    return TD_OK;
+}
+
+int td_task_get(td_task t, td_outcome *out)
+{
+    if (t.source == NULL) {
+        out->status = TD_SUCCEEDED;
+        out->value = 0;
+        out->error.code = 0;
+        out->error.message = NULL;
+        out->error.cancel = NULL;
+        return TD_OK;
+    }
+    return task_get(t.source, t.token, out);
+}
+
+int td_task_i64_get(td_task_i64 t, td_outcome *out)
+{
+    if (t.task.source == NULL) {
+        out->status = TD_SUCCEEDED;
+        out->value = t.value;
+        out->error.code = 0;
+        out->error.message = NULL;
+        out->error.cancel = NULL;
+        return TD_OK;
+    }
+    return task_get(t.task.source, t.task.token, out);
+}
+
+void td_task_forget_result(td_task t)
+{
+    td_outcome o;
+    (void)td_task_get(t, &o);
+}
+
+int td_source_mark_shared(td_source *s, uint32_t token)
+{
+    uint32_t w = td_atomic_load_u32(&s->word);
+    for (;;) {
+        int rc = task_check(w, token);
+        if (rc != TD_OK)
+            return rc;
+        if (TD_WORD_MODE(w) == TD_MODE_AWAITED)
+            return TD_E_AWAITED;
+        if (td_atomic_cas_u32(&s->word, &w, (w & ~TD_WORD_MODE_MASK) | TD_MODE_SHARED))
+            return TD_OK;
+    }
+}
+
+int td_source_take_shared(td_source *s, uint32_t token, td_outcome *out)
+{
+    uint32_t w = td_atomic_load_u32(&s->word);
+    for (;;) {
+        if (TD_WORD_VERSION(w) != token || TD_WORD_MODE(w) != TD_MODE_SHARED)
+            return TD_E_STALE;
+        if (TD_WORD_STATUS(w) == TD_PENDING || (w & TD_WORD_CLAIMED))
+            return TD_E_PENDING;
+        if (td_atomic_cas_u32(&s->word, &w, (w & ~TD_WORD_MODE_MASK) | TD_MODE_CONSUMED))
+            break;
+    }
+    out->status = TD_WORD_STATUS(w);
+    out->value = s->value;
+    out->error = s->error;
+    s->ops->release(s);
+    return TD_OK;
+}
+
+/* ---- faulted and canceled task values -------------------------------------------- */
+
+static void task_error_source_release(td_source *s)
+{
+    td_source_recycle(s);
+    td_pool_return(&td_error_source_pool, s);
+}
+
+static const td_source_ops task_error_source_ops = { task_error_source_release, NULL, NULL, NULL, "error" };
+
+td_task td_from_error(int code, const char *message)
+{
+    td_source *s = (td_source *)td_pool_rent(&td_error_source_pool);
+    if (s == NULL)
+        return td_task_of(NULL, 0);
+    if (s->ops != &task_error_source_ops)
+        td_source_init(s, &task_error_source_ops);
+    uint32_t token = td_source_token(s);
+    td_error e;
+    e.code = code;
+    e.message = message;
+    e.cancel = NULL;
+    td_source_complete(s, token, TD_FAULTED, 0, &e);
+    return td_task_of(s, token);
+}
+
+td_task td_from_canceled(td_cancel_source *cancel)
+{
+    td_source *s = (td_source *)td_pool_rent(&td_error_source_pool);
+    if (s == NULL)
+        return td_task_of(NULL, 0);
+    if (s->ops != &task_error_source_ops)
+        td_source_init(s, &task_error_source_ops);
+    uint32_t token = td_source_token(s);
+    td_error e = td_cancel_error(cancel);
+    td_source_complete(s, token, TD_CANCELED, 0, &e);
+    return td_task_of(s, token);
+}
+
+td_task_i64 td_from_error_i64(int code, const char *message)
+{
+    return td_task_i64_of(td_from_error(code, message));
+}
+
+td_task_i64 td_from_canceled_i64(td_cancel_source *cancel)
+{
+    return td_task_i64_of(td_from_canceled(cancel));
+}

@@ -1,0 +1,41 @@
+/*
+ * td_internal.h - declarations shared by the runtime's source files, not public API.
+ * Every runtime .c file may be #included into one translation unit with the others, so
+ * file-local (static) names carry their file's area as a prefix.
+ */
+#ifndef TD_INTERNAL_H
+#define TD_INTERNAL_H
+
+#include "../include/tandem/tandem.h"
+
+/* Pools of the runtime's own sources (set up by td_runtime_init). */
+extern td_pool td_error_source_pool;
+extern td_pool td_auto_source_pool;
+
+/* Word helpers. */
+#define TD_WORD_VERSION(w) ((w) >> TD_WORD_VERSION_SHIFT)
+#define TD_WORD_STATUS(w) ((td_status)((w) & TD_WORD_STATUS_MASK))
+#define TD_WORD_MODE(w) ((w) & TD_WORD_MODE_MASK)
+
+/* The loop module's per-thread "current context" support lives in context.c (flow). */
+void *td_context_capture_(void);
+void td_context_restore_(void *ctx);
+
+/* Runtime lifetime hooks of other modules. */
+int td_loop_runtime_init_(void);
+void td_loop_runtime_shutdown_(void);
+int td_waits_runtime_init_(uint32_t capacity);
+void td_waits_runtime_shutdown_(void);
+int td_compose_runtime_init_(uint32_t capacity);
+int td_waits_set_capacity_(uint32_t capacity);
+int td_compose_set_capacity_(uint32_t capacity);
+void td_compose_runtime_shutdown_(void);
+
+/* Loop internals used by the waits. */
+void td_loop_install_(td_loop *loop, uint32_t t);
+td_task td_loop_marker_task_(td_loop *loop, uint32_t t, uint32_t target);
+uint32_t td_loop_next_run_frame_(td_loop *loop, uint32_t t);
+int td_loop_add_item_retire_(td_loop *loop, td_timing t, td_item_fn fn, td_continuation_fn retire, void *arg);
+#define TD_LOOP_END_OF_FRAME ((td_timing)TD_TIMING_COUNT)
+
+#endif

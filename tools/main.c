@@ -1,0 +1,49 @@
+/*
+ * main.c - the `tandem` command: dispatches `tandem <verb> [options]` to a verb.
+ * The verb list lives in verbs.def so that adding a verb touches one line here.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#define TD_VERB(name, summary) int td_verb_##name(int argc, char **argv);
+#include "verbs.def"
+#undef TD_VERB
+
+typedef struct td_verb_entry {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv);
+} td_verb_entry;
+
+static const td_verb_entry td_verbs[] = {
+#define TD_VERB(name, summary) { #name, summary, td_verb_##name },
+#include "verbs.def"
+#undef TD_VERB
+    { NULL, NULL, NULL }
+};
+
+static void print_usage(FILE *out)
+{
+    fprintf(out, "usage: tandem <verb> [options]   (tandem <verb> --help for a verb's options)\n\nverbs:\n");
+    for (const td_verb_entry *v = td_verbs; v->name; v++)
+        fprintf(out, "  %-10s %s\n", v->name, v->summary);
+    fprintf(out, "\nexit codes: 0 pass, 1 invalid or aborted, 2 usage, 3 gate or contract fail\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        print_usage(stdout);
+        return 0;
+    }
+    for (const td_verb_entry *v = td_verbs; v->name; v++)
+        if (!strcmp(argv[1], v->name))
+            return v->run(argc - 1, argv + 1);
+    fprintf(stderr, "tandem: unknown verb '%s'\n", argv[1]);
+    print_usage(stderr);
+    return 2;
+}
