@@ -1,0 +1,569 @@
+/*
+ * stage.c - `tandem stage`: copy the sources byte-identically into a staging folder and
+ * record every path with its SHA-256 in staging.json (see lib/tl_manifest.h).
+ */
+#include "tl_archive.h"
+#include "tl_err.h"
+#include "tl_fs.h"
+#include "tl_hash.h"
+#include "tl_manifest.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef TANDEM_SOURCE_DIR
+#define TANDEM_SOURCE_DIR "."
+#endif
+#ifndef TANDEM_BINARY_DIR
+#define TANDEM_BINARY_DIR "build"
+#endif
+
+static const char *const default_paths[] = { "runtime", "players/suites", "players/subjects" };
+
+static void usage(FILE *o)
+{
+    fprintf(o,
+            "usage: tandem stage [--root DIR] [--out DIR] [--from-git REV] [--dry-run] [PATHS...]\n"
+            "\n"
+            "Copy the sources byte-identically into a staging folder and write staging.json\n"
+            "(every path with bytes and SHA-256, gitHead, dirty flag, stagingHash).\n"
+            "\n"
+            "  --root DIR      repository root (default: %s)\n"
+            "  --out DIR       staging folder (default: %s/staging)\n"
+            "  --from-git REV  stage revision REV via `git archive` instead of the working tree\n"
+            "  --dry-run       only report differences against the existing staging (exit 1 if any)\n"
+            "  PATHS           paths relative to the root (default: runtime players/suites players/subjects;\n"
+            "                  a default path that does not exist is skipped, a given one is an error)\n"
+            "\n"
+            "Against an existing staging, differences are printed (different, missing, extra) and\n"
+            "applied. Paths escaping the root, symlinks pointing outside it and non-regular files are\n"
+            "refused. Exit: 0 staged, 1 refused or failed, 2 usage.\n",
+            TANDEM_SOURCE_DIR, TANDEM_BINARY_DIR);
+}
+
+/* Run a command, capture the first line of stdout. Returns exit status (or -1). */
+static int run_capture(const char *const *argv, char *out, size_t outlen, int *nonempty)
+{
+    int pfd[2];
+    if (pipe(pfd) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(pfd[0]);
+        close(pfd[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        dup2(pfd[1], 1);
+        int dn = open("/dev/null", O_WRONLY);
+        if (dn >= 0)
+            dup2(dn, 2);
+        close(pfd[0]);
+        close(pfd[1]);
+        execvp(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    close(pfd[1]);
+    char buf[4096];
+    size_t got = 0;
+    ssize_t r;
+    int any = 0;
+    while ((r = read(pfd[0], buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR)) {
+        if (r <= 0)
+            continue;
+        any = 1;
+        if (out && got + 1 < outlen) {
+            size_t c = (size_t)r < outlen - 1 - got ? (size_t)r : outlen - 1 - got;
+            memcpy(out + got, buf, c);
+            got += c;
+        }
+    }
+    close(pfd[0]);
+    if (out && outlen) {
+        out[got] = '\0';
+        char *nl = strchr(out, '\n');
+        if (nl)
+            *nl = '\0';
+    }
+    if (nonempty)
+        *nonempty = any;
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+typedef struct src {
+    char *path;
+    uint64_t bytes;
+    char sha[TL_SHA256_HEX];
+    int exec;
+    const tl_mem_file *mem; /* --from-git */
+} src;
+
+static int src_cmp(const void *a, const void *b)
+{
+    return strcmp(((const src *)a)->path, ((const src *)b)->path);
+}
+
+static int path_inside(const char *p, const char *dir)
+{
+    size_t n = strlen(dir);
+    return !strncmp(p, dir, n) && (p[n] == '/' || p[n] == '\0');
+}
+
+/* Make a user path relative to root, validated. Returns malloc'd or NULL (reported). */
+static char *rel_to_root(const char *root, const char *p)
+{
+    char *r;
+    if (p[0] == '/') {
+        char *abs = tl_abspath(p);
+        if (!path_inside(abs, root)) {
+            tl_error(p, NULL, "refused: path escapes the root %s", root);
+            free(abs);
+            return NULL;
+        }
+        r = strdup(abs[strlen(root)] ? abs + strlen(root) + 1 : "");
+        free(abs);
+    } else {
+        r = strdup(p);
+    }
+    size_t l = strlen(r);
+    while (l > 0 && r[l - 1] == '/')
+        r[--l] = '\0';
+    while (r[0] == '.' && r[1] == '/')
+        memmove(r, r + 2, strlen(r + 2) + 1);
+    const char *why;
+    if (!tl_rel_path_ok(r, &why)) {
+        tl_error(p, NULL, "refused: %s", why);
+        free(r);
+        return NULL;
+    }
+    return r;
+}
+
+static void remove_empty_parents(const char *top, const char *file)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", file);
+    for (;;) {
+        char *s = strrchr(buf, '/');
+        if (!s)
+            return;
+        *s = '\0';
+        if (strlen(buf) <= strlen(top))
+            return;
+        if (rmdir(buf) != 0)
+            return;
+    }
+}
+
+int td_verb_stage(int argc, char **argv)
+{
+    const char *root_arg = TANDEM_SOURCE_DIR, *out_arg = TANDEM_BINARY_DIR "/staging", *rev = NULL;
+    int dry = 0;
+    tl_strlist user_paths = { 0 };
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--root") || !strcmp(a, "--out") || !strcmp(a, "--from-git")) {
+            if (i + 1 >= argc || !argv[i + 1][0]) {
+                fprintf(stderr, "tandem stage: %s needs a value\n", a);
+                usage(stderr);
+                return 2;
+            }
+            const char *v = argv[++i];
+            if (!strcmp(a, "--root"))
+                root_arg = v;
+            else if (!strcmp(a, "--out"))
+                out_arg = v;
+            else
+                rev = v;
+        } else if (!strcmp(a, "--dry-run")) {
+            dry = 1;
+        } else if (!strcmp(a, "--")) {
+            for (i++; i < argc; i++)
+                tl_strlist_push(&user_paths, argv[i]);
+        } else if (a[0] == '-') {
+            fprintf(stderr, "tandem stage: unknown option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        } else {
+            tl_strlist_push(&user_paths, a);
+        }
+    }
+    if (rev && (rev[0] == '-' || strchr(rev, ' '))) {
+        fprintf(stderr, "tandem stage: --from-git: invalid revision '%s'\n", rev);
+        return 2;
+    }
+
+    int rc = 1;
+    char *root = realpath(root_arg, NULL);
+    char *out = NULL;
+    tl_strlist paths = { 0 }, listed = { 0 }, disk = { 0 };
+    src *s = NULL;
+    size_t ns = 0;
+    tl_mem_file *mem = NULL;
+    size_t nmem = 0;
+    tl_staging st = { 0 };
+    if (!root || !tl_is_dir(root)) {
+        tl_error(root_arg, "--root", "not a folder");
+        goto done;
+    }
+    out = tl_abspath(out_arg);
+    int using_defaults = user_paths.n == 0;
+    if (using_defaults)
+        for (size_t i = 0; i < sizeof default_paths / sizeof *default_paths; i++)
+            tl_strlist_push(&user_paths, default_paths[i]);
+    for (size_t i = 0; i < user_paths.n; i++) {
+        char *r = rel_to_root(root, user_paths.v[i]);
+        if (!r)
+            goto done;
+        char *full = tl_join(root, r);
+        int exists;
+        if (rev) {
+            char spec[4096];
+            snprintf(spec, sizeof spec, "%s:%s", rev, r);
+            const char *cargv[] = { "git", "-C", root, "cat-file", "-e", spec, NULL };
+            exists = run_capture(cargv, NULL, 0, NULL) == 0;
+        } else {
+            struct stat sb;
+            exists = lstat(full, &sb) == 0;
+            if (exists) {
+                char *real = realpath(full, NULL);
+                if (!real || !path_inside(real, root)) {
+                    tl_error(full, NULL, "refused: resolves outside the root (to %s)", real ? real : "nothing");
+                    free(real);
+                    free(full);
+                    free(r);
+                    goto done;
+                }
+                if (path_inside(out, real) || path_inside(real, out)) {
+                    tl_error(out, "--out", "overlaps the staged path %s", full);
+                    free(real);
+                    free(full);
+                    free(r);
+                    goto done;
+                }
+                free(real);
+            }
+        }
+        if (!exists) {
+            if (using_defaults) {
+                fprintf(stderr, "tandem stage: note: default path %s not present%s%s, skipped\n", r,
+                        rev ? " in " : "", rev ? rev : "");
+            } else {
+                tl_error(full, NULL, "not found%s%s", rev ? " in revision " : "", rev ? rev : "");
+                free(full);
+                free(r);
+                goto done;
+            }
+        } else {
+            tl_strlist_push(&paths, r);
+        }
+        free(full);
+        free(r);
+    }
+    tl_strlist_sort(&paths);
+
+    /* Collect the sources. */
+    if (!rev) {
+        int bad = 0;
+        for (size_t i = 0; i < paths.n; i++) {
+            char *full = tl_join(root, paths.v[i]);
+            struct stat sb;
+            lstat(full, &sb);
+            if (S_ISDIR(sb.st_mode)) {
+                bad |= tl_walk(root, paths.v[i], TL_WALK_FOLLOW_INSIDE, root, NULL, &listed);
+            } else if (S_ISREG(sb.st_mode)) {
+                tl_strlist_push(&listed, paths.v[i]);
+            } else if (S_ISLNK(sb.st_mode)) {
+                struct stat ts;
+                if (stat(full, &ts) == 0 && S_ISREG(ts.st_mode))
+                    tl_strlist_push(&listed, paths.v[i]);
+                else {
+                    tl_error(full, NULL, "refused: symbolic link to a folder or nothing");
+                    bad = 1;
+                }
+            } else {
+                tl_error(full, NULL, "refused: not a regular file");
+                bad = 1;
+            }
+            free(full);
+        }
+        if (bad)
+            goto done;
+        tl_strlist_sort(&listed);
+        size_t k = 0;
+        for (size_t i = 0; i < listed.n; i++) {
+            if (k && !strcmp(listed.v[k - 1], listed.v[i])) {
+                free(listed.v[i]);
+                continue;
+            }
+            listed.v[k++] = listed.v[i];
+        }
+        listed.n = k;
+        ns = listed.n;
+        s = calloc(ns ? ns : 1, sizeof *s);
+        char **full = calloc(ns ? ns : 1, sizeof *full);
+        tl_hash_result *res = calloc(ns ? ns : 1, sizeof *res);
+        for (size_t i = 0; i < ns; i++)
+            full[i] = tl_join(root, listed.v[i]);
+        tl_hash_files((const char *const *)full, ns, res, 0);
+        for (size_t i = 0; i < ns; i++) {
+            struct stat sb;
+            s[i].path = listed.v[i];
+            s[i].bytes = res[i].bytes;
+            memcpy(s[i].sha, res[i].hex, TL_SHA256_HEX);
+            s[i].exec = stat(full[i], &sb) == 0 && (sb.st_mode & 0111);
+            if (res[i].err) {
+                tl_error(full[i], NULL, "cannot read: %s", strerror(res[i].err));
+                bad = 1;
+            }
+        }
+        for (size_t i = 0; i < ns; i++)
+            free(full[i]);
+        free(full);
+        free(res);
+        if (bad)
+            goto done;
+    } else {
+        if (paths.n == 0) {
+            tl_error(root, "--from-git", "no path to stage exists in %s", rev);
+            goto done;
+        }
+        if (tl_git_archive_read(root, rev, (const char *const *)paths.v, paths.n, &mem, &nmem))
+            goto done;
+        ns = nmem;
+        s = calloc(ns ? ns : 1, sizeof *s);
+        for (size_t i = 0; i < ns; i++) {
+            s[i].path = mem[i].path;
+            s[i].bytes = mem[i].len;
+            s[i].exec = mem[i].exec;
+            s[i].mem = &mem[i];
+            tl_sha256_buf(mem[i].data, mem[i].len, s[i].sha);
+        }
+    }
+    qsort(s, ns, sizeof *s, src_cmp);
+
+    /* Provenance. */
+    char head[128] = "";
+    st.source_root = strdup(root);
+    if (rev) {
+        char spec[1024];
+        snprintf(spec, sizeof spec, "%s^{commit}", rev);
+        const char *gargv[] = { "git", "-C", root, "rev-parse", "--verify", "-q", spec, NULL };
+        if (run_capture(gargv, head, sizeof head, NULL) != 0 || !head[0]) {
+            tl_error(root, "--from-git", "cannot resolve revision '%s'", rev);
+            goto done;
+        }
+        st.git_head = strdup(head);
+        st.git_rev = strdup(rev);
+        st.dirty = 0;
+    } else {
+        const char *gargv[] = { "git", "-C", root, "rev-parse", "--verify", "-q", "HEAD", NULL };
+        if (run_capture(gargv, head, sizeof head, NULL) == 0 && head[0]) {
+            st.git_head = strdup(head);
+            const char **sargv = calloc(paths.n + 8, sizeof *sargv);
+            size_t k = 0;
+            sargv[k++] = "git";
+            sargv[k++] = "-C";
+            sargv[k++] = root;
+            sargv[k++] = "status";
+            sargv[k++] = "--porcelain";
+            sargv[k++] = "--";
+            for (size_t i = 0; i < paths.n; i++)
+                sargv[k++] = paths.v[i];
+            int nonempty = 0;
+            int sr = run_capture(sargv, NULL, 0, &nonempty);
+            st.dirty = sr != 0 || nonempty;
+            free(sargv);
+        }
+    }
+    st.npaths = paths.n;
+    st.paths = calloc(paths.n ? paths.n : 1, sizeof *st.paths);
+    for (size_t i = 0; i < paths.n; i++)
+        st.paths[i] = strdup(paths.v[i]);
+    st.nfiles = ns;
+    st.files = calloc(ns ? ns : 1, sizeof *st.files);
+    uint64_t total = 0;
+    for (size_t i = 0; i < ns; i++) {
+        st.files[i].path = strdup(s[i].path);
+        st.files[i].bytes = s[i].bytes;
+        memcpy(st.files[i].sha256, s[i].sha, TL_SHA256_HEX);
+        total += s[i].bytes;
+    }
+    tl_staging_hash(st.files, st.nfiles, st.staging_hash);
+
+    /* The existing staging, if any. */
+    int fresh = 1;
+    char *sj = tl_join(out, TL_STAGING_JSON);
+    struct stat ob;
+    if (lstat(out, &ob) == 0) {
+        if (!S_ISDIR(ob.st_mode)) {
+            tl_error(out, "--out", "exists and is not a folder");
+            free(sj);
+            goto done;
+        }
+        if (tl_is_file(sj)) {
+            fresh = 0;
+        } else {
+            tl_strlist any = { 0 };
+            tl_walk(out, NULL, TL_WALK_REFUSE_SYMLINKS, NULL, NULL, &any);
+            int nonempty = any.n > 0;
+            tl_strlist_free(&any);
+            if (nonempty) {
+                tl_error(out, "--out", "not empty and holds no staging.json: refusing to stage into it");
+                free(sj);
+                goto done;
+            }
+        }
+    }
+    free(sj);
+    static const char *const skip[] = { TL_STAGING_JSON, NULL };
+    tl_hash_result *dres = NULL;
+    if (!fresh) {
+        tl_staging old;
+        tl_err_capture(NULL, 0, 0);
+        if (tl_staging_load(out, &old) == 0) {
+            if (strcmp(old.staging_hash, st.staging_hash))
+                printf("stagingHash: was %s\n", old.staging_hash);
+            tl_staging_free(&old);
+        } else {
+            fprintf(stderr, "tandem stage: the existing staging.json is invalid; it will be rewritten\n");
+        }
+        if (tl_walk(out, NULL, TL_WALK_REFUSE_SYMLINKS, NULL, skip, &disk)) {
+            tl_error(out, NULL, "the staging holds entries that cannot be reconciled (see above); remove them");
+            goto done;
+        }
+        tl_strlist_sort(&disk);
+        char **full = calloc(disk.n ? disk.n : 1, sizeof *full);
+        dres = calloc(disk.n ? disk.n : 1, sizeof *dres);
+        for (size_t i = 0; i < disk.n; i++)
+            full[i] = tl_join(out, disk.v[i]);
+        tl_hash_files((const char *const *)full, disk.n, dres, 0);
+        for (size_t i = 0; i < disk.n; i++)
+            free(full[i]);
+        free(full);
+    }
+    /* Merge: sources s (sorted) vs staging disk (sorted). */
+    size_t ndiff = 0, nmiss = 0, nextra = 0;
+    char *todo = calloc(ns ? ns : 1, 1);
+    size_t j = 0;
+    for (size_t i = 0; i < ns; i++) {
+        while (j < disk.n && strcmp(disk.v[j], s[i].path) < 0) {
+            printf("extra: %s (in the staging, not in the sources)\n", disk.v[j]);
+            nextra++;
+            j++;
+        }
+        if (j < disk.n && !strcmp(disk.v[j], s[i].path)) {
+            if (dres[j].err || strcmp(dres[j].hex, s[i].sha) || dres[j].bytes != s[i].bytes) {
+                printf("different: %s (staging sha256 %.16s..., source sha256 %.16s...)\n", s[i].path,
+                       dres[j].err ? "unreadable" : dres[j].hex, s[i].sha);
+                ndiff++;
+                todo[i] = 1;
+            }
+            j++;
+        } else {
+            if (!fresh)
+                printf("missing: %s (in the sources, not in the staging)\n", s[i].path);
+            nmiss++;
+            todo[i] = 1;
+        }
+    }
+    for (; j < disk.n; j++) {
+        printf("extra: %s (in the staging, not in the sources)\n", disk.v[j]);
+        nextra++;
+    }
+    if (dry) {
+        int changes = ndiff + nmiss + nextra > 0;
+        printf("stage --dry-run: %zu files, %zu different, %zu missing, %zu extra; stagingHash %s\n", ns, ndiff,
+               nmiss, nextra, st.staging_hash);
+        free(todo);
+        free(dres);
+        rc = changes ? 1 : 0;
+        goto done;
+    }
+    int e = tl_mkdirs(out);
+    if (e) {
+        tl_error(out, "--out", "cannot create: %s", strerror(e));
+        free(todo);
+        free(dres);
+        goto done;
+    }
+    int bad = 0;
+    for (size_t i = 0; i < ns && !bad; i++) {
+        if (!todo[i])
+            continue;
+        char *dst = tl_join(out, s[i].path);
+        mode_t mode = s[i].exec ? 0755 : 0644;
+        if (s[i].mem) {
+            e = tl_write_atomic(dst, s[i].mem->data, s[i].mem->len, mode);
+            if (e) {
+                tl_error(dst, NULL, "cannot write: %s", strerror(e));
+                bad = 1;
+            }
+        } else {
+            char *srcp = tl_join(root, s[i].path);
+            char hex[TL_SHA256_HEX];
+            uint64_t n;
+            e = tl_copy_hash(srcp, dst, mode, hex, &n);
+            if (e) {
+                tl_error(dst, NULL, "cannot copy from %s: %s", srcp, strerror(e));
+                bad = 1;
+            } else if (strcmp(hex, s[i].sha) || n != s[i].bytes) {
+                tl_error(srcp, NULL, "changed while being staged; stage again");
+                bad = 1;
+            }
+            free(srcp);
+        }
+        free(dst);
+    }
+    /* Remove extras. */
+    j = 0;
+    for (size_t i = 0; i < disk.n && !bad; i++) {
+        while (j < ns && strcmp(s[j].path, disk.v[i]) < 0)
+            j++;
+        if (j < ns && !strcmp(s[j].path, disk.v[i]))
+            continue;
+        char *f = tl_join(out, disk.v[i]);
+        if (unlink(f) != 0) {
+            tl_error(f, NULL, "cannot remove: %s", strerror(errno));
+            bad = 1;
+        } else {
+            remove_empty_parents(out, f);
+        }
+        free(f);
+    }
+    free(todo);
+    free(dres);
+    if (bad || tl_staging_save(out, &st))
+        goto done;
+    if (fresh)
+        printf("staged %zu files (%llu bytes) from %s%s%s into %s\n", ns, (unsigned long long)total, root,
+               rev ? " at " : "", rev ? rev : "", out);
+    else
+        printf("staging %s updated: %zu files, %zu different, %zu missing, %zu extra applied\n", out, ns, ndiff, nmiss,
+               nextra);
+    printf("stagingHash %s%s\n", st.staging_hash, st.dirty ? " (working tree dirty)" : "");
+    rc = 0;
+done:
+    free(s); /* the paths belong to listed or mem */
+    tl_mem_files_free(mem, nmem);
+    tl_staging_free(&st);
+    tl_strlist_free(&user_paths);
+    tl_strlist_free(&paths);
+    tl_strlist_free(&listed);
+    tl_strlist_free(&disk);
+    free(root);
+    free(out);
+    return rc;
+}
