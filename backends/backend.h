@@ -1,0 +1,104 @@
+/*
+ * backend.h - the one interface both backends implement, plus the TU generator.
+ *
+ *   td_tu_generate   source root + subject (+ suites) -> the text of ONE C file that
+ *                    #includes every source of that subject with root-relative paths.
+ *   backend->build   compile that TU to the backend's artifacts (AOT: shared module,
+ *                    LLVM IR, optimisation remarks; JIT: an in-memory compile check).
+ *   backend->load    produce a loaded module giving the entry table (AOT: dlopen of the
+ *                    built .so, RTLD_NOW|RTLD_LOCAL; JIT: libtcc compile in memory).
+ *   backend->unload  release it.
+ *   identity/flags   recorded in manifests and reports.
+ * Compile times are measured with CLOCK_MONOTONIC around the compiler work.
+ *
+ * Layering: backends know the module ABI (players/include/tandem_player.h) and nothing
+ * else above the runtime; tools and the player shell call them.
+ */
+#ifndef TD_BACKEND_H
+#define TD_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tandem_player.h"
+
+/* ---- generated translation unit ------------------------------------------------- */
+
+typedef struct td_tu_spec {
+    const char *root;              /* source root: staging folder or working tree */
+    const char *subject;           /* players/subjects/<subject>/ (may be absent) */
+    const char *const *suites;     /* NULL-terminated suite names; NULL = every folder
+                                      under players/suites/ */
+    int no_runtime;                /* 1: leave runtime/src/ sources out */
+} td_tu_spec;
+
+/* The TU text (malloc'd, caller frees) and, optionally, the root-relative paths it
+ * includes (malloc'd NULL-terminated array; free with td_tu_free_list). Returns 0, or
+ * -1 with a message in err. Deterministic: same tree, same bytes. */
+int td_tu_generate(const td_tu_spec *spec, char **text, char ***included, char *err, size_t errlen);
+void td_tu_free_list(char **list);
+/* Conventional TU file name for a subject: "tandem-player-<subject>.c". */
+void td_tu_file_name(const char *subject, char *buf, size_t len);
+
+/* ---- backends -------------------------------------------------------------------- */
+
+typedef struct td_backend_symbol {
+    const char *name;
+    const void *addr;
+} td_backend_symbol;
+
+typedef struct td_backend_options {
+    const char *root;                  /* source root the TU's includes are relative to */
+    const char *tu_path;               /* the generated TU file */
+    const char *out_dir;               /* AOT: where artifacts go */
+    const char *name;                  /* artifact base name (usually the subject) */
+    const char *const *defines;        /* extra "NAME=VALUE" defines, NULL-terminated */
+    const char *const *include_dirs;   /* extra include folders after the root's, NULL-ended */
+    const td_backend_symbol *symbols;  /* JIT: host symbols to bind, {NULL,NULL}-ended */
+    int emit_ir;                       /* AOT build: also write <name>.ll */
+    int emit_remarks;                  /* AOT build: also write <name>.opt.yaml */
+} td_backend_options;
+
+typedef struct td_backend_result {
+    char module_path[4096];            /* AOT: <out>/<name>.so; JIT: "" */
+    char ir_path[4096];                /* AOT: <out>/<name>.ll when emitted */
+    char remarks_path[4096];           /* AOT: <out>/<name>.opt.yaml when emitted */
+    uint64_t compile_ns;               /* the module compile (AOT: .so; JIT: tcc) */
+    uint64_t ir_ns;                    /* AOT: the IR compile */
+} td_backend_result;
+
+typedef struct td_backend_module {
+    const td_player_module *entry;     /* the entry table */
+    void *handle;                      /* dlopen handle or TCCState */
+    uint64_t compile_ns;               /* JIT: compile+relocate; AOT: dlopen time */
+} td_backend_module;
+
+typedef struct td_backend {
+    const char *name;                  /* "aot" | "jit" */
+    /* e.g. "Debian clang version 14.0.6" / "tcc 0.9.27 (libtcc)". */
+    const char *(*identity)(void);
+    /* The compile flags, as one string (recorded in manifests). */
+    const char *(*flags)(void);
+    /* Compile the TU. Errors (with file:line from the compiler) go to err. 0 or -1. */
+    int (*build)(const td_backend_options *o, td_backend_result *r, char *err, size_t errlen);
+    /* Load: AOT takes `path` = the .so; JIT takes `path` = the TU (o gives root etc.). */
+    int (*load)(const char *path, const td_backend_options *o, td_backend_module *m,
+                char *err, size_t errlen);
+    void (*unload)(td_backend_module *m);
+} td_backend;
+
+extern const td_backend td_backend_aot;
+extern const td_backend td_backend_jit;
+/* "aot" or "jit" -> the backend; NULL otherwise. */
+const td_backend *td_backend_find(const char *name);
+
+/* ---- shared helpers (backends/common.c) ----------------------------------------- */
+
+uint64_t td_backend_now_ns(void);
+/* Check the entry table's ABI (version, size, run_suite). 0 or -1 with err. */
+int td_backend_check_entry(const td_player_module *m, char *err, size_t errlen);
+/* Append include flags for a root: root, runtime/include, runtime/port, runtime/src,
+ * players/include (in that order). Returns how many were written (each malloc'd). */
+int td_backend_include_dirs(const char *root, char **dirs, int max);
+
+#endif /* TD_BACKEND_H */

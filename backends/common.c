@@ -1,0 +1,293 @@
+/*
+ * common.c - the TU generator and helpers shared by both backends.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "backend.h"
+
+uint64_t td_backend_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+const td_backend *td_backend_find(const char *name)
+{
+    if (!name) return NULL;
+    if (!strcmp(name, "aot")) return &td_backend_aot;
+    if (!strcmp(name, "jit")) return &td_backend_jit;
+    return NULL;
+}
+
+int td_backend_check_entry(const td_player_module *m, char *err, size_t errlen)
+{
+    if (!m) {
+        snprintf(err, errlen, "module has no '%s' entry table", TD_PLAYER_MODULE_SYMBOL);
+        return -1;
+    }
+    if (m->abi_version != TD_PLAYER_ABI_VERSION) {
+        snprintf(err, errlen, "module ABI version %u, shell expects %u", m->abi_version,
+                 TD_PLAYER_ABI_VERSION);
+        return -1;
+    }
+    if (m->size != sizeof(td_player_module) || !m->run_suite || !m->subject || !m->suites) {
+        snprintf(err, errlen, "module entry table is malformed (size %u, expected %zu)", m->size,
+                 sizeof(td_player_module));
+        return -1;
+    }
+    return 0;
+}
+
+int td_backend_include_dirs(const char *root, char **dirs, int max)
+{
+    static const char *const sub[] = { "", "/runtime/include", "/runtime/port", "/runtime/src",
+                                       "/players/include" };
+    int n = 0;
+    for (size_t i = 0; i < sizeof sub / sizeof sub[0] && n < max; i++) {
+        if (asprintf(&dirs[n], "%s%s", root, sub[i]) < 0) break;
+        n++;
+    }
+    return n;
+}
+
+/* ---- the TU generator -------------------------------------------------------------- */
+
+typedef struct td_strv {
+    char **v;
+    size_t n, cap;
+} td_strv;
+
+static int strv_push(td_strv *s, const char *str)
+{
+    if (s->n + 2 > s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 16;
+        char **v = realloc(s->v, cap * sizeof *v);
+        if (!v) return -1;
+        s->v = v;
+        s->cap = cap;
+    }
+    if (!(s->v[s->n] = strdup(str))) return -1;
+    s->n++;
+    s->v[s->n] = NULL;
+    return 0;
+}
+
+void td_tu_free_list(char **list)
+{
+    if (!list) return;
+    for (char **p = list; *p; p++) free(*p);
+    free(list);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int is_ident(const char *s)
+{
+    if (!s || !*s || (*s >= '0' && *s <= '9')) return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '_'))
+            return 0;
+    return 1;
+}
+
+/* Entries of root/rel: want_dirs 1 -> subdirectories, 0 -> regular *.c files. Sorted
+ * (byte order). Missing folder: 0 entries when optional, else -1. */
+static int list_dir(const char *root, const char *rel, int want_dirs, int optional, td_strv *out,
+                    char *err, size_t errlen)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    DIR *d = opendir(path);
+    if (!d) {
+        if (optional && errno == ENOENT) return 0;
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    td_strv tmp = { 0 };
+    struct dirent *e;
+    int rc = 0;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char full[4096];
+        struct stat st;
+        snprintf(full, sizeof full, "%s/%s", path, e->d_name);
+        if (stat(full, &st) != 0) continue;
+        if (want_dirs) {
+            if (!S_ISDIR(st.st_mode)) continue;
+        } else {
+            size_t l = strlen(e->d_name);
+            if (!S_ISREG(st.st_mode) || l < 3 || strcmp(e->d_name + l - 2, ".c") != 0) continue;
+        }
+        if (strv_push(&tmp, e->d_name)) { rc = -1; break; }
+    }
+    closedir(d);
+    if (tmp.n) qsort(tmp.v, tmp.n, sizeof *tmp.v, cmp_str);
+    for (size_t i = 0; rc == 0 && i < tmp.n; i++) {
+        char item[4096];
+        if (want_dirs) snprintf(item, sizeof item, "%s", tmp.v[i]);
+        else snprintf(item, sizeof item, "%s/%s", rel, tmp.v[i]);
+        if (strv_push(out, item)) rc = -1;
+    }
+    td_tu_free_list(tmp.v);
+    if (rc) snprintf(err, errlen, "out of memory");
+    return rc;
+}
+
+typedef struct td_buf {
+    char *p;
+    size_t n, cap;
+    int oom;
+} td_buf;
+
+static void buf_printf(td_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void buf_printf(td_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        if (b->oom) return;
+        va_start(ap, fmt);
+        int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0) { b->oom = 1; return; }
+        if (b->p && b->n + (size_t)k < b->cap) { b->n += (size_t)k; return; }
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->n + (size_t)k + 1) cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p) { b->oom = 1; return; }
+        b->p = p;
+        b->cap = cap;
+    }
+}
+
+void td_tu_file_name(const char *subject, char *buf, size_t len)
+{
+    snprintf(buf, len, "tandem-player-%s.c", subject ? subject : "none");
+}
+
+int td_tu_generate(const td_tu_spec *spec, char **text, char ***included, char *err, size_t errlen)
+{
+    td_strv files = { 0 }, suites = { 0 };
+    td_buf b = { 0 };
+    char rel[4096];
+    int rc = -1;
+
+    *text = NULL;
+    if (included) *included = NULL;
+    if (!is_ident(spec->subject)) {
+        snprintf(err, errlen, "subject name '%s' is not a C identifier", spec->subject ? spec->subject : "");
+        return -1;
+    }
+    if (!spec->no_runtime && list_dir(spec->root, "runtime/src", 0, 0, &files, err, errlen)) goto out;
+    snprintf(rel, sizeof rel, "players/subjects/%s", spec->subject);
+    {
+        char p[4096];
+        struct stat st;
+        snprintf(p, sizeof p, "%s/%s", spec->root, rel);
+        if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            snprintf(err, errlen, "no subject folder %s", p);
+            goto out;
+        }
+    }
+    if (list_dir(spec->root, rel, 0, 0, &files, err, errlen)) goto out;
+    if (spec->suites) {
+        for (const char *const *s = spec->suites; *s; s++)
+            if (strv_push(&suites, *s)) goto oom;
+        if (suites.n) qsort(suites.v, suites.n, sizeof *suites.v, cmp_str);
+        for (size_t i = 1; i < suites.n; i++)
+            if (!strcmp(suites.v[i - 1], suites.v[i])) {
+                snprintf(err, errlen, "suite '%s' named twice", suites.v[i]);
+                goto out;
+            }
+    } else if (list_dir(spec->root, "players/suites", 1, 1, &suites, err, errlen)) {
+        goto out;
+    }
+    for (size_t i = 0; i < suites.n; i++) {
+        if (!is_ident(suites.v[i])) {
+            snprintf(err, errlen, "suite name '%s' is not a C identifier", suites.v[i]);
+            goto out;
+        }
+        snprintf(rel, sizeof rel, "players/suites/%s", suites.v[i]);
+        size_t before = files.n;
+        if (list_dir(spec->root, rel, 0, 0, &files, err, errlen)) goto out;
+        if (files.n == before) {
+            snprintf(err, errlen, "suite folder %s/%s has no .c files", spec->root, rel);
+            goto out;
+        }
+    }
+
+    char tuname[256];
+    td_tu_file_name(spec->subject, tuname, sizeof tuname);
+    buf_printf(&b,
+               "/* %s - generated by `tandem build`; do not edit.\n"
+               " * ONE translation unit: %s, subject '%s', suites:",
+               tuname, spec->no_runtime ? "no runtime" : "the runtime", spec->subject);
+    for (size_t i = 0; i < suites.n; i++) buf_printf(&b, " %s", suites.v[i]);
+    buf_printf(&b, "%s.\n", suites.n ? "" : " (none)");
+    buf_printf(&b,
+               " * Both backends compile exactly this file. Includes are relative to the source\n"
+               " * root (-I<root>); the module/host ABI is players/include/tandem_player.h. */\n"
+               "#ifndef _GNU_SOURCE\n#define _GNU_SOURCE\n#endif\n"
+               "#define TD_PLAYER_SUBJECT \"%s\"\n#define TD_PLAYER_SUBJECT_%s 1\n",
+               spec->subject, spec->subject);
+    for (size_t i = 0; i < suites.n; i++) buf_printf(&b, "#define TD_PLAYER_SUITE_%s 1\n", suites.v[i]);
+    buf_printf(&b, "\n");
+    for (size_t i = 0; i < files.n; i++) buf_printf(&b, "#include \"%s\"\n", files.v[i]);
+    buf_printf(&b,
+               "\n/* ---- registration ---- */\n"
+               "#include \"tandem_player.h\"\n"
+               "#include <string.h>\n\n");
+    for (size_t i = 0; i < suites.n; i++)
+        buf_printf(&b, "int td_suite_%s(const td_player_host *host, void *ctx);\n", suites.v[i]);
+    buf_printf(&b, "\nstatic const char *const td_player_suite_names[] = {");
+    for (size_t i = 0; i < suites.n; i++) buf_printf(&b, " \"%s\",", suites.v[i]);
+    buf_printf(&b,
+               " NULL };\n\n"
+               "static int td_player_run_suite(const char *suite, const td_player_host *host, void *ctx)\n"
+               "{\n"
+               "    if (!suite || !host || host->abi_version != TD_PLAYER_ABI_VERSION ||\n"
+               "        host->size < sizeof(td_player_host))\n"
+               "        return TD_PLAYER_E_ABI;\n");
+    for (size_t i = 0; i < suites.n; i++)
+        buf_printf(&b, "    if (!strcmp(suite, \"%s\")) return td_suite_%s(host, ctx);\n", suites.v[i],
+                   suites.v[i]);
+    buf_printf(&b,
+               "    return TD_PLAYER_E_NO_SUITE;\n"
+               "}\n\n"
+               "TD_PLAYER_EXPORT const td_player_module tandem_player_module = {\n"
+               "    TD_PLAYER_ABI_VERSION, sizeof(td_player_module), \"%s\", TD_PLAYER_COMPILER,\n"
+               "    td_player_suite_names, td_player_run_suite\n"
+               "};\n",
+               spec->subject);
+    if (b.oom) goto oom;
+    if (strv_push(&files, "players/include/tandem_player.h")) goto oom;
+    *text = b.p;
+    b.p = NULL;
+    if (included) {
+        *included = files.v;
+        files.v = NULL;
+    }
+    rc = 0;
+    goto out;
+oom:
+    snprintf(err, errlen, "out of memory");
+out:
+    free(b.p);
+    td_tu_free_list(files.v);
+    td_tu_free_list(suites.v);
+    return rc;
+}

@@ -1,0 +1,175 @@
+/*
+ * jit.c - the JIT backend: libtcc compiles the generated TU in memory, one TCCState per
+ * loaded subject (states are independent: two subjects defining the same names live
+ * side by side). No optimiser; -DNDEBUG like the AOT release build.
+ *
+ * Host symbols the module needs (the shell's malloc family, ...) are bound explicitly
+ * with tcc_add_symbol; anything else resolves through the process (dlsym). Compile errors
+ * arrive through tcc_set_error_func as "file:line: error: ..." and are returned whole.
+ * libtcc 0.9.27 is not thread-safe: build/load from one thread at a time.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libtcc.h>
+
+#include "backend.h"
+
+#ifndef TD_TCC_LIB_PATH
+#define TD_TCC_LIB_PATH "/usr/lib/x86_64-linux-gnu/tcc"
+#endif
+
+typedef struct jit_errors {
+    char *buf;
+    size_t len;
+    size_t n;
+    int count;
+} jit_errors;
+
+static void jit_on_error(void *opaque, const char *msg)
+{
+    jit_errors *e = opaque;
+    e->count++;
+    if (!e->buf || !e->len || e->n + 1 >= e->len) return;
+    int k = snprintf(e->buf + e->n, e->len - e->n, "%s%s", e->n ? "\n" : "", msg);
+    if (k > 0) e->n = e->n + (size_t)k < e->len ? e->n + (size_t)k : e->len - 1;
+}
+
+static const char *jit_lib_path(void)
+{
+    const char *env = getenv("TANDEM_TCC_LIB_PATH");
+    return env && *env ? env : TD_TCC_LIB_PATH;
+}
+
+static TCCState *jit_new_state(const char *root, const td_backend_options *o, jit_errors *errs)
+{
+    TCCState *s = tcc_new();
+    if (!s) return NULL;
+    tcc_set_lib_path(s, jit_lib_path());
+    tcc_set_error_func(s, errs, jit_on_error);
+    tcc_set_output_type(s, TCC_OUTPUT_MEMORY);
+    tcc_define_symbol(s, "NDEBUG", "1");
+    if (root) {
+        char *dirs[8];
+        int nd = td_backend_include_dirs(root, dirs, 8);
+        for (int i = 0; i < nd; i++) {
+            tcc_add_include_path(s, dirs[i]);
+            free(dirs[i]);
+        }
+    }
+    for (const char *const *d = o ? o->include_dirs : NULL; d && *d; d++) tcc_add_include_path(s, *d);
+    for (const char *const *d = o ? o->defines : NULL; d && *d; d++) {
+        char name[256];
+        const char *eq = strchr(*d, '=');
+        snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - *d) : (int)strlen(*d), *d);
+        tcc_define_symbol(s, name, eq ? eq + 1 : "1");
+    }
+    for (const td_backend_symbol *y = o ? o->symbols : NULL; y && y->name; y++)
+        tcc_add_symbol(s, y->name, y->addr);
+    return s;
+}
+
+static const char *jit_identity(void)
+{
+    static char id[128];
+    if (id[0]) return id;
+    /* Ask the compiler itself: __TINYC__ is its version as an integer (927 = 0.9.27). */
+    jit_errors errs = { 0 };
+    TCCState *s = jit_new_state(NULL, NULL, &errs);
+    int v = 0;
+    if (s && tcc_compile_string(s, "int td_jit_version = __TINYC__;") == 0 &&
+        tcc_relocate(s, TCC_RELOCATE_AUTO) >= 0) {
+        int *p = tcc_get_symbol(s, "td_jit_version");
+        if (p) v = *p;
+    }
+    if (s) tcc_delete(s);
+    if (v) snprintf(id, sizeof id, "tcc %d.%d.%d (libtcc)", v / 10000, (v / 100) % 100, v % 100);
+    else snprintf(id, sizeof id, "tcc (libtcc, version unknown)");
+    return id;
+}
+
+static const char *jit_flags(void)
+{
+    return "libtcc TCC_OUTPUT_MEMORY -DNDEBUG (no optimiser)";
+}
+
+/* Compile + relocate; on success *out is the live state and *entry the entry table. */
+static int jit_compile(const char *tu, const td_backend_options *o, TCCState **out,
+                       const td_player_module **entry, uint64_t *ns, char *err, size_t errlen)
+{
+    char root[PATH_MAX], tuabs[PATH_MAX];
+    const char *r = o && o->root ? o->root : NULL;
+    if (errlen) err[0] = 0;
+    if (!realpath(tu, tuabs)) {
+        snprintf(err, errlen, "jit: no translation unit %s", tu);
+        return -1;
+    }
+    if (!r) {
+        /* Default root: the TU's folder. */
+        snprintf(root, sizeof root, "%s", tuabs);
+        *strrchr(root, '/') = 0;
+    } else if (!realpath(r, root)) {
+        snprintf(err, errlen, "jit: no source root %s", r);
+        return -1;
+    }
+    jit_errors errs = { err, errlen, 0, 0 };
+    uint64_t t0 = td_backend_now_ns();
+    TCCState *s = jit_new_state(root, o, &errs);
+    if (!s) {
+        snprintf(err, errlen, "jit: tcc_new failed");
+        return -1;
+    }
+    int rc = tcc_add_file(s, tuabs);
+    if (rc == 0 && errs.count == 0) rc = tcc_relocate(s, TCC_RELOCATE_AUTO) < 0 ? -1 : 0;
+    *ns = td_backend_now_ns() - t0;
+    if (rc != 0 || errs.count) {
+        size_t l = strlen(err);
+        snprintf(err + l, errlen - l, "%sjit: tcc failed to compile %s", l ? "\n" : "", tuabs);
+        tcc_delete(s);
+        return -1;
+    }
+    const td_player_module *e = tcc_get_symbol(s, TD_PLAYER_MODULE_SYMBOL);
+    if (td_backend_check_entry(e, err, errlen)) {
+        tcc_delete(s);
+        return -1;
+    }
+    *out = s;
+    *entry = e;
+    return 0;
+}
+
+static int jit_build(const td_backend_options *o, td_backend_result *r, char *err, size_t errlen)
+{
+    TCCState *s;
+    const td_player_module *e;
+    memset(r, 0, sizeof *r);
+    if (jit_compile(o->tu_path, o, &s, &e, &r->compile_ns, err, errlen)) return -1;
+    tcc_delete(s);
+    return 0;
+}
+
+static int jit_load(const char *path, const td_backend_options *o, td_backend_module *m, char *err,
+                    size_t errlen)
+{
+    TCCState *s;
+    memset(m, 0, sizeof *m);
+    if (jit_compile(path, o, &s, &m->entry, &m->compile_ns, err, errlen)) return -1;
+    m->handle = s;
+    return 0;
+}
+
+static void jit_unload(td_backend_module *m)
+{
+    if (m->handle) tcc_delete(m->handle);
+    m->handle = NULL;
+    m->entry = NULL;
+}
+
+const td_backend td_backend_jit = {
+    "jit", jit_identity, jit_flags, jit_build, jit_load, jit_unload,
+};

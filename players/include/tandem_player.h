@@ -1,0 +1,208 @@
+/*
+ * tandem_player.h - the module/host ABI between a compiled subject module and the
+ * player shell (`tandem-player`). Both backends produce the same thing from the same
+ * generated translation unit (TU): clang a shared module, libtcc an in-memory one.
+ *
+ * THE MODULE SIDE (what a TU provides)
+ *   One exported object, `const td_player_module tandem_player_module`, the entry table.
+ *   The generated registration (appended to the TU by the build) defines it; nobody
+ *   writes it by hand. Under clang the TU is built with -fvisibility=hidden, so this is
+ *   the only symbol the module exports.
+ *
+ * THE TU (one per subject), in this order, all with paths relative to the source root:
+ *     #define TD_PLAYER_SUBJECT "<subject>"     and TD_PLAYER_SUBJECT_<subject> 1
+ *     #define TD_PLAYER_SUITE_<suite> 1          for every suite compiled in
+ *     #include "runtime/src/<*.c, sorted>"
+ *     #include "players/subjects/<subject>/<*.c, sorted>"
+ *     #include "players/suites/<suite, sorted>/<*.c, sorted>"
+ *     registration: the suite table and `tandem_player_module`.
+ *   Everything is ONE translation unit: static names must not clash across files, so
+ *   prefix statics with the suite/subject name (e.g. smoke_case_gate, cb_row_yield).
+ *   Include paths: the source root, runtime/include, runtime/port, runtime/src,
+ *   players/include.
+ *
+ * A SUITE `players/suites/<name>/` (name is a C identifier) defines exactly one function
+ *     int td_suite_<name>(const td_player_host *host, void *ctx);
+ *   returning 0 when it ran (whatever its cases' outcomes) or a negative
+ *   TD_PLAYER_E_* code when it could not run. It reports through the host callbacks,
+ *   always passing `ctx` back unchanged. It must not print to stdout itself (the host
+ *   prints markers); use host->log.
+ *
+ * SMOKE-STYLE SUITES report cases:
+ *     host->expect_cases(ctx, 42);                      once, before the first case
+ *     host->case_begin(ctx, "synchronous typed/untyped");
+ *     ... host->case_fail(ctx, __FILE__, __LINE__, "17", "16");   first failure is kept
+ *     host->case_end(ctx, elapsed_ns);                  passed = no case_fail since begin
+ *   or use td_player_run_case() and the TD_PCHECK_* macros below, which do exactly that.
+ *
+ * BENCHMARK SUITES report one row sample per call:
+ *     host->row(ctx, &(td_player_row){ .name = "yield", .ops = N, .ns = t, ... });
+ *   or host->row_unsupported(ctx, "yield", "no stackless yield here") -> NA in reports.
+ *   The shell calls run_suite once per sample (host->sample_index 0..samples-1, after
+ *   host->warmup_index warm-up calls whose rows are discarded), alternating the order
+ *   of the subjects loaded in the process between samples. A suite runs each of its rows
+ *   once per call and times with host->now_ns (CLOCK_MONOTONIC).
+ *
+ * ALLOCATION COUNTING: the shell interposes malloc, calloc, realloc, free,
+ *   posix_memalign, aligned_alloc and memalign for the whole process (both backends),
+ *   with atomic counters. host->alloc_read(&c) gives the totals; subtract two reads to
+ *   count what a region allocated (single-threaded regions: other threads count too).
+ *
+ * Everything here compiles under clang -O2 and tcc 0.9.27: no atomics, no varargs
+ * callbacks, plain C99.
+ */
+#ifndef TANDEM_PLAYER_H
+#define TANDEM_PLAYER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Bump when a struct layout or a callback's meaning changes. Appending a callback at
+ * the end of td_player_host does not bump it (modules check host->size instead). */
+#define TD_PLAYER_ABI_VERSION 1u
+
+/* The exported entry table's symbol name. */
+#define TD_PLAYER_MODULE_SYMBOL "tandem_player_module"
+
+/* Return codes of run_suite / td_suite_<name>. */
+enum {
+    TD_PLAYER_OK = 0,
+    TD_PLAYER_E_NO_SUITE = -1,     /* the suite is not compiled into this module */
+    TD_PLAYER_E_ABI = -2,          /* host ABI version or size not supported */
+    TD_PLAYER_E_SETUP = -3,        /* the suite could not set itself up */
+    TD_PLAYER_E_FAILED = -4        /* the suite aborted (details were logged) */
+};
+
+/* Log levels for host->log. */
+enum { TD_PLAYER_LOG_INFO = 0, TD_PLAYER_LOG_WARN = 1, TD_PLAYER_LOG_ERROR = 2 };
+
+/* Process-wide allocation counters (since the shell started). */
+typedef struct td_player_alloc_counts {
+    uint64_t allocs;      /* successful malloc/calloc/posix_memalign/aligned_alloc/memalign,
+                             plus realloc(NULL, n) */
+    uint64_t reallocs;    /* realloc of a non-NULL pointer */
+    uint64_t frees;       /* free of a non-NULL pointer, plus realloc(p, 0) */
+    uint64_t bytes;       /* bytes requested by allocs and reallocs */
+} td_player_alloc_counts;
+
+/* One sample of one benchmark row. Unused fields 0. */
+typedef struct td_player_row {
+    const char *name;      /* row name, stable across subjects (e.g. "yield") */
+    uint64_t ops;          /* operations performed in this sample */
+    uint64_t ns;           /* elapsed nanoseconds of the timed region */
+    uint64_t allocs;       /* alloc counter delta over the timed region */
+    uint64_t frees;        /* free counter delta over the timed region */
+    uint64_t bytes;        /* byte counter delta over the timed region */
+    int64_t check;         /* a validation value (a checksum of results), reported raw */
+} td_player_row;
+
+typedef struct td_player_host {
+    uint32_t abi_version;  /* TD_PLAYER_ABI_VERSION of the shell */
+    uint32_t size;         /* sizeof(td_player_host) in the shell */
+    const char *backend;   /* "aot" or "jit" */
+    const char *subject;   /* the subject being run (same as the module's) */
+    int32_t samples;       /* samples requested for a benchmark run */
+    int32_t sample_index;  /* this call's sample, 0-based; -1 during warm-up */
+    int32_t warmup_index;  /* warm-up call, 0-based; -1 during measured samples */
+    int32_t ops_hint;      /* requested ops per row sample; 0 = the suite's default */
+    const char *filter;    /* only run cases/rows whose name contains this; NULL = all */
+
+    /* ---- smoke cases ---- */
+    void (*expect_cases)(void *ctx, int32_t count);
+    void (*case_begin)(void *ctx, const char *name);
+    /* Records a failed expectation of the current case; only the first one is kept. */
+    void (*case_fail)(void *ctx, const char *file, int32_t line, const char *expected,
+                      const char *actual);
+    void (*case_end)(void *ctx, uint64_t ns);
+
+    /* ---- benchmark rows ---- */
+    void (*row)(void *ctx, const td_player_row *row);
+    void (*row_unsupported)(void *ctx, const char *name, const char *reason);
+
+    /* ---- services ---- */
+    void (*alloc_read)(td_player_alloc_counts *out);
+    uint64_t (*now_ns)(void);
+    void (*log)(void *ctx, int32_t level, const char *message);
+} td_player_host;
+
+typedef struct td_player_module {
+    uint32_t abi_version;              /* TD_PLAYER_ABI_VERSION the module was built with */
+    uint32_t size;                     /* sizeof(td_player_module) */
+    const char *subject;               /* e.g. "tandem", "callback" */
+    const char *compiler;              /* "clang", "tcc" or "gcc" (from the TU's compiler) */
+    const char *const *suites;         /* NULL-terminated names of the suites compiled in */
+    int (*run_suite)(const char *suite, const td_player_host *host, void *ctx);
+} td_player_module;
+
+#if defined(__TINYC__)
+#  define TD_PLAYER_EXPORT
+#  define TD_PLAYER_COMPILER "tcc"
+#elif defined(__clang__)
+#  define TD_PLAYER_EXPORT __attribute__((visibility("default")))
+#  define TD_PLAYER_COMPILER "clang"
+#else
+#  define TD_PLAYER_EXPORT __attribute__((visibility("default")))
+#  define TD_PLAYER_COMPILER "gcc"
+#endif
+
+/* ---- helpers for suites (static inline: each TU gets its own copy) ---------------- */
+
+typedef void (*td_player_case_fn)(const td_player_host *host, void *ctx, void *arg);
+
+/* case_begin, time fn, case_end. Honors host->filter (a filtered-out case is skipped
+ * entirely; the report then shows fewer cases than expected). */
+static inline void td_player_run_case(const td_player_host *host, void *ctx, const char *name,
+                                      td_player_case_fn fn, void *arg)
+{
+    uint64_t t0, t1;
+    if (host->filter && host->filter[0]) {
+        const char *h = name, *f = host->filter;
+        int found = 0;
+        for (; *h && !found; h++) {
+            const char *a = h, *b = f;
+            while (*a && *b && *a == *b) { a++; b++; }
+            if (!*b) found = 1;
+        }
+        if (!found) return;
+    }
+    host->case_begin(ctx, name);
+    t0 = host->now_ns();
+    fn(host, ctx, arg);
+    t1 = host->now_ns();
+    host->case_end(ctx, t1 - t0);
+}
+
+static inline int td_player_check_i64(const td_player_host *host, void *ctx, const char *file,
+                                      int line, int64_t expected, int64_t actual)
+{
+    char e[32], a[32];
+    if (expected == actual) return 1;
+    snprintf(e, sizeof e, "%lld", (long long)expected);
+    snprintf(a, sizeof a, "%lld", (long long)actual);
+    host->case_fail(ctx, file, line, e, a);
+    return 0;
+}
+
+static inline int td_player_check_true(const td_player_host *host, void *ctx, const char *file,
+                                       int line, int cond, const char *text)
+{
+    if (cond) return 1;
+    host->case_fail(ctx, file, line, text, "false");
+    return 0;
+}
+
+/* Evaluate to 1 when the expectation holds, else record it (file:line) and give 0:
+ *     if (!TD_PCHECK_I64(host, ctx, 17, r)) return;  */
+#define TD_PCHECK_I64(host, ctx, expected, actual) \
+    td_player_check_i64((host), (ctx), __FILE__, __LINE__, (int64_t)(expected), (int64_t)(actual))
+#define TD_PCHECK(host, ctx, cond) \
+    td_player_check_true((host), (ctx), __FILE__, __LINE__, !!(cond), #cond)
+#define TD_PCHECK_PTR_EQ(host, ctx, expected, actual) \
+    td_player_check_i64((host), (ctx), __FILE__, __LINE__, (int64_t)(intptr_t)(expected), \
+                        (int64_t)(intptr_t)(actual))
+
+/* The entry table every module exports (defined by the generated registration). */
+extern TD_PLAYER_EXPORT const td_player_module tandem_player_module;
+
+#endif /* TANDEM_PLAYER_H */

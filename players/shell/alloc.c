@@ -1,0 +1,117 @@
+/*
+ * alloc.c - allocation counting for the whole player process.
+ *
+ * The shell exports malloc, calloc, realloc, free, posix_memalign, aligned_alloc,
+ * memalign, valloc and pvalloc (the executable is linked with -rdynamic), so every
+ * caller binds to these: glibc itself, dlopen'd AOT modules (their PLT resolves through
+ * the global scope, where the executable comes first) and tcc-compiled JIT code (bound
+ * explicitly with tcc_add_symbol, see td_player_alloc_symbols). They forward to glibc's
+ * allocator through __libc_* and count with relaxed atomics (thread-safe, no locks).
+ * Built with -fno-builtin so the compiler does not reason about malloc here.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shell.h"
+
+extern void *__libc_malloc(size_t n);
+extern void *__libc_calloc(size_t n, size_t m);
+extern void *__libc_realloc(void *p, size_t n);
+extern void __libc_free(void *p);
+extern void *__libc_memalign(size_t align, size_t n);
+extern void *__libc_valloc(size_t n);
+extern void *__libc_pvalloc(size_t n);
+
+static uint64_t td_alloc_allocs, td_alloc_reallocs, td_alloc_frees, td_alloc_bytes;
+
+#define TD_COUNT(var, v) __atomic_fetch_add(&(var), (uint64_t)(v), __ATOMIC_RELAXED)
+#define TD_EXPORT __attribute__((visibility("default")))
+
+static inline void *counted(void *p, size_t n)
+{
+    if (p) {
+        TD_COUNT(td_alloc_allocs, 1);
+        TD_COUNT(td_alloc_bytes, n);
+    }
+    return p;
+}
+
+TD_EXPORT void *malloc(size_t n) { return counted(__libc_malloc(n), n); }
+
+TD_EXPORT void *calloc(size_t n, size_t m)
+{
+    void *p = __libc_calloc(n, m);
+    return counted(p, n * m);
+}
+
+TD_EXPORT void free(void *p)
+{
+    if (p) TD_COUNT(td_alloc_frees, 1);
+    __libc_free(p);
+}
+
+TD_EXPORT void *realloc(void *p, size_t n)
+{
+    if (!p) return counted(__libc_realloc(NULL, n), n);
+    void *q = __libc_realloc(p, n);
+    if (n == 0) {
+        /* glibc frees p and returns NULL */
+        if (!q) TD_COUNT(td_alloc_frees, 1);
+        return q;
+    }
+    if (q) {
+        TD_COUNT(td_alloc_reallocs, 1);
+        TD_COUNT(td_alloc_bytes, n);
+    }
+    return q;
+}
+
+TD_EXPORT void *memalign(size_t align, size_t n) { return counted(__libc_memalign(align, n), n); }
+
+TD_EXPORT void *aligned_alloc(size_t align, size_t n)
+{
+    if (align == 0 || (align & (align - 1))) {
+        errno = EINVAL;
+        return NULL;
+    }
+    return counted(__libc_memalign(align, n), n);
+}
+
+TD_EXPORT int posix_memalign(void **out, size_t align, size_t n)
+{
+    if (align < sizeof(void *) || (align & (align - 1))) return EINVAL;
+    int saved = errno;
+    void *p = __libc_memalign(align, n);
+    errno = saved;
+    if (!p) return ENOMEM;
+    *out = counted(p, n);
+    return 0;
+}
+
+TD_EXPORT void *valloc(size_t n) { return counted(__libc_valloc(n), n); }
+TD_EXPORT void *pvalloc(size_t n) { return counted(__libc_pvalloc(n), n); }
+
+void td_player_alloc_read(td_player_alloc_counts *out)
+{
+    out->allocs = __atomic_load_n(&td_alloc_allocs, __ATOMIC_RELAXED);
+    out->reallocs = __atomic_load_n(&td_alloc_reallocs, __ATOMIC_RELAXED);
+    out->frees = __atomic_load_n(&td_alloc_frees, __ATOMIC_RELAXED);
+    out->bytes = __atomic_load_n(&td_alloc_bytes, __ATOMIC_RELAXED);
+}
+
+const td_backend_symbol td_player_alloc_symbols[] = {
+    { "malloc", (const void *)malloc },
+    { "calloc", (const void *)calloc },
+    { "realloc", (const void *)realloc },
+    { "free", (const void *)free },
+    { "memalign", (const void *)memalign },
+    { "aligned_alloc", (const void *)aligned_alloc },
+    { "posix_memalign", (const void *)posix_memalign },
+    { "valloc", (const void *)valloc },
+    { "pvalloc", (const void *)pvalloc },
+    { NULL, NULL },
+};

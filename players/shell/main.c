@@ -1,0 +1,603 @@
+/*
+ * main.c - `tandem-player`, the native host both backends run in.
+ *
+ *   tandem-player --backend aot --module A.so [--module B.so ...] --suite NAME [options]
+ *   tandem-player --backend jit --tu A.c [--tu B.c ...] [--root DIR] --suite NAME [options]
+ *
+ * Loads every subject (AOT: dlopen RTLD_NOW|RTLD_LOCAL; JIT: one TCCState each), runs
+ * the suite (warm-up calls, then one call per sample, alternating the subject order
+ * between samples), counts allocations (alloc.c) and writes one JSON report (cJSON).
+ *
+ * Output markers (stdout, flushed line by line, so a crash leaves the trail):
+ *   TANDEM-CASE-START: <subject> <case>
+ *   TANDEM-CASE-PASS: <subject> <case> ns=<ns>
+ *   TANDEM-CASE-FAIL: <subject> <case> at <file>:<line> expected <e> actual <a>
+ *   TANDEM-PLAYER-RESULT: pass|fail|error|crash signal=<n>|timeout   (always the last line)
+ * Exit: 0 pass, 1 a case failed / a suite could not run, 2 usage, 3 load or compile
+ * error, 124 timeout (--timeout), crash = death by the signal (after the marker).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <openssl/evp.h>
+
+#include "shell.h"
+
+#define MAX_SUBJECTS 16
+
+typedef struct pl_case {
+    char *name;
+    char *subject;
+    int passed;
+    int has_failure;
+    char *file;
+    int line;
+    char *expected;
+    char *actual;
+    uint64_t ns;
+} pl_case;
+
+typedef struct pl_row {
+    char *subject;
+    char *name;
+    int unsupported;
+    char *reason;
+    cJSON *samples;       /* array of sample objects */
+} pl_row;
+
+typedef struct pl_subject {
+    const char *path;
+    td_backend_module mod;
+    int loaded;
+    int suite_rc;         /* first non-zero run_suite return */
+} pl_subject;
+
+typedef struct pl_state {
+    const td_backend *backend;
+    const char *backend_name;
+    const char *suite;
+    const char *root;
+    const char *filter;
+    const char *out;
+    const char *build_id;
+    int samples, warmup, ops, timeout;
+    int nsubjects;
+    pl_subject subjects[MAX_SUBJECTS];
+    int32_t expected_cases;
+    pl_case *cases;
+    size_t ncases, capcases;
+    pl_case *cur;         /* open case */
+    pl_row *rows;
+    size_t nrows, caprows;
+    int measuring;        /* 0 during warm-up: rows discarded */
+    int record_cases;     /* 1 during the first measured call */
+    int cur_subject;
+    char root_prefix[PATH_MAX];
+} pl_state;
+
+static pl_state S;
+
+/* ---- crash / timeout markers (async-signal-safe) ---------------------------------- */
+
+static char crash_case[256];
+
+static void write_str(const char *s) { ssize_t r = write(1, s, strlen(s)); (void)r; }
+
+static void on_crash(int sig)
+{
+    char num[16];
+    int n = 0, v = sig;
+    char rev[16];
+    do { rev[n++] = (char)('0' + v % 10); v /= 10; } while (v && n < 15);
+    for (int i = 0; i < n; i++) num[i] = rev[n - 1 - i];
+    num[n] = 0;
+    write_str("\nTANDEM-PLAYER-RESULT: crash signal=");
+    write_str(num);
+    if (crash_case[0]) { write_str(" case="); write_str(crash_case); }
+    write_str("\n");
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    write_str("\nTANDEM-PLAYER-RESULT: timeout");
+    if (crash_case[0]) { write_str(" case="); write_str(crash_case); }
+    write_str("\n");
+    _exit(124);
+}
+
+static void install_handlers(void)
+{
+    int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) signal(sigs[i], on_crash);
+    signal(SIGALRM, on_alarm);
+}
+
+/* ---- host callbacks ---------------------------------------------------------------- */
+
+static char *dup0(const char *s) { return strdup(s ? s : ""); }
+
+static uint64_t host_now_ns(void) { return td_backend_now_ns(); }
+
+static const char *subject_name(void)
+{
+    const td_player_module *e = S.subjects[S.cur_subject].mod.entry;
+    return e ? e->subject : "?";
+}
+
+static const char *norm_file(const char *f)
+{
+    if (!f) return "";
+    size_t l = strlen(S.root_prefix);
+    if (l && !strncmp(f, S.root_prefix, l) && f[l] == '/') f += l + 1;
+    while (f[0] == '.' && f[1] == '/') f += 2;
+    return f;
+}
+
+static void host_expect_cases(void *ctx, int32_t count) { (void)ctx; S.expected_cases = count; }
+
+static void host_case_begin(void *ctx, const char *name)
+{
+    (void)ctx;
+    S.cur = NULL;
+    snprintf(crash_case, sizeof crash_case, "%s", name ? name : "");
+    if (!S.record_cases) return;   /* cases are recorded from the first measured call only */
+    if (S.ncases == S.capcases) {
+        S.capcases = S.capcases ? S.capcases * 2 : 64;
+        S.cases = realloc(S.cases, S.capcases * sizeof *S.cases);
+        if (!S.cases) abort();
+    }
+    pl_case *c = &S.cases[S.ncases++];
+    memset(c, 0, sizeof *c);
+    c->name = dup0(name);
+    c->subject = dup0(subject_name());
+    c->passed = 1;
+    S.cur = c;
+    printf("TANDEM-CASE-START: %s %s\n", c->subject, c->name);
+    fflush(stdout);
+}
+
+static void host_case_fail(void *ctx, const char *file, int32_t line, const char *expected,
+                           const char *actual)
+{
+    (void)ctx;
+    pl_case *c = S.cur;
+    if (!c) {
+        if (S.record_cases)
+            fprintf(stderr, "tandem-player: case_fail outside a case (%s:%d)\n", norm_file(file), line);
+        return;
+    }
+    c->passed = 0;
+    if (c->has_failure) return;
+    c->has_failure = 1;
+    c->file = dup0(norm_file(file));
+    c->line = line;
+    c->expected = dup0(expected);
+    c->actual = dup0(actual);
+}
+
+static void host_case_end(void *ctx, uint64_t ns)
+{
+    (void)ctx;
+    pl_case *c = S.cur;
+    crash_case[0] = 0;
+    if (!c) return;
+    c->ns = ns;
+    if (c->passed)
+        printf("TANDEM-CASE-PASS: %s %s ns=%llu\n", c->subject, c->name, (unsigned long long)ns);
+    else
+        printf("TANDEM-CASE-FAIL: %s %s at %s:%d expected %s actual %s\n", c->subject, c->name,
+               c->file, c->line, c->expected, c->actual);
+    fflush(stdout);
+    S.cur = NULL;
+    crash_case[0] = 0;
+}
+
+static pl_row *find_row(const char *name)
+{
+    const char *subj = subject_name();
+    for (size_t i = 0; i < S.nrows; i++)
+        if (!strcmp(S.rows[i].name, name) && !strcmp(S.rows[i].subject, subj)) return &S.rows[i];
+    if (S.nrows == S.caprows) {
+        S.caprows = S.caprows ? S.caprows * 2 : 32;
+        S.rows = realloc(S.rows, S.caprows * sizeof *S.rows);
+        if (!S.rows) abort();
+    }
+    pl_row *r = &S.rows[S.nrows++];
+    memset(r, 0, sizeof *r);
+    r->subject = dup0(subj);
+    r->name = dup0(name);
+    r->samples = cJSON_CreateArray();
+    return r;
+}
+
+static void host_row(void *ctx, const td_player_row *row)
+{
+    (void)ctx;
+    if (!S.measuring || !row || !row->name) return;
+    pl_row *r = find_row(row->name);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "ns", (double)row->ns);
+    cJSON_AddNumberToObject(o, "ops", (double)row->ops);
+    cJSON_AddNumberToObject(o, "allocs", (double)row->allocs);
+    cJSON_AddNumberToObject(o, "frees", (double)row->frees);
+    cJSON_AddNumberToObject(o, "bytes", (double)row->bytes);
+    cJSON_AddNumberToObject(o, "check", (double)row->check);
+    cJSON_AddItemToArray(r->samples, o);
+}
+
+static void host_row_unsupported(void *ctx, const char *name, const char *reason)
+{
+    (void)ctx;
+    if (!name) return;
+    pl_row *r = find_row(name);
+    if (!r->unsupported) {
+        r->unsupported = 1;
+        r->reason = dup0(reason);
+    }
+}
+
+static void host_log(void *ctx, int32_t level, const char *msg)
+{
+    (void)ctx;
+    static const char *const lv[] = { "info", "warn", "error" };
+    fprintf(stderr, "[%s %s] %s\n", subject_name(), level >= 0 && level <= 2 ? lv[level] : "log",
+            msg ? msg : "");
+}
+
+/* ---- report ------------------------------------------------------------------------ */
+
+static void sha256_file(const char *path, char *hex, size_t len)
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int mdlen = 0;
+    FILE *f = fopen(path, "rb");
+    hex[0] = 0;
+    if (!f) return;
+    EVP_MD_CTX *c = EVP_MD_CTX_new();
+    EVP_DigestInit_ex(c, EVP_sha256(), NULL);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) EVP_DigestUpdate(c, buf, n);
+    EVP_DigestFinal_ex(c, md, &mdlen);
+    EVP_MD_CTX_free(c);
+    fclose(f);
+    for (unsigned i = 0; i < mdlen && 2 * i + 2 < len; i++) snprintf(hex + 2 * i, 3, "%02x", md[i]);
+}
+
+/* --build-id, else the `build-id-<backend>` file `tandem build` writes in the player
+ * folder (next to the module/TU, or one level up), else
+ * "unverified:sha256:<hash of the first module or TU>". */
+static void resolve_build_id(char *out, size_t len)
+{
+    if (S.build_id) {
+        snprintf(out, len, "%s", S.build_id);
+        return;
+    }
+    char dir[PATH_MAX];
+    if (!realpath(S.subjects[0].path, dir)) snprintf(dir, sizeof dir, "%s", S.subjects[0].path);
+    for (int up = 0; up < 2; up++) {
+        char *slash = strrchr(dir, '/');
+        if (!slash) break;
+        *slash = 0;
+        char p[PATH_MAX + 64];
+        snprintf(p, sizeof p, "%s/build-id-%s", dir, S.backend_name);
+        FILE *f = fopen(p, "r");
+        if (!f) continue;
+        int ok = fgets(out, (int)len, f) != NULL;
+        fclose(f);
+        if (ok) {
+            out[strcspn(out, "\r\n")] = 0;
+            if (out[0]) return;
+        }
+    }
+    char hex[80];
+    sha256_file(S.subjects[0].path, hex, sizeof hex);
+    snprintf(out, len, "unverified:sha256:%s", hex);
+}
+
+static cJSON *failure_json(const pl_case *c)
+{
+    if (!c->has_failure && c->passed) return cJSON_CreateNull();
+    cJSON *f = cJSON_CreateObject();
+    if (c->has_failure) {
+        cJSON_AddStringToObject(f, "file", c->file);
+        cJSON_AddNumberToObject(f, "line", c->line);
+        cJSON_AddStringToObject(f, "expected", c->expected);
+        cJSON_AddStringToObject(f, "actual", c->actual);
+    } else {
+        cJSON_AddStringToObject(f, "file", "");
+        cJSON_AddNumberToObject(f, "line", 0);
+        cJSON_AddStringToObject(f, "expected", "case_end");
+        cJSON_AddStringToObject(f, "actual", "case never ended");
+    }
+    return f;
+}
+
+static int write_report(int is_smoke, int *passed_out)
+{
+    char bid[256];
+    resolve_build_id(bid, sizeof bid);
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddNumberToObject(root, "schemaVersion", 1);
+    cJSON_AddStringToObject(root, "kind", is_smoke ? "smoke" : "bench");
+    cJSON_AddStringToObject(root, "suite", S.suite);
+    cJSON_AddStringToObject(root, "backend", S.backend_name);
+    cJSON_AddStringToObject(root, "buildId", bid);
+    cJSON_AddStringToObject(root, "compiler", S.backend->identity());
+    cJSON_AddStringToObject(root, "flags", S.backend->flags());
+
+    cJSON *subs = cJSON_AddArrayToObject(root, "subjects");
+    int passed = 1;
+    const char *first_fail_reason = NULL;
+    for (int i = 0; i < S.nsubjects; i++) {
+        const pl_subject *s = &S.subjects[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", s->mod.entry->subject);
+        cJSON_AddStringToObject(o, "path", s->path);
+        cJSON_AddStringToObject(o, "moduleCompiler", s->mod.entry->compiler);
+        cJSON_AddNumberToObject(o, "loadNs", (double)s->mod.compile_ns);
+        cJSON_AddNumberToObject(o, "suiteResult", s->suite_rc);
+        cJSON_AddItemToArray(subs, o);
+        if (s->suite_rc != 0) {
+            passed = 0;
+            if (!first_fail_reason) first_fail_reason = "suite did not run";
+        }
+    }
+    if (is_smoke) cJSON_AddNumberToObject(root, "expectedCaseCount", S.expected_cases);
+
+    cJSON *cases = cJSON_CreateArray();
+    const pl_case *first = NULL;
+    for (size_t i = 0; i < S.ncases; i++) {
+        const pl_case *c = &S.cases[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", c->name);
+        if (S.nsubjects > 1) cJSON_AddStringToObject(o, "subject", c->subject);
+        cJSON_AddBoolToObject(o, "passed", c->passed);
+        cJSON_AddItemToObject(o, "failure", failure_json(c));
+        cJSON_AddNumberToObject(o, "ns", (double)c->ns);
+        cJSON_AddItemToArray(cases, o);
+        if (!c->passed && !first) first = c;
+    }
+    size_t per_subject = S.nsubjects ? S.ncases / (size_t)S.nsubjects : 0;
+    int count_ok = !is_smoke || S.expected_cases <= 0 || (S.filter && S.filter[0]) ||
+                   (S.ncases % (size_t)S.nsubjects == 0 && per_subject == (size_t)S.expected_cases);
+    if (first) passed = 0;
+    if (!count_ok) passed = 0;
+    if (is_smoke && S.ncases == 0) passed = 0;
+    cJSON_AddBoolToObject(root, "passed", passed);
+    if (first) {
+        cJSON *f = failure_json(first);
+        cJSON_AddStringToObject(f, "case", first->name);
+        cJSON_AddItemToObject(root, "failure", f);
+    } else if (!passed) {
+        cJSON *f = cJSON_CreateObject();
+        char msg[128];
+        if (first_fail_reason) snprintf(msg, sizeof msg, "%s", first_fail_reason);
+        else snprintf(msg, sizeof msg, "%zu cases reported, %d expected", per_subject, S.expected_cases);
+        cJSON_AddStringToObject(f, "case", "");
+        cJSON_AddStringToObject(f, "file", "");
+        cJSON_AddNumberToObject(f, "line", 0);
+        cJSON_AddStringToObject(f, "expected", is_smoke ? "all expected cases reported" : "suite ran");
+        cJSON_AddStringToObject(f, "actual", msg);
+        cJSON_AddItemToObject(root, "failure", f);
+    } else {
+        cJSON_AddNullToObject(root, "failure");
+    }
+    if (is_smoke || S.ncases) cJSON_AddItemToObject(root, "cases", cases);
+    else cJSON_Delete(cases);
+
+    if (!is_smoke || S.nrows) {
+        cJSON_AddNumberToObject(root, "samples", S.samples);
+        cJSON_AddNumberToObject(root, "warmup", S.warmup);
+        cJSON *rows = cJSON_AddArrayToObject(root, "rows");
+        for (size_t i = 0; i < S.nrows; i++) {
+            pl_row *r = &S.rows[i];
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "subject", r->subject);
+            cJSON_AddStringToObject(o, "name", r->name);
+            cJSON_AddBoolToObject(o, "supported", !r->unsupported);
+            if (r->unsupported) cJSON_AddStringToObject(o, "reason", r->reason);
+            cJSON_AddItemToObject(o, "samples", r->samples);
+            r->samples = NULL;
+            cJSON_AddItemToArray(rows, o);
+        }
+    }
+    td_player_alloc_counts ac;
+    td_player_alloc_read(&ac);
+    cJSON *a = cJSON_AddObjectToObject(root, "processAllocations");
+    cJSON_AddNumberToObject(a, "allocs", (double)ac.allocs);
+    cJSON_AddNumberToObject(a, "reallocs", (double)ac.reallocs);
+    cJSON_AddNumberToObject(a, "frees", (double)ac.frees);
+    cJSON_AddNumberToObject(a, "bytes", (double)ac.bytes);
+
+    char defname[256];
+    const char *out = S.out;
+    if (!out) {
+        if (!strcmp(S.suite, "smoke")) snprintf(defname, sizeof defname, "smoke-%s.json", S.backend_name);
+        else snprintf(defname, sizeof defname, "%s-%s.json", S.suite, S.backend_name);
+        out = defname;
+    }
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    FILE *f = text ? fopen(out, "w") : NULL;
+    int rc = 0;
+    if (!f || fputs(text, f) < 0 || fputc('\n', f) < 0) {
+        fprintf(stderr, "tandem-player: cannot write %s: %s\n", out, strerror(errno));
+        rc = -1;
+    }
+    if (f && fclose(f) != 0) rc = -1;
+    free(text);
+    *passed_out = passed;
+    return rc;
+}
+
+/* ---- main -------------------------------------------------------------------------- */
+
+static void usage(FILE *o)
+{
+    fprintf(o,
+            "usage: tandem-player --backend aot|jit --suite NAME [options]\n"
+            "  --module PATH     AOT: a subject module (.so); repeat for more subjects\n"
+            "  --tu PATH         JIT: a generated translation unit; repeat for more subjects\n"
+            "  --root DIR        JIT: source root of the TU's includes (default: the TU's folder)\n"
+            "  --suite NAME      suite to run (e.g. smoke)\n"
+            "  --out FILE        report (default smoke-<backend>.json or <suite>-<backend>.json)\n"
+            "  --samples N       measured calls per subject (default 1 for smoke, 10 otherwise)\n"
+            "  --warmup N        discarded warm-up calls (default 0 for smoke, 1 otherwise)\n"
+            "  --ops N           ops per row sample hint (default: the suite's)\n"
+            "  --filter STR      only cases/rows whose name contains STR\n"
+            "  --build-id ID     build id for the report (default: build-id file next to the module)\n"
+            "  --timeout SEC     abort with TANDEM-PLAYER-RESULT: timeout after SEC seconds\n"
+            "  --subjects        load, list subjects and their suites, exit\n");
+}
+
+static int result(const char *what, int code)
+{
+    printf("TANDEM-PLAYER-RESULT: %s\n", what);
+    fflush(stdout);
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    const char *paths[MAX_SUBJECTS];
+    int npaths = 0, list_only = 0, is_jit_arg = 0, is_aot_arg = 0;
+    S.samples = -1;
+    S.warmup = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEEDV() do { if (!v) { fprintf(stderr, "tandem-player: %s needs a value\n", a); return 2; } i++; } while (0)
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
+        else if (!strcmp(a, "--backend")) { NEEDV(); S.backend_name = v; }
+        else if (!strcmp(a, "--module") || !strcmp(a, "--tu")) {
+            NEEDV();
+            if (npaths == MAX_SUBJECTS) { fprintf(stderr, "tandem-player: too many subjects\n"); return 2; }
+            paths[npaths++] = v;
+            if (a[2] == 'm') is_aot_arg = 1; else is_jit_arg = 1;
+        }
+        else if (!strcmp(a, "--root")) { NEEDV(); S.root = v; }
+        else if (!strcmp(a, "--suite")) { NEEDV(); S.suite = v; }
+        else if (!strcmp(a, "--out")) { NEEDV(); S.out = v; }
+        else if (!strcmp(a, "--samples")) { NEEDV(); S.samples = atoi(v); }
+        else if (!strcmp(a, "--warmup")) { NEEDV(); S.warmup = atoi(v); }
+        else if (!strcmp(a, "--ops")) { NEEDV(); S.ops = atoi(v); }
+        else if (!strcmp(a, "--filter")) { NEEDV(); S.filter = v; }
+        else if (!strcmp(a, "--build-id")) { NEEDV(); S.build_id = v; }
+        else if (!strcmp(a, "--timeout")) { NEEDV(); S.timeout = atoi(v); }
+        else if (!strcmp(a, "--subjects")) list_only = 1;
+        else { fprintf(stderr, "tandem-player: unknown option %s\n", a); usage(stderr); return 2; }
+#undef NEEDV
+    }
+    S.backend = td_backend_find(S.backend_name);
+    if (!S.backend || !npaths || (!S.suite && !list_only) ||
+        (is_aot_arg && strcmp(S.backend_name, "aot")) || (is_jit_arg && strcmp(S.backend_name, "jit"))) {
+        fprintf(stderr, "tandem-player: need --backend aot with --module, or --backend jit with --tu, and --suite\n");
+        usage(stderr);
+        return 2;
+    }
+    int is_smoke = S.suite && !strcmp(S.suite, "smoke");
+    if (S.samples < 0) S.samples = is_smoke ? 1 : 10;
+    if (S.warmup < 0) S.warmup = is_smoke ? 0 : 1;
+    if (S.samples < 1) S.samples = 1;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    install_handlers();
+    if (S.timeout > 0) alarm((unsigned)S.timeout);
+
+    td_backend_options opt = { 0 };
+    opt.root = S.root;
+    opt.symbols = td_player_alloc_symbols;
+    if (S.root && realpath(S.root, S.root_prefix) == NULL) S.root_prefix[0] = 0;
+    for (int i = 0; i < npaths; i++) {
+        char err[16384];
+        pl_subject *s = &S.subjects[S.nsubjects];
+        s->path = paths[i];
+        if (S.backend->load(paths[i], &opt, &s->mod, err, sizeof err)) {
+            fprintf(stderr, "tandem-player: cannot load %s:\n%s\n", paths[i], err);
+            return result("error", 3);
+        }
+        s->loaded = 1;
+        S.nsubjects++;
+        if (!S.root && !strcmp(S.backend_name, "jit") && !S.root_prefix[0]) {
+            char tmp[PATH_MAX];
+            if (realpath(paths[i], tmp)) {
+                *strrchr(tmp, '/') = 0;
+                snprintf(S.root_prefix, sizeof S.root_prefix, "%s", tmp);
+            }
+        }
+        fprintf(stderr, "tandem-player: loaded %s subject '%s' (%s) in %.3f ms\n", S.backend_name,
+                s->mod.entry->subject, s->mod.entry->compiler, s->mod.compile_ns / 1e6);
+    }
+    if (list_only) {
+        for (int i = 0; i < S.nsubjects; i++) {
+            const td_player_module *e = S.subjects[i].mod.entry;
+            printf("%s %s", e->subject, e->compiler);
+            for (const char *const *q = e->suites; *q; q++) printf(" %s", *q);
+            printf("\n");
+        }
+        return 0;
+    }
+
+    td_player_host host;
+    memset(&host, 0, sizeof host);
+    host.abi_version = TD_PLAYER_ABI_VERSION;
+    host.size = sizeof host;
+    host.backend = S.backend_name;
+    host.samples = S.samples;
+    host.ops_hint = S.ops;
+    host.filter = S.filter;
+    host.expect_cases = host_expect_cases;
+    host.case_begin = host_case_begin;
+    host.case_fail = host_case_fail;
+    host.case_end = host_case_end;
+    host.row = host_row;
+    host.row_unsupported = host_row_unsupported;
+    host.alloc_read = td_player_alloc_read;
+    host.now_ns = host_now_ns;
+    host.log = host_log;
+
+    int total = S.warmup + S.samples;
+    for (int k = 0; k < total; k++) {
+        int warm = k < S.warmup;
+        S.measuring = !warm;
+        S.record_cases = k == S.warmup;
+        host.warmup_index = warm ? k : -1;
+        host.sample_index = warm ? -1 : k - S.warmup;
+        for (int j = 0; j < S.nsubjects; j++) {
+            /* alternate the subject order between calls */
+            int idx = (k % 2 == 0) ? j : S.nsubjects - 1 - j;
+            pl_subject *s = &S.subjects[idx];
+            if (s->suite_rc) continue;
+            S.cur_subject = idx;
+            host.subject = s->mod.entry->subject;
+            int rc = s->mod.entry->run_suite(S.suite, &host, NULL);
+            if (S.cur) { /* the suite returned inside a case */
+                pl_case *c = S.cur;
+                c->passed = 0;
+                host_case_end(NULL, 0);
+            }
+            if (rc) {
+                s->suite_rc = rc;
+                fprintf(stderr, "tandem-player: subject '%s' suite '%s' returned %d%s\n", host.subject,
+                        S.suite, rc, rc == TD_PLAYER_E_NO_SUITE ? " (suite not compiled in)" : "");
+            }
+        }
+    }
+    alarm(0);
+    int passed = 0;
+    if (write_report(is_smoke || S.ncases > 0, &passed)) return result("error", 1);
+    for (int i = 0; i < S.nsubjects; i++) S.backend->unload(&S.subjects[i].mod);
+    return passed ? result("pass", 0) : result("fail", 1);
+}

@@ -1,0 +1,13 @@
+/* shell.h - internals shared by the player shell's files. */
+#ifndef TD_PLAYER_SHELL_H
+#define TD_PLAYER_SHELL_H
+
+#include "backend.h"
+#include "tandem_player.h"
+
+/* Process-wide allocation counters (alloc.c). */
+void td_player_alloc_read(td_player_alloc_counts *out);
+/* The interposed allocator, for binding into JIT modules. {NULL,NULL}-terminated. */
+extern const td_backend_symbol td_player_alloc_symbols[];
+
+#endif
