@@ -1,1 +1,322 @@
-int td_verb_pack(int argc, char **argv) { return 2; }
+/*
+ * pack.c - `tandem pack`: files.sha256 and a reproducible archive of a folder (zip or
+ * tar.zst via libarchive); --check verifies a folder or archive against its
+ * files.sha256; --extract extracts an archive safely.
+ */
+#include "tl_archive.h"
+#include "tl_err.h"
+#include "tl_fs.h"
+#include "tl_hash.h"
+#include "tl_manifest.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SUMS "files.sha256"
+
+static void usage(FILE *o)
+{
+    fprintf(o, "usage: tandem pack DIR [--format zip|tar.zst] [--out FILE]\n"
+               "       tandem pack --check DIR|ARCHIVE\n"
+               "       tandem pack --extract ARCHIVE --out DIR\n"
+               "\n"
+               "Pack: write DIR/files.sha256 (\"<sha256>  <path>\" per file, sorted by path, itself\n"
+               "excluded) and a reproducible archive of DIR (sorted entries, fixed mtime\n"
+               "$SOURCE_DATE_EPOCH or 1980-01-01, uid/gid 0, no owner names, perms 0644/0755):\n"
+               "two packs of the same folder are byte-identical. Default --out: DIR.zip or\n"
+               "DIR.tar.zst beside DIR; the format follows --out's extension when --format is absent.\n"
+               "Symlinks, special files and unsafe names in DIR are refused.\n"
+               "\n"
+               "--check: verify files.sha256 of a folder, or of an archive (extracted safely to a\n"
+               "temporary folder first); every changed, missing or extra file is printed.\n"
+               "--extract: refuse archives with absolute paths, '..', links or writes through\n"
+               "symlinks (pre-check, then libarchive's SECURE_* flags); then check files.sha256 if\n"
+               "the archive has one.\n"
+               "\n"
+               "Exit: 0 ok, 1 refused, invalid or mismatching, 2 usage.\n");
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && !strcmp(s + a - b, suf);
+}
+
+/* Parse DIR/files.sha256. 0 ok, 1 invalid (reported). */
+static int read_sums(const char *dir, tl_file_rec **out, size_t *nout)
+{
+    char *path = tl_join(dir, SUMS);
+    char *buf;
+    size_t len;
+    *out = NULL;
+    *nout = 0;
+    int e = tl_read_all(path, &buf, &len);
+    if (e) {
+        tl_error(path, NULL, "cannot read: %s", strerror(e));
+        free(path);
+        return 1;
+    }
+    size_t cap = 0, n = 0;
+    tl_file_rec *v = NULL;
+    int bad = 0;
+    size_t lineno = 0;
+    char *p = buf, *end = buf + len;
+    if (memchr(buf, '\0', len)) {
+        tl_error(path, NULL, "NUL byte in file");
+        bad = 1;
+    }
+    while (!bad && p < end) {
+        lineno++;
+        char *nl = memchr(p, '\n', (size_t)(end - p));
+        char field[32];
+        snprintf(field, sizeof field, "line %zu", lineno);
+        if (!nl) {
+            tl_error(path, field, "truncated: no final newline");
+            bad = 1;
+            break;
+        }
+        *nl = '\0';
+        const char *why;
+        if ((size_t)(nl - p) < 67 || p[64] != ' ' || p[65] != ' ') {
+            tl_error(path, field, "expected \"<64 hex>  <path>\"");
+            bad = 1;
+        } else {
+            p[64] = '\0';
+            if (!tl_is_sha256_hex(p)) {
+                tl_error(path, field, "not a SHA-256 (64 lowercase hex digits)");
+                bad = 1;
+            } else if (!tl_rel_path_ok(p + 66, &why)) {
+                tl_error(path, field, "unsafe path '%s': %s", p + 66, why);
+                bad = 1;
+            } else if (!strcmp(p + 66, SUMS)) {
+                tl_error(path, field, "lists itself");
+                bad = 1;
+            } else if (n && strcmp(v[n - 1].path, p + 66) >= 0) {
+                tl_error(path, field, "'%s' %s", p + 66,
+                         strcmp(v[n - 1].path, p + 66) ? "out of order (lines must be sorted by path)" : "listed twice");
+                bad = 1;
+            } else {
+                if (n == cap) {
+                    cap = cap ? cap * 2 : 64;
+                    v = realloc(v, cap * sizeof *v);
+                }
+                v[n].path = strdup(p + 66);
+                v[n].bytes = UINT64_MAX;
+                memcpy(v[n].sha256, p, TL_SHA256_HEX);
+                n++;
+            }
+        }
+        p = nl + 1;
+    }
+    free(buf);
+    free(path);
+    if (bad) {
+        for (size_t i = 0; i < n; i++)
+            free(v[i].path);
+        free(v);
+        return 1;
+    }
+    *out = v;
+    *nout = n;
+    return 0;
+}
+
+static int check_dir(const char *dir, const char *label)
+{
+    tl_file_rec *v;
+    size_t n;
+    if (read_sums(dir, &v, &n))
+        return 1;
+    static const char *const skip[] = { SUMS, NULL };
+    tl_report rep = { stdout, NULL, NULL, 0, 0 };
+    tl_files_check(dir, v, n, skip, NULL, &rep);
+    printf("pack --check %s: %zu files listed, %u mismatch(es)\n", label, n, rep.count);
+    for (size_t i = 0; i < n; i++)
+        free(v[i].path);
+    free(v);
+    return rep.count ? 1 : 0;
+}
+
+static int do_pack(const char *dir, const char *fmt_arg, const char *out_arg)
+{
+    if (!tl_is_dir(dir)) {
+        tl_error(dir, NULL, "not a folder");
+        return 1;
+    }
+    char *adir = tl_abspath(dir);
+    tl_archive_format fmt = TL_FMT_ZIP;
+    if (fmt_arg)
+        fmt = !strcmp(fmt_arg, "zip") ? TL_FMT_ZIP : TL_FMT_TAR_ZST;
+    else if (out_arg && ends_with(out_arg, ".tar.zst"))
+        fmt = TL_FMT_TAR_ZST;
+    char *out;
+    if (out_arg) {
+        out = tl_abspath(out_arg);
+    } else {
+        size_t l = strlen(adir);
+        out = malloc(l + 16);
+        snprintf(out, l + 16, "%s%s", adir, fmt == TL_FMT_ZIP ? ".zip" : ".tar.zst");
+    }
+    size_t dl = strlen(adir);
+    if (!strncmp(out, adir, dl) && out[dl] == '/') {
+        tl_error(out, "--out", "must not be inside the packed folder %s", adir);
+        free(adir);
+        free(out);
+        return 2;
+    }
+    tl_strlist files = { 0 };
+    static const char *const skip[] = { SUMS, NULL };
+    int rc = 1;
+    char **full = NULL;
+    tl_hash_result *res = NULL;
+    const char **sha = NULL;
+    if (tl_walk(adir, NULL, TL_WALK_REFUSE_SYMLINKS, NULL, skip, &files))
+        goto out;
+    tl_strlist_sort(&files);
+    full = calloc(files.n + 1, sizeof *full);
+    res = calloc(files.n + 1, sizeof *res);
+    sha = calloc(files.n + 2, sizeof *sha);
+    for (size_t i = 0; i < files.n; i++)
+        full[i] = tl_join(adir, files.v[i]);
+    tl_hash_files((const char *const *)full, files.n, res, 0);
+    size_t cap = 1024, len = 0;
+    char *sums = malloc(cap);
+    for (size_t i = 0; i < files.n; i++) {
+        if (res[i].err) {
+            tl_error(full[i], NULL, "cannot read: %s", strerror(res[i].err));
+            free(sums);
+            goto out;
+        }
+        size_t need = 64 + 2 + strlen(files.v[i]) + 2;
+        if (len + need >= cap) {
+            cap = (len + need) * 2;
+            sums = realloc(sums, cap);
+        }
+        len += (size_t)sprintf(sums + len, "%s  %s\n", res[i].hex, files.v[i]);
+    }
+    char *sums_path = tl_join(adir, SUMS);
+    int e = tl_write_atomic(sums_path, sums, len, 0644);
+    free(sums);
+    if (e) {
+        tl_error(sums_path, NULL, "cannot write: %s", strerror(e));
+        free(sums_path);
+        goto out;
+    }
+    free(sums_path);
+    /* The archive holds files.sha256 too, at its sorted place. */
+    tl_strlist entries = { 0 };
+    for (size_t i = 0; i < files.n; i++)
+        tl_strlist_push(&entries, files.v[i]);
+    tl_strlist_push(&entries, SUMS);
+    tl_strlist_sort(&entries);
+    for (size_t i = 0, k = 0; i < entries.n; i++) {
+        if (!strcmp(entries.v[i], SUMS))
+            sha[i] = NULL;
+        else
+            sha[i] = res[k++].hex;
+    }
+    rc = tl_pack_write(adir, &entries, sha, fmt, out);
+    tl_strlist_free(&entries);
+    if (rc == 0)
+        printf("packed %zu files + %s from %s into %s\n", files.n, SUMS, adir, out);
+out:
+    if (full)
+        for (size_t i = 0; i < files.n; i++)
+            free(full[i]);
+    free(full);
+    free(res);
+    free(sha);
+    tl_strlist_free(&files);
+    free(adir);
+    free(out);
+    return rc;
+}
+
+int td_verb_pack(int argc, char **argv)
+{
+    const char *dir = NULL, *fmt = NULL, *out = NULL, *check = NULL, *extract = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--format") || !strcmp(a, "--out") || !strcmp(a, "--check") ||
+                   !strcmp(a, "--extract")) {
+            if (i + 1 >= argc || !argv[i + 1][0]) {
+                fprintf(stderr, "tandem pack: %s needs a value\n", a);
+                usage(stderr);
+                return 2;
+            }
+            const char *v = argv[++i];
+            if (!strcmp(a, "--format"))
+                fmt = v;
+            else if (!strcmp(a, "--out"))
+                out = v;
+            else if (!strcmp(a, "--check"))
+                check = v;
+            else
+                extract = v;
+        } else if (a[0] == '-') {
+            fprintf(stderr, "tandem pack: unknown option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        } else if (!dir) {
+            dir = a;
+        } else {
+            fprintf(stderr, "tandem pack: one DIR only ('%s')\n", a);
+            return 2;
+        }
+    }
+    if (fmt && strcmp(fmt, "zip") && strcmp(fmt, "tar.zst")) {
+        fprintf(stderr, "tandem pack: --format: expected zip or tar.zst, got '%s'\n", fmt);
+        return 2;
+    }
+    if (!!check + !!extract + !!dir != 1) {
+        fprintf(stderr, "tandem pack: give exactly one of DIR, --check or --extract\n");
+        usage(stderr);
+        return 2;
+    }
+    if (check) {
+        if (out || fmt) {
+            fprintf(stderr, "tandem pack: --check takes no --out or --format\n");
+            return 2;
+        }
+        if (tl_is_dir(check))
+            return check_dir(check, check);
+        if (!tl_is_file(check)) {
+            tl_error(check, "--check", "no such folder or archive");
+            return 1;
+        }
+        const char *tmpd = getenv("TMPDIR");
+        char *tmpl = tl_join(tmpd && *tmpd ? tmpd : "/tmp", "tandem-check-XXXXXX");
+        if (!mkdtemp(tmpl)) {
+            tl_error(tmpl, NULL, "cannot create a temporary folder: %s", strerror(errno));
+            free(tmpl);
+            return 1;
+        }
+        int rc = tl_archive_extract(check, tmpl);
+        if (rc == 0)
+            rc = check_dir(tmpl, check);
+        tl_rm_rf(tmpl);
+        free(tmpl);
+        return rc ? 1 : 0;
+    }
+    if (extract) {
+        if (!out) {
+            fprintf(stderr, "tandem pack: --extract needs --out DIR\n");
+            return 2;
+        }
+        if (tl_archive_extract(extract, out))
+            return 1;
+        printf("extracted %s into %s\n", extract, out);
+        char *sp = tl_join(out, SUMS);
+        int has = tl_is_file(sp);
+        free(sp);
+        return has ? check_dir(out, out) : 0;
+    }
+    return do_pack(dir, fmt, out);
+}

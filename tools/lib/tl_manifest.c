@@ -423,10 +423,17 @@ int tl_files_check(const char *dir, const tl_file_rec *recs, size_t n, const cha
             tl_mismatch(rep, "missing", full[i], NULL);
         else if (res[i].err)
             tl_mismatch(rep, "unreadable", full[i], "%s", strerror(res[i].err));
-        else if (strcmp(res[i].hex, recs[i].sha256) || res[i].bytes != recs[i].bytes)
-            tl_mismatch(rep, "changed", full[i], "expected %llu bytes sha256 %.16s..., found %llu bytes sha256 %.16s...",
-                        (unsigned long long)recs[i].bytes, recs[i].sha256, (unsigned long long)res[i].bytes,
-                        res[i].hex);
+        else if (strcmp(res[i].hex, recs[i].sha256) || (recs[i].bytes != UINT64_MAX && res[i].bytes != recs[i].bytes))
+        {
+            if (recs[i].bytes == UINT64_MAX)
+                tl_mismatch(rep, "changed", full[i], "expected sha256 %.16s..., found %.16s...", recs[i].sha256,
+                            res[i].hex);
+            else
+                tl_mismatch(rep, "changed", full[i],
+                            "expected %llu bytes sha256 %.16s..., found %llu bytes sha256 %.16s...",
+                            (unsigned long long)recs[i].bytes, recs[i].sha256, (unsigned long long)res[i].bytes,
+                            res[i].hex);
+        }
     }
     /* Extra: on disk, not in recs (both sorted). */
     size_t j = 0;

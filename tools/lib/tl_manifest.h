@@ -79,7 +79,7 @@ void tl_bmanifest_free(tl_bmanifest *m);
 
 /* Re-hash the files of dir against recs: "changed", "missing" and "extra" (files on disk
  * not listed; entries named in skip_top directly in dir, and top-level names accepted by
- * skip_fn, are ignored) go to rep. Returns 0 when it could run, 1 on an I/O error. */
+ * skip_fn, are ignored) go to rep. A rec with bytes == UINT64_MAX is checked by hash only. Returns 0 when it could run, 1 on an I/O error. */
 int tl_files_check(const char *dir, const tl_file_rec *recs, size_t n, const char *const *skip_top,
                    int (*skip_fn)(const char *top_name), tl_report *rep);
 
