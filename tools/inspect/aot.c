@@ -405,19 +405,27 @@ static int ptr_offset(aot_ctx *a, LLVMValueRef p, LLVMValueRef *base, long long 
 
 typedef struct span { LLVMValueRef base; long long lo, hi; } span;
 
-static long long covered_from_zero(span *s, int n, LLVMValueRef base)
+/* The longest contiguous zero-filled run on `base` (spans merged, from any start). */
+static long long longest_run(span *s, int n, LLVMValueRef base)
 {
-    long long end = 0;
-    int grew = 1;
-    while (grew) {
-        grew = 0;
-        for (int k = 0; k < n; k++)
-            if (s[k].base == base && s[k].lo <= end && s[k].hi > end) {
-                end = s[k].hi;
-                grew = 1;
-            }
+    long long best = 0;
+    for (int a = 0; a < n; a++) {
+        if (s[a].base != base)
+            continue;
+        long long start = s[a].lo, end = s[a].hi;
+        int grew = 1;
+        while (grew) {
+            grew = 0;
+            for (int k = 0; k < n; k++)
+                if (s[k].base == base && s[k].lo <= end && s[k].hi > end && s[k].lo >= start) {
+                    end = s[k].hi;
+                    grew = 1;
+                }
+        }
+        if (end - start > best)
+            best = end - start;
     }
-    return end;
+    return best;
 }
 
 static char *describe_len(const char *fn, LLVMValueRef len)
@@ -510,9 +518,9 @@ static void check_clears_frame(aot_ctx *a, ti_rule *r)
             }
             sp[nsp++] = (span){ base, off + lo, off + hi };
             if (fs >= 0) {
-                long long cov = covered_from_zero(sp, nsp, base);
+                long long cov = longest_run(sp, nsp, base);
                 if (cov >= fs) {
-                    pass_sum = ti_fmt("zero fill covers the %lld-byte frame in %s (%lld bytes from the base)", fs, where, cov);
+                    pass_sum = ti_fmt("zero fill covers the %lld-byte frame in %s (a contiguous run of %lld bytes)", fs, where, cov);
                     char *e = ev_instr(hosts.v[h], i);
                     ti_sl_addf(&pass_ev, "last zero write completing the cover: %s", e);
                     free(e);
@@ -520,7 +528,7 @@ static void check_clears_frame(aot_ctx *a, ti_rule *r)
                 }
                 if (!short_sum || cov > 0) {
                     free(short_sum);
-                    short_sum = ti_fmt("zero writes cover only %lld of the %lld-byte frame", cov, fs);
+                    short_sum = ti_fmt("zero writes cover at most %lld contiguous bytes of the %lld-byte frame", cov, fs);
                 }
             }
         }
