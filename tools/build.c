@@ -1,0 +1,405 @@
+/*
+ * build.c - `tandem build --backend aot|jit`: build a player folder from a staging
+ * folder (or the working tree).
+ *
+ * For every subject: generate ONE translation unit (backends/backend.h td_tu_generate),
+ * then
+ *   aot: <out>/tandem-player-<subject>.c, clang -> <out>/<subject>.so, <subject>.ll,
+ *        <subject>.opt.yaml (for the inspector)
+ *   jit: <out>/src/<the subject's sources, byte copies> + <out>/src/tandem-player-<subject>.c;
+ *        the player compiles them at start-up, here a libtcc compile check.
+ * Plus <out>/tandem-player (a copy of the shell both players run in),
+ * <out>/player-<backend>.json (how to run it: shell, subjects, modules/TUs, compile times),
+ * <out>/build-id-<backend> and, when the staging folder has staging.json,
+ * <out>/binary-manifest-<backend>.json (tl_manifest_write). Build id: SHA-256 of
+ * stagingHash, backend, compiler identity and flags (content-derived).
+ * Layering: tools call backends; the backends call nothing above the module ABI.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+
+#include <cjson/cJSON.h>
+
+#include "backend.h"
+#include "tl_err.h"
+#include "tl_fs.h"
+#include "tl_hash.h"
+#include "tl_manifest.h"
+
+#ifndef TANDEM_SOURCE_DIR
+#define TANDEM_SOURCE_DIR "."
+#endif
+#ifndef TANDEM_BINARY_DIR
+#define TANDEM_BINARY_DIR "build"
+#endif
+
+#define BUILD_MAX 32
+
+static void build_usage(FILE *o)
+{
+    fprintf(o,
+            "usage: tandem build --backend aot|jit --out DIR [--staging DIR] [--subject NAME]...\n"
+            "                    [--suite NAME]... [--shell PATH]\n"
+            "\n"
+            "Build a player folder: one generated translation unit per subject (runtime +\n"
+            "subject + suites), compiled by clang (aot: shared modules, LLVM IR, remarks) or\n"
+            "copied with its sources for libtcc (jit: compiled at player start-up; checked here).\n"
+            "\n"
+            "  --backend B     aot or jit\n"
+            "  --out DIR       player folder (created)\n"
+            "  --staging DIR   staging folder (default: the working tree %s)\n"
+            "  --subject NAME  subject under players/subjects/ (repeat; default: all)\n"
+            "  --suite NAME    suite under players/suites/ (repeat; default: all)\n"
+            "  --shell PATH    the tandem-player binary (default: next to tandem)\n",
+            TANDEM_SOURCE_DIR);
+}
+
+/* tandem-player: --shell, $TANDEM_PLAYER, next to this executable, the build folder. */
+static int find_shell(const char *arg, char *out, size_t len)
+{
+    if (arg) return snprintf(out, len, "%s", arg), access(out, X_OK);
+    const char *env = getenv("TANDEM_PLAYER");
+    if (env && *env) return snprintf(out, len, "%s", env), access(out, X_OK);
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = 0;
+        char *slash = strrchr(self, '/');
+        if (slash) {
+            *slash = 0;
+            snprintf(out, len, "%s/tandem-player", self);
+            if (access(out, X_OK) == 0) return 0;
+        }
+    }
+    snprintf(out, len, "%s/tandem-player", TANDEM_BINARY_DIR);
+    return access(out, X_OK);
+}
+
+static int list_subdirs(const char *root, const char *rel, tl_strlist *out)
+{
+    char *dir = tl_join(root, rel);
+    tl_strlist files = { 0 };
+    int rc = tl_walk(root, rel, TL_WALK_REFUSE_SYMLINKS, NULL, NULL, &files);
+    free(dir);
+    if (rc) return rc;
+    /* first component below rel of every file */
+    size_t rl = strlen(rel);
+    for (size_t i = 0; i < files.n; i++) {
+        const char *p = files.v[i] + rl + 1;
+        const char *slash = strchr(p, '/');
+        if (!slash) continue;
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(slash - p), p);
+        int dup = 0;
+        for (size_t k = 0; k < out->n && !dup; k++) dup = !strcmp(out->v[k], name);
+        if (!dup) tl_strlist_push(out, name);
+    }
+    tl_strlist_free(&files);
+    tl_strlist_sort(out);
+    return 0;
+}
+
+/* The source files a subject's TU depends on: runtime/, players/include/, the subject's
+ * folder and the suites' folders (all files, so headers come along). Sorted, unique. */
+static int collect_sources(const char *root, const char *subject, const tl_strlist *suites, tl_strlist *out)
+{
+    char rel[512];
+    int rc = tl_walk(root, "runtime", TL_WALK_REFUSE_SYMLINKS, NULL, NULL, out);
+    char *inc = tl_join(root, "players/include");
+    if (!rc && tl_is_dir(inc)) rc = tl_walk(root, "players/include", TL_WALK_REFUSE_SYMLINKS, NULL, NULL, out);
+    free(inc);
+    snprintf(rel, sizeof rel, "players/subjects/%s", subject);
+    if (!rc) rc = tl_walk(root, rel, TL_WALK_REFUSE_SYMLINKS, NULL, NULL, out);
+    for (size_t i = 0; !rc && i < suites->n; i++) {
+        snprintf(rel, sizeof rel, "players/suites/%s", suites->v[i]);
+        rc = tl_walk(root, rel, TL_WALK_REFUSE_SYMLINKS, NULL, NULL, out);
+    }
+    tl_strlist_sort(out);
+    size_t w = 0;
+    for (size_t i = 0; i < out->n; i++) {
+        if (w && !strcmp(out->v[w - 1], out->v[i])) { free(out->v[i]); continue; }
+        out->v[w++] = out->v[i];
+    }
+    out->n = w;
+    return rc;
+}
+
+static int write_text(const char *path, const char *text)
+{
+    int e = tl_mkdirs_parent(path);
+    if (!e) e = tl_write_atomic(path, text, strlen(text), 0644);
+    if (e) tl_error(path, NULL, "cannot write: %s", strerror(e));
+    return e ? 1 : 0;
+}
+
+int td_verb_build(int argc, char **argv)
+{
+    const char *backend_name = NULL, *out = NULL, *staging = NULL, *shell_arg = NULL;
+    tl_strlist subjects = { 0 }, suites = { 0 }, outfiles = { 0 };
+    int rc = 1;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { build_usage(stdout); return 0; }
+        int takes = !strcmp(a, "--backend") || !strcmp(a, "--out") || !strcmp(a, "--staging") ||
+                    !strcmp(a, "--subject") || !strcmp(a, "--suite") || !strcmp(a, "--shell");
+        if (!takes) {
+            fprintf(stderr, "tandem build: unknown option %s\n", a);
+            build_usage(stderr);
+            return 2;
+        }
+        if (!v) { fprintf(stderr, "tandem build: %s needs a value\n", a); return 2; }
+        i++;
+        if (!strcmp(a, "--backend")) backend_name = v;
+        else if (!strcmp(a, "--out")) out = v;
+        else if (!strcmp(a, "--staging")) staging = v;
+        else if (!strcmp(a, "--subject")) tl_strlist_push(&subjects, v);
+        else if (!strcmp(a, "--suite")) tl_strlist_push(&suites, v);
+        else shell_arg = v;
+    }
+    const td_backend *be = td_backend_find(backend_name);
+    if (!be || !out) {
+        fprintf(stderr, "tandem build: need --backend aot|jit and --out DIR\n");
+        build_usage(stderr);
+        return 2;
+    }
+    char *root = tl_abspath(staging ? staging : TANDEM_SOURCE_DIR);
+    char *outabs = tl_abspath(out);
+    char shell[PATH_MAX];
+    char err[65536];
+    char *sj = tl_join(root, TL_STAGING_JSON);
+    int staged = tl_is_file(sj);
+    free(sj);
+    cJSON *desc = NULL;
+
+    if (!tl_is_dir(root)) { tl_error(root, "--staging", "not a folder"); goto done; }
+    if (find_shell(shell_arg, shell, sizeof shell)) {
+        tl_error(shell, "--shell", "the player shell (tandem-player) is not there or not executable");
+        goto done;
+    }
+    if (!subjects.n && list_subdirs(root, "players/subjects", &subjects)) goto done;
+    if (!subjects.n) { tl_error(root, "players/subjects", "no subject to build"); goto done; }
+    if (!suites.n && list_subdirs(root, "players/suites", &suites)) goto done;
+    tl_strlist_sort(&suites);
+    int e = tl_mkdirs(outabs);
+    if (e) { tl_error(outabs, "--out", "cannot create: %s", strerror(e)); goto done; }
+
+    /* The ABI header: staged with the sources, else (older staging) the source tree's. */
+    char *hdr = tl_join(root, "players/include/tandem_player.h");
+    int have_hdr = tl_is_file(hdr);
+    free(hdr);
+    char fallback_inc[PATH_MAX];
+    snprintf(fallback_inc, sizeof fallback_inc, "%s/players/include", TANDEM_SOURCE_DIR);
+    const char *extra_inc[2] = { have_hdr ? NULL : fallback_inc, NULL };
+    if (!have_hdr)
+        fprintf(stderr, "tandem build: warning: %s has no players/include/tandem_player.h; using %s "
+                        "(stage players/include to make the build self-contained)\n", root, fallback_inc);
+
+    /* Content hash: staging.json's stagingHash, else one computed the same way. */
+    char staging_hash[TL_SHA256_HEX] = "", build_id[TL_SHA256_HEX];
+    tl_strlist all = { 0 };
+    if (staged) {
+        tl_staging st;
+        if (tl_staging_load(root, &st)) goto done;
+        snprintf(staging_hash, sizeof staging_hash, "%s", st.staging_hash);
+        tl_staging_free(&st);
+    } else {
+        for (size_t s = 0; s < subjects.n; s++)
+            if (collect_sources(root, subjects.v[s], &suites, &all)) goto done;
+        tl_strlist_sort(&all);
+        tl_file_rec *recs = calloc(all.n + 1, sizeof *recs);
+        size_t nr = 0;
+        for (size_t i = 0; i < all.n; i++) {
+            if (nr && !strcmp(recs[nr - 1].path, all.v[i])) continue;
+            char *p = tl_join(root, all.v[i]);
+            recs[nr].path = all.v[i];
+            if (tl_sha256_file(p, recs[nr].sha256, &recs[nr].bytes)) { free(p); free(recs); goto done; }
+            free(p);
+            nr++;
+        }
+        tl_staging_hash(recs, nr, staging_hash);
+        free(recs);
+        fprintf(stderr, "tandem build: %s has no staging.json: building the working tree, no binary "
+                        "manifest (stage it with `tandem stage` for a verifiable player)\n", root);
+    }
+    tl_strlist_free(&all);
+    tl_build_id(staging_hash, be->name, be->identity(), be->flags(), build_id);
+
+    desc = cJSON_CreateObject();
+    cJSON_AddNumberToObject(desc, "schemaVersion", 1);
+    cJSON_AddStringToObject(desc, "kind", "tandem-player");
+    cJSON_AddStringToObject(desc, "backend", be->name);
+    cJSON_AddStringToObject(desc, "buildId", build_id);
+    cJSON_AddStringToObject(desc, "stagingHash", staging_hash);
+    cJSON_AddStringToObject(desc, "stagingDir", root);
+    cJSON_AddStringToObject(desc, "compiler", be->identity());
+    cJSON_AddStringToObject(desc, "flags", be->flags());
+    cJSON_AddStringToObject(desc, "shell", "tandem-player");
+    cJSON *jsuites = cJSON_AddArrayToObject(desc, "suites");
+    for (size_t i = 0; i < suites.n; i++) cJSON_AddItemToArray(jsuites, cJSON_CreateString(suites.v[i]));
+    cJSON *jsubs = cJSON_AddArrayToObject(desc, "subjects");
+
+    for (size_t s = 0; s < subjects.n; s++) {
+        const char *subject = subjects.v[s];
+        char *text = NULL, **included = NULL, tuname[300], tupath[PATH_MAX], rel[PATH_MAX];
+        const char *sv[BUILD_MAX + 1];
+        if (suites.n > BUILD_MAX) { tl_error(root, "--suite", "more than %d suites", BUILD_MAX); goto done; }
+        for (size_t i = 0; i < suites.n; i++) sv[i] = suites.v[i];
+        sv[suites.n] = NULL;
+        td_tu_spec spec = { root, subject, sv, 0 };
+        if (td_tu_generate(&spec, &text, &included, err, sizeof err)) {
+            tl_error(root, subject, "%s", err);
+            goto done;
+        }
+        td_tu_free_list(included);
+        td_tu_file_name(subject, tuname, sizeof tuname);
+        td_backend_options o = { 0 };
+        o.include_dirs = extra_inc[0] ? extra_inc : NULL;
+        o.name = subject;
+        td_backend_result r;
+        cJSON *js = cJSON_CreateObject();
+        cJSON_AddItemToArray(jsubs, js);
+        cJSON_AddStringToObject(js, "name", subject);
+        if (!strcmp(be->name, "aot")) {
+            snprintf(rel, sizeof rel, "%s", tuname);
+            snprintf(tupath, sizeof tupath, "%s/%s", outabs, rel);
+            if (write_text(tupath, text)) { free(text); goto done; }
+            free(text);
+            o.root = root;
+            o.tu_path = tupath;
+            o.out_dir = outabs;
+            o.emit_ir = 1;
+            o.emit_remarks = 1;
+            if (be->build(&o, &r, err, sizeof err)) {
+                fprintf(stderr, "%s\n", err);
+                tl_error(tupath, NULL, "aot build of subject '%s' failed", subject);
+                goto done;
+            }
+            tl_strlist_push(&outfiles, rel);
+            char m[PATH_MAX];
+            snprintf(m, sizeof m, "%s.so", subject);
+            tl_strlist_push(&outfiles, m);
+            cJSON_AddStringToObject(js, "module", m);
+            snprintf(m, sizeof m, "%s.ll", subject);
+            tl_strlist_push(&outfiles, m);
+            cJSON_AddStringToObject(js, "ir", m);
+            snprintf(m, sizeof m, "%s.opt.yaml", subject);
+            tl_strlist_push(&outfiles, m);
+            cJSON_AddStringToObject(js, "remarks", m);
+            cJSON_AddStringToObject(js, "tu", rel);
+            cJSON_AddNumberToObject(js, "irNs", (double)r.ir_ns);
+            printf("tandem build: aot %s: %s.so in %.1f ms (IR %.1f ms)\n", subject, subject,
+                   r.compile_ns / 1e6, r.ir_ns / 1e6);
+        } else {
+            tl_strlist srcs = { 0 };
+            char *srcroot = tl_join(outabs, "src");
+            if (collect_sources(root, subject, &suites, &srcs)) { free(text); free(srcroot); goto done; }
+            for (size_t i = 0; i < srcs.n; i++) {
+                char *from = tl_join(root, srcs.v[i]), *to = tl_join(srcroot, srcs.v[i]);
+                char hex[TL_SHA256_HEX];
+                uint64_t bytes;
+                int ce = tl_copy_hash(from, to, 0644, hex, &bytes);
+                if (ce) tl_error(from, NULL, "cannot copy: %s", strerror(ce));
+                free(from);
+                free(to);
+                if (ce) { free(text); free(srcroot); tl_strlist_free(&srcs); goto done; }
+                snprintf(rel, sizeof rel, "src/%s", srcs.v[i]);
+                tl_strlist_push(&outfiles, rel);
+            }
+            tl_strlist_free(&srcs);
+            if (!have_hdr) {   /* the ABI header travels with the JIT sources */
+                char *from = tl_join(fallback_inc, "tandem_player.h");
+                char *to = tl_join(srcroot, "players/include/tandem_player.h");
+                char hex[TL_SHA256_HEX];
+                uint64_t bytes;
+                int ce = tl_copy_hash(from, to, 0644, hex, &bytes);
+                free(from);
+                free(to);
+                if (ce) { tl_error(fallback_inc, NULL, "cannot copy tandem_player.h"); free(text); free(srcroot); goto done; }
+                tl_strlist_push(&outfiles, "src/players/include/tandem_player.h");
+            }
+            snprintf(rel, sizeof rel, "src/%s", tuname);
+            snprintf(tupath, sizeof tupath, "%s/%s", outabs, rel);
+            if (write_text(tupath, text)) { free(text); free(srcroot); goto done; }
+            free(text);
+            tl_strlist_push(&outfiles, rel);
+            o.root = srcroot;
+            o.tu_path = tupath;
+            int be_rc = be->build(&o, &r, err, sizeof err);
+            free(srcroot);
+            if (be_rc) {
+                fprintf(stderr, "%s\n", err);
+                tl_error(tupath, NULL, "jit compile check of subject '%s' failed", subject);
+                goto done;
+            }
+            cJSON_AddStringToObject(js, "tu", rel);
+            cJSON_AddStringToObject(js, "root", "src");
+            printf("tandem build: jit %s: compile check in %.1f ms\n", subject, r.compile_ns / 1e6);
+        }
+        cJSON_AddNumberToObject(js, "compileNs", (double)r.compile_ns);
+    }
+
+    /* the shell both players run in */
+    {
+        char *to = tl_join(outabs, "tandem-player");
+        char hex[TL_SHA256_HEX];
+        uint64_t bytes;
+        int ce = tl_copy_hash(shell, to, 0755, hex, &bytes);
+        free(to);
+        if (ce) { tl_error(shell, NULL, "cannot copy the shell: %s", strerror(ce)); goto done; }
+        tl_strlist_push(&outfiles, "tandem-player");
+    }
+    char name[64], path[PATH_MAX];
+    snprintf(name, sizeof name, "build-id-%s", be->name);
+    snprintf(path, sizeof path, "%s/%s", outabs, name);
+    char line[80];
+    snprintf(line, sizeof line, "%s\n", build_id);
+    if (write_text(path, line)) goto done;
+    tl_strlist_push(&outfiles, name);
+    snprintf(name, sizeof name, "player-%s.json", be->name);
+    snprintf(path, sizeof path, "%s/%s", outabs, name);
+    char *dtext = cJSON_Print(desc);
+    int we = write_text(path, dtext);
+    free(dtext);
+    if (we) goto done;
+    tl_strlist_push(&outfiles, name);
+
+    if (staged) {
+        char mid[65];
+        tl_strlist_sort(&outfiles);
+        size_t w = 0;   /* sources shared by several subjects are listed once */
+        for (size_t i = 0; i < outfiles.n; i++) {
+            if (w && !strcmp(outfiles.v[w - 1], outfiles.v[i])) { free(outfiles.v[i]); continue; }
+            outfiles.v[w++] = outfiles.v[i];
+        }
+        outfiles.n = w;
+        if (tl_manifest_write(outabs, be->name, root, be->identity(), be->flags(),
+                              (const char *const *)outfiles.v, outfiles.n, mid))
+            goto done;
+        if (strcmp(mid, build_id)) {
+            tl_error(outabs, "buildId", "manifest build id %s differs from %s", mid, build_id);
+            goto done;
+        }
+        printf("tandem build: wrote %s/binary-manifest-%s.json\n", outabs, be->name);
+    }
+    printf("tandem build: %s player in %s, build id %s\n", be->name, outabs, build_id);
+    rc = 0;
+done:
+    cJSON_Delete(desc);
+    tl_strlist_free(&subjects);
+    tl_strlist_free(&suites);
+    tl_strlist_free(&outfiles);
+    free(root);
+    free(outabs);
+    return rc;
+}
