@@ -17,6 +17,7 @@ struct td_cancel_node {
     td_continuation_fn fn;
     void *arg;
     int linked;
+    uint32_t generation;      /* bumped whenever the node leaves a registration */
 };
 
 struct td_cancel_source {
@@ -35,21 +36,55 @@ struct td_cancel_source {
     int after_clock;
     volatile uint32_t after_armed;
     volatile uint32_t free_requested;
+    int mutex_ready;
 };
+
+static td_pool cancel_pool;
 
 td_cancel_source *td_cancel_source_new(void)
 {
-    td_cancel_source *cs = (td_cancel_source *)calloc(1, sizeof(*cs));
-    if (cs)
+    td_cancel_source *cs = (td_cancel_source *)td_pool_rent(&cancel_pool);
+    if (cs == NULL)
+        return NULL;
+    if (!cs->mutex_ready) {                 /* freshly allocated (zeroed) */
         pthread_mutex_init(&cs->lock, NULL);
+        cs->mutex_ready = 1;
+    }
     return cs;
 }
 
-static void cancel_source_destroy(td_cancel_source *cs)
+/* Free what the source owns beyond its node free list, ready for its next rental. */
+static void cancel_source_reset(td_cancel_source *cs)
 {
     for (int i = 0; i < cs->parent_count; i++)
         td_cancel_unregister(cs->parents[i]);
     free(cs->parents);
+    cs->parents = NULL;
+    cs->parent_count = 0;
+    while (cs->head) {                        /* registrations never removed */
+        td_cancel_node *n = cs->head;
+        cs->head = n->next;
+        n->linked = 0;
+        n->generation++;
+        n->next = cs->free_nodes;
+        cs->free_nodes = n;
+    }
+    cs->canceled = 0;
+    cs->executing = NULL;
+    cs->after_loop = NULL;
+    cs->after_armed = 0;
+    cs->free_requested = 0;
+}
+
+static void cancel_source_destroy(td_cancel_source *cs)
+{
+    cancel_source_reset(cs);
+    td_pool_return(&cancel_pool, cs);
+}
+
+static void cancel_source_finalize(void *obj)
+{
+    td_cancel_source *cs = (td_cancel_source *)obj;
     td_cancel_node *n = cs->head;
     while (n) {
         td_cancel_node *next = n->next;
@@ -62,9 +97,19 @@ static void cancel_source_destroy(td_cancel_source *cs)
         free(n);
         n = next;
     }
-    pthread_mutex_destroy(&cs->lock);
-    free(cs);
+    if (cs->mutex_ready)
+        pthread_mutex_destroy(&cs->lock);
 }
+
+int td_cancel_runtime_init_(uint32_t capacity)
+{
+    int rc = td_pool_init(&cancel_pool, "cancel-source", sizeof(td_cancel_source), capacity);
+    cancel_pool.finalize = cancel_source_finalize;
+    return rc;
+}
+
+void td_cancel_runtime_shutdown_(void) { td_pool_destroy(&cancel_pool); }
+int td_cancel_set_capacity_(uint32_t capacity) { return td_pool_set_capacity(&cancel_pool, capacity); }
 
 void td_cancel_source_free(td_cancel_source *cs)
 {
@@ -112,6 +157,7 @@ int td_cancel_source_cancel(td_cancel_source *cs)
         n->fn(n->arg);
         pthread_mutex_lock(&cs->lock);
         td_atomic_store_ptr((void *volatile *)&cs->executing, NULL);
+        n->generation++;
         n->next = cs->free_nodes;
         cs->free_nodes = n;
     }
@@ -123,6 +169,7 @@ td_cancel_registration td_cancel_register(td_cancel_token t, td_continuation_fn 
 {
     td_cancel_registration reg;
     reg.node = NULL;
+    reg.generation = 0;
     td_cancel_source *cs = t.source;
     if (cs == NULL)
         return reg;
@@ -148,8 +195,9 @@ td_cancel_registration td_cancel_register(td_cancel_token t, td_continuation_fn 
         cs->head->prev = n;
     cs->head = n;
     n->linked = 1;
-    pthread_mutex_unlock(&cs->lock);
     reg.node = n;
+    reg.generation = n->generation;
+    pthread_mutex_unlock(&cs->lock);
     return reg;
 }
 
@@ -160,7 +208,7 @@ void td_cancel_unregister(td_cancel_registration reg)
         return;
     td_cancel_source *cs = n->owner;
     pthread_mutex_lock(&cs->lock);
-    if (n->linked) {
+    if (n->linked && n->generation == reg.generation) {
         if (n->prev)
             n->prev->next = n->next;
         else
@@ -168,12 +216,15 @@ void td_cancel_unregister(td_cancel_registration reg)
         if (n->next)
             n->next->prev = n->prev;
         n->linked = 0;
+        n->generation++;
         n->next = cs->free_nodes;
         cs->free_nodes = n;
         pthread_mutex_unlock(&cs->lock);
         return;
     }
-    int wait = td_atomic_load_ptr((void *volatile *)&cs->executing) == n &&
+    /* A callback runs with its node's generation unchanged until it returns. */
+    int wait = n->generation == reg.generation &&
+               td_atomic_load_ptr((void *volatile *)&cs->executing) == n &&
                cs->executing_thread != td_thread_self();
     pthread_mutex_unlock(&cs->lock);
     if (wait)

@@ -85,6 +85,7 @@ const char *td_timing_name(td_timing t)
 
 static td_loop *loop_main;
 static td_loop *loop_retired;
+static td_loop *loop_owned;        /* the main loop td_runtime_init created */
 
 td_loop *td_loop_main(void) { return loop_main; }
 void td_loop_set_main(td_loop *loop) { loop_main = loop; }
@@ -418,7 +419,7 @@ static void loop_free_arrays(td_loop *loop)
 
 void td_loop_destroy(td_loop *loop)
 {
-    if (loop == NULL)
+    if (loop == NULL || td_atomic_load_u32(&loop->retired))
         return;
     loop_merge_inbox(loop);
     td_atomic_store_u32(&loop->retired, 1);
@@ -447,23 +448,18 @@ void td_loop_destroy(td_loop *loop)
 
 int td_loop_runtime_init_(void)
 {
-    if (loop_main == NULL) {
-        td_loop_config cfg;
-        memset(&cfg, 0, sizeof(cfg));
-        cfg.has_end_of_frame = 1;
-        loop_main = td_loop_create(&cfg);
-        if (loop_main == NULL)
-            return TD_E_NOMEM;
-    }
-    return TD_OK;
+    td_loop_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.has_end_of_frame = 1;
+    loop_owned = loop_main = td_loop_create(&cfg);
+    return loop_main ? TD_OK : TD_E_NOMEM;
 }
 
 void td_loop_runtime_shutdown_(void)
 {
-    if (loop_main) {
-        td_loop_destroy(loop_main);
-        loop_main = NULL;
-    }
+    td_loop_destroy(loop_owned);
+    loop_owned = NULL;
+    loop_main = NULL;
     while (loop_retired) {
         td_loop *next = loop_retired->next_retired;
         free(loop_retired);

@@ -46,6 +46,8 @@ int td_runtime_init(const td_settings *s)
     if (rc == TD_OK)
         rc = td_async_set_all_capacities_(s->runner_pool_capacity);
     if (rc == TD_OK)
+        rc = td_cancel_runtime_init_(cap);
+    if (rc == TD_OK)
         rc = td_waits_runtime_init_(cap);
     if (rc == TD_OK)
         rc = td_compose_runtime_init_(cap);
@@ -59,6 +61,7 @@ void td_runtime_shutdown(void)
     td_loop_runtime_shutdown_();
     td_compose_runtime_shutdown_();
     td_waits_runtime_shutdown_();
+    td_cancel_runtime_shutdown_();
     td_async_runtime_shutdown_();
     td_pool_destroy(&td_auto_source_pool);
     td_pool_destroy(&td_error_source_pool);
@@ -74,6 +77,8 @@ int td_set_source_pool_capacity(uint32_t capacity)
     int rc = td_pool_set_capacity(&td_error_source_pool, capacity);
     if (rc == TD_OK)
         rc = td_pool_set_capacity(&td_auto_source_pool, capacity);
+    if (rc == TD_OK)
+        rc = td_cancel_set_capacity_(capacity);
     if (rc == TD_OK)
         rc = td_waits_set_capacity_(capacity);
     if (rc == TD_OK)

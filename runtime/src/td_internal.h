@@ -28,6 +28,9 @@ int td_waits_runtime_init_(uint32_t capacity);
 void td_waits_runtime_shutdown_(void);
 int td_compose_runtime_init_(uint32_t capacity);
 int td_waits_set_capacity_(uint32_t capacity);
+int td_cancel_runtime_init_(uint32_t capacity);
+void td_cancel_runtime_shutdown_(void);
+int td_cancel_set_capacity_(uint32_t capacity);
 int td_compose_set_capacity_(uint32_t capacity);
 void td_compose_runtime_shutdown_(void);
 

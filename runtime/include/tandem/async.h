@@ -65,7 +65,7 @@ struct td_runner {
     td_method name##_method = {                                                       \
         #name, (uint32_t)sizeof(F), (td_step_fn)(STEP),                               \
         { TD_SPINLOCK_INIT, 0, TD_DEFAULT_METHOD_POOL_SLOTS,                          \
-          sizeof(td_runner) + sizeof(F), name##_runner_slots, #name, 0, 0, 0 },       \
+          sizeof(td_runner) + sizeof(F), name##_runner_slots, #name, 0, 0, 0, 0 },    \
         0 }
 #define TD_METHOD_DECLARE(name) extern td_method name##_method
 

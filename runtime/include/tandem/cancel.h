@@ -6,6 +6,9 @@
  * naming its source (a NULL source: can never be cancelled). Unregistering a callback
  * that is running on another thread waits until it has returned, so after
  * td_cancel_unregister the callback's argument may be freed.
+ * Sources are pooled (td_cancel_source_new rents, _free returns): a race that makes a
+ * fresh source per round allocates nothing once warm. Free a source only after every
+ * wait registered on it has completed (a cancelled wait completes on the cancel call).
  */
 #ifndef TANDEM_CANCEL_H
 #define TANDEM_CANCEL_H
@@ -16,7 +19,7 @@
 typedef struct td_cancel_source td_cancel_source;
 typedef struct td_cancel_token { td_cancel_source *source; } td_cancel_token;
 typedef struct td_cancel_node td_cancel_node;
-typedef struct td_cancel_registration { td_cancel_node *node; } td_cancel_registration;
+typedef struct td_cancel_registration { td_cancel_node *node; uint32_t generation; } td_cancel_registration;
 
 static inline td_cancel_token td_cancel_none(void) { td_cancel_token t; t.source = 0; return t; }
 

@@ -1,0 +1,191 @@
+/* Async methods: synchronous completion, suspension, runner pooling, frames, faults. */
+#include <tandem/tandem.h>
+#include "td_test.h"
+
+/* returns f->in + 1 after awaiting `gate` (if any) */
+typedef struct { td_task_i64 gate; int64_t in; int64_t got; } add_frame;
+static void add_step(td_runner *r, add_frame *f)
+{
+    TD_BEGIN(r);
+    TD_AWAIT_VALUE(r, f->gate, f->got);
+    TD_RETURN_VALUE(r, f->got + f->in);
+    TD_END(r);
+}
+TD_METHOD_DEFINE(add, add_frame, add_step);
+
+static td_task_i64 start_add(td_task_i64 gate, int64_t in)
+{
+    td_runner *r = td_runner_rent(&add_method);
+    add_frame *f = TD_FRAME(r, add_frame);
+    f->gate = gate;
+    f->in = in;
+    return td_runner_start_i64(r);
+}
+
+static void synchronous_completion(void)
+{
+    uint32_t pooled = td_pool_count(&add_method.pool);
+    td_task_i64 t = start_add(td_from_result(16), 1);
+    /* Completed inline: no source, runner already back in its pool. */
+    TD_CHECK(t.task.source == NULL);
+    TD_CHECK_EQ(17, t.value);
+    TD_CHECK(td_pool_count(&add_method.pool) >= pooled);
+}
+
+static void suspends_and_resumes(void)
+{
+    td_completion_source *gate = td_completion_source_new();
+    td_task_i64 t = start_add(td_completion_source_task_i64(gate), 3);
+    td_status st;
+    TD_CHECK(t.task.source != NULL);
+    TD_CHECK_EQ(TD_OK, td_task_status(t.task, &st));
+    TD_CHECK_EQ(TD_PENDING, st);
+    td_runner *r = (td_runner *)t.task.source;
+    TD_CHECK_EQ(3, TD_FRAME(r, add_frame)->in);
+    td_completion_source_set_result(gate, 20);
+    td_outcome o;
+    TD_CHECK_EQ(TD_OK, td_task_i64_get(t, &o));
+    TD_CHECK_EQ(TD_SUCCEEDED, o.status);
+    TD_CHECK_EQ(23, o.value);
+    /* Consumed: the runner is back in its pool with its frame cleared. */
+    TD_CHECK_EQ(0, TD_FRAME(r, add_frame)->in);
+    TD_CHECK_EQ(TD_E_STALE, td_task_status(t.task, &st));
+    TD_CHECK_EQ(TD_E_STALE, td_task_i64_get(t, &o));
+    /* The next call reuses the same runner. */
+    td_completion_source_reset(gate);
+    td_task_i64 t2 = start_add(td_completion_source_task_i64(gate), 1);
+    TD_CHECK(t2.task.source == &r->source);
+    TD_CHECK(t2.task.token != t.task.token);
+    td_completion_source_set_result(gate, 1);
+    TD_CHECK_EQ(TD_OK, td_task_i64_get(t2, &o));
+    TD_CHECK_EQ(2, o.value);
+    td_completion_source_free(gate);
+}
+
+/* Outer awaits inner twice and sums; faults propagate through both. */
+typedef struct { td_completion_source *gate; int64_t a, b; } outer_frame;
+static void outer_step(td_runner *r, outer_frame *f)
+{
+    TD_BEGIN(r);
+    TD_AWAIT_VALUE(r, start_add(td_completion_source_task_i64(f->gate), 10), f->a);
+    TD_AWAIT_VALUE(r, start_add(td_from_result(5), 100), f->b);
+    TD_RETURN_VALUE(r, f->a + f->b);
+    TD_END(r);
+}
+TD_METHOD_DEFINE(outer, outer_frame, outer_step);
+
+static void nested_methods_and_faults(void)
+{
+    td_completion_source *gate = td_completion_source_new();
+    td_runner *r = td_runner_rent(&outer_method);
+    TD_FRAME(r, outer_frame)->gate = gate;
+    td_task_i64 t = td_runner_start_i64(r);
+    td_completion_source_set_result(gate, 1);
+    td_outcome o;
+    TD_CHECK_EQ(TD_OK, td_task_i64_get(t, &o));
+    TD_CHECK_EQ(11 + 105, o.value);
+
+    td_completion_source_reset(gate);
+    r = td_runner_rent(&outer_method);
+    TD_FRAME(r, outer_frame)->gate = gate;
+    t = td_runner_start_i64(r);
+    td_completion_source_set_error(gate, TD_ERR_USER + 9, "inner failed");
+    TD_CHECK_EQ(TD_OK, td_task_i64_get(t, &o));
+    TD_CHECK_EQ(TD_FAULTED, o.status);
+    TD_CHECK_EQ(TD_ERR_USER + 9, o.error.code);
+    TD_CHECK(strcmp(o.error.message, "inner failed") == 0);
+    td_completion_source_free(gate);
+}
+
+/* Suppression inside a method: TD_AWAIT_OUTCOME does not propagate. */
+typedef struct { td_task_i64 in; } probe_frame;
+static void probe_step(td_runner *r, probe_frame *f)
+{
+    TD_BEGIN(r);
+    TD_AWAIT_OUTCOME(r, f->in);
+    TD_RETURN_VALUE(r, r->last.status == TD_CANCELED ? 1000 + r->last.error.code : -1);
+    TD_END(r);
+}
+TD_METHOD_DEFINE(probe, probe_frame, probe_step);
+
+static void outcome_without_propagation(void)
+{
+    td_completion_source *gate = td_completion_source_new();
+    td_runner *r = td_runner_rent(&probe_method);
+    TD_FRAME(r, probe_frame)->in = td_completion_source_task_i64(gate);
+    td_task_i64 t = td_runner_start_i64(r);
+    td_completion_source_set_canceled(gate, NULL);
+    td_outcome o;
+    TD_CHECK_EQ(TD_OK, td_task_i64_get(t, &o));
+    TD_CHECK_EQ(TD_SUCCEEDED, o.status);
+    TD_CHECK_EQ(1000 + TD_ERR_CANCELED, o.value);
+    td_completion_source_free(gate);
+}
+
+/* Untyped: TD_AWAIT on untyped tasks, TD_RETURN, explicit TD_FAIL. */
+typedef struct { td_task a; int fail; } plain_frame;
+static void plain_step(td_runner *r, plain_frame *f)
+{
+    TD_BEGIN(r);
+    TD_AWAIT(r, f->a);
+    if (f->fail)
+        TD_FAIL(r, TD_ERR_USER + 2, "asked to fail");
+    TD_RETURN(r);
+    TD_END(r);
+}
+TD_METHOD_DEFINE(plain, plain_frame, plain_step);
+
+static void untyped_methods(void)
+{
+    td_runner *r = td_runner_rent(&plain_method);
+    TD_FRAME(r, plain_frame)->a = td_completed();
+    td_task t = td_runner_start(r);
+    TD_CHECK(t.source == NULL);
+
+    td_completion_source *gate = td_completion_source_new();
+    r = td_runner_rent(&plain_method);
+    TD_FRAME(r, plain_frame)->a = td_completion_source_task(gate);
+    TD_FRAME(r, plain_frame)->fail = 1;
+    t = td_runner_start(r);
+    TD_CHECK(t.source != NULL);
+    td_completion_source_set_result(gate, 0);
+    td_outcome o;
+    TD_CHECK_EQ(TD_OK, td_task_get(t, &o));
+    TD_CHECK_EQ(TD_FAULTED, o.status);
+    TD_CHECK_EQ(TD_ERR_USER + 2, o.error.code);
+    td_completion_source_free(gate);
+}
+
+static void runner_pool_capacity(void)
+{
+    td_method_register(&add_method);
+    TD_CHECK_EQ(TD_OK, td_set_runner_pool_capacity(2));
+    TD_CHECK_EQ(2, td_pool_capacity(&add_method.pool));
+    td_completion_source *gates[4];
+    td_task_i64 ts[4];
+    for (int i = 0; i < 4; i++) {
+        gates[i] = td_completion_source_new();
+        ts[i] = start_add(td_completion_source_task_i64(gates[i]), i);
+    }
+    for (int i = 0; i < 4; i++) {
+        td_completion_source_set_result(gates[i], 1);
+        td_task_forget_result(ts[i].task);
+        td_completion_source_free(gates[i]);
+    }
+    TD_CHECK_EQ(2, td_pool_count(&add_method.pool));   /* two kept, two freed */
+    TD_CHECK_EQ(TD_OK, td_set_runner_pool_capacity(TD_DEFAULT_RUNNER_POOL_CAPACITY));
+}
+
+int main(void)
+{
+    if (td_runtime_init(NULL) != TD_OK)
+        return 2;
+    TD_RUN(synchronous_completion);
+    TD_RUN(suspends_and_resumes);
+    TD_RUN(nested_methods_and_faults);
+    TD_RUN(outcome_without_propagation);
+    TD_RUN(untyped_methods);
+    TD_RUN(runner_pool_capacity);
+    td_runtime_shutdown();
+    return TD_TEST_SUMMARY();
+}

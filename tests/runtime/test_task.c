@@ -1,0 +1,134 @@
+/* Task values, the completion protocol, stale tokens and completion sources. */
+#include <tandem/tandem.h>
+#include "td_test.h"
+
+/* Compile-time constants: usable in static data before the runtime exists. */
+static const td_task static_completed = TD_COMPLETED_INIT;
+static const td_task_i64 static_result = TD_FROM_RESULT_INIT(17);
+
+static void constants_need_no_runtime(void)
+{
+    td_outcome o;
+    td_status st;
+    TD_CHECK_EQ(TD_OK, td_task_status(static_completed, &st));
+    TD_CHECK_EQ(TD_SUCCEEDED, st);
+    TD_CHECK_EQ(TD_OK, td_task_i64_get(static_result, &o));
+    TD_CHECK_EQ(TD_SUCCEEDED, o.status);
+    TD_CHECK_EQ(17, o.value);
+    /* Repeatable: a completed task has no source to recycle. */
+    TD_CHECK_EQ(TD_OK, td_task_i64_get(static_result, &o));
+    TD_CHECK_EQ(17, o.value);
+    TD_CHECK_EQ(TD_DONE, td_task_on_completed(td_completed(), NULL, NULL));
+}
+
+static void from_error_and_canceled(void)
+{
+    td_outcome o;
+    td_task t = td_from_error(TD_ERR_USER + 1, "boom");
+    td_status st;
+    TD_CHECK_EQ(TD_OK, td_task_status(t, &st));
+    TD_CHECK_EQ(TD_FAULTED, st);
+    TD_CHECK_EQ(TD_OK, td_task_get(t, &o));
+    TD_CHECK_EQ(TD_FAULTED, o.status);
+    TD_CHECK_EQ(TD_ERR_USER + 1, o.error.code);
+    TD_CHECK(strcmp(o.error.message, "boom") == 0);
+    TD_CHECK_EQ(TD_E_STALE, td_task_get(t, &o));
+
+    td_cancel_source *cs = td_cancel_source_new();
+    td_task_i64 c = td_from_canceled_i64(cs);
+    TD_CHECK_EQ(TD_OK, td_task_i64_get(c, &o));
+    TD_CHECK_EQ(TD_CANCELED, o.status);
+    TD_CHECK(o.error.cancel == cs);
+    td_cancel_source_free(cs);
+}
+
+static int cont_calls;
+static void count_cont(void *arg) { cont_calls += *(int *)arg; }
+
+static void manual_source_protocol(void)
+{
+    td_completion_source *cs = td_completion_source_new();
+    td_task t = td_completion_source_task(cs);
+    td_status st;
+    td_outcome o;
+    TD_CHECK_EQ(TD_OK, td_task_status(t, &st));
+    TD_CHECK_EQ(TD_PENDING, st);
+    TD_CHECK_EQ(TD_E_PENDING, td_task_get(t, &o));
+    int one = 1;
+    cont_calls = 0;
+    TD_CHECK_EQ(TD_OK, td_task_on_completed(t, count_cont, &one));
+    /* A second single-consumer waiter is rejected. */
+    TD_CHECK_EQ(TD_E_AWAITED, td_task_on_completed(t, count_cont, &one));
+    TD_CHECK_EQ(TD_OK, td_completion_source_set_result(cs, 23));
+    TD_CHECK_EQ(1, cont_calls);
+    /* Racing completers: the first wins. */
+    TD_CHECK_EQ(TD_DONE, td_completion_source_set_result(cs, 99));
+    TD_CHECK_EQ(TD_DONE, td_completion_source_set_error(cs, 5, "late"));
+    TD_CHECK_EQ(TD_OK, td_task_get(t, &o));
+    TD_CHECK_EQ(TD_SUCCEEDED, o.status);
+    TD_CHECK_EQ(23, o.value);
+    /* After consumption every query reports a stale token. */
+    TD_CHECK_EQ(TD_E_STALE, td_task_get(t, &o));
+    TD_CHECK_EQ(TD_E_STALE, td_task_status(t, &st));
+    TD_CHECK_EQ(TD_E_STALE, td_task_on_completed(t, count_cont, &one));
+    /* Reset: a new round with a new token; the old token stays stale. */
+    td_completion_source_reset(cs);
+    td_task t2 = td_completion_source_task(cs);
+    TD_CHECK(t2.token != t.token);
+    TD_CHECK_EQ(TD_E_STALE, td_task_status(t, &st));
+    TD_CHECK_EQ(TD_OK, td_completion_source_set_canceled(cs, NULL));
+    TD_CHECK_EQ(TD_OK, td_task_get(t2, &o));
+    TD_CHECK_EQ(TD_CANCELED, o.status);
+    TD_CHECK_EQ(TD_ERR_CANCELED, o.error.code);
+    td_completion_source_free(cs);
+}
+
+static void auto_source_recycles(void)
+{
+    td_auto_source *s = td_auto_source_rent();
+    td_task_i64 t = td_auto_source_task_i64(s);
+    td_outcome o;
+    TD_CHECK_EQ(TD_OK, td_auto_source_set_result(s, t.task.token, -7));
+    TD_CHECK_EQ(TD_OK, td_task_i64_get(t, &o));
+    TD_CHECK_EQ(-7, o.value);
+    /* Back in the pool: the next rental is the same object with a new version. */
+    td_auto_source *s2 = td_auto_source_rent();
+    TD_CHECK(s2 == s);
+    td_task_i64 t2 = td_auto_source_task_i64(s2);
+    TD_CHECK(t2.task.token != t.task.token);
+    /* Completing through the old token is rejected, never applied to the new rental. */
+    TD_CHECK_EQ(TD_E_STALE, td_auto_source_set_result(s2, t.task.token, 1));
+    td_status st;
+    TD_CHECK_EQ(TD_OK, td_task_status(t2.task, &st));
+    TD_CHECK_EQ(TD_PENDING, st);
+    TD_CHECK_EQ(TD_E_STALE, td_task_i64_get(t, &o));
+    TD_CHECK_EQ(TD_OK, td_auto_source_set_error(s2, t2.task.token, 42, "x"));
+    TD_CHECK_EQ(TD_OK, td_task_i64_get(t2, &o));
+    TD_CHECK_EQ(TD_FAULTED, o.status);
+    TD_CHECK_EQ(42, o.error.code);
+}
+
+static void version_wraps_and_stays_distinct(void)
+{
+    td_completion_source *cs = td_completion_source_new();
+    td_task first = td_completion_source_task(cs);
+    td_status st;
+    for (int i = 0; i < 1000; i++)
+        td_completion_source_reset(cs);
+    TD_CHECK_EQ(TD_E_STALE, td_task_status(first, &st));
+    TD_CHECK_EQ((first.token + 1000) & TD_TOKEN_MASK, td_completion_source_task(cs).token);
+    td_completion_source_free(cs);
+}
+
+int main(void)
+{
+    TD_RUN(constants_need_no_runtime);   /* before td_runtime_init on purpose */
+    if (td_runtime_init(NULL) != TD_OK)
+        return 2;
+    TD_RUN(from_error_and_canceled);
+    TD_RUN(manual_source_protocol);
+    TD_RUN(auto_source_recycles);
+    TD_RUN(version_wraps_and_stays_distinct);
+    td_runtime_shutdown();
+    return TD_TEST_SUMMARY();
+}
