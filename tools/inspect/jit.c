@@ -397,7 +397,7 @@ static void jit_rule(jit_obj *j, const ti_contract *c, const ti_remarks *rm, ti_
     int nsc;
     scope_fns(j, rm, r->function, &sc, &nsc);
     char *where = scope_desc(sc, nsc);
-    ti_strlist bad = { 0 }, good = { 0 };
+    ti_strlist bad = { 0 }, good = { 0 }, other = { 0 };
     int ncalls = 0, ninsn = 0;
     long long min = r->min_copy >= 0 ? r->min_copy : r->frame_size >= 0 ? r->frame_size : 1;
     for (int s = 0; s < nsc; s++) {
@@ -429,7 +429,9 @@ static void jit_rule(jit_obj *j, const ti_contract *c, const ti_remarks *rm, ti_
                     long long n = track_rdx(f, i, &how);
                     e = ev_insn(f, in);
                     if (n >= 0 && r->frame_size >= 0 && n < r->frame_size)
-                        ti_sl_addf(&bad, "memset of %lld bytes, frame is %lld: %s; %s", n, r->frame_size, e, how);
+                        ti_sl_addf(&other, "memset of %lld bytes, frame is %lld: %s; %s", n, r->frame_size, e, how);
+                    else if (n >= 0 && r->frame_size < 0)
+                        ti_sl_addf(&other, "memset of a constant %lld bytes (frame size undeclared: only a computed-length memset counts): %s; %s", n, e, how);
                     else
                         ti_sl_addf(&good, "%s; %s%s", e, how, n < 0 ? " (dynamic frame size, accepted)" : "");
                     free(how);
@@ -471,7 +473,9 @@ static void jit_rule(jit_obj *j, const ti_contract *c, const ti_remarks *rm, ti_
             res->summary = ti_fmt("memset clears the frame in %s", where);
         } else {
             res->status = TI_FAIL;
-            res->summary = bad.n ? ti_fmt("memset too short in %s", where) : ti_fmt("no memset call in %s", where);
+            res->summary = other.n ? ti_fmt("no memset covering the frame in %s", where) : ti_fmt("no memset call in %s", where);
+            for (int k = 0; k < other.n; k++)
+                ti_sl_add(&bad, other.v[k]);
             if (!bad.n)
                 ti_sl_addf(&bad, "%s: %d instruction(s), %d call(s), none to memset", where, ninsn, ncalls);
         }
@@ -514,6 +518,7 @@ static void jit_rule(jit_obj *j, const ti_contract *c, const ti_remarks *rm, ti_
     free(sc);
     ti_sl_free(&bad);
     ti_sl_free(&good);
+    ti_sl_free(&other);
 }
 
 int ti_jit_check(ti_contract *c, const ti_options *o, const ti_remarks *rm, const char *obj_path, char *err,
