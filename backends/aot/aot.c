@@ -6,7 +6,8 @@
  * Reproducibility: clang runs in the TU's folder with the TU's base name (the ELF
  * STT_FILE symbol is then path-free), -ffile-prefix-map=<root>=. (so __FILE__ is
  * "./runtime/src/x.c" whatever the staging folder), __DATE__/__TIME__/__TIMESTAMP__
- * pinned, and a content-derived build id (--build-id=sha1). Same staging, same bytes.
+ * pinned, -fdebug-compilation-dir=. (the remarks need line tables) and a content-derived
+ * build id (--build-id=sha1). Same staging, same bytes.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -25,7 +26,7 @@
 #include "backend.h"
 
 static const char *const aot_release_flags[] = {
-    "-std=gnu11", "-O2", "-DNDEBUG", "-fPIC", "-fvisibility=hidden",
+    "-std=gnu11", "-O2", "-DNDEBUG", "-fPIC", "-fvisibility=hidden", "-fdebug-compilation-dir=.",
     "-Wno-builtin-macro-redefined", "-D__DATE__=\"Jan  1 1970\"", "-D__TIME__=\"00:00:00\"",
     "-D__TIMESTAMP__=\"Thu Jan  1 00:00:00 1970\"", NULL
 };

@@ -1,0 +1,568 @@
+/*
+ * backends_test.c - integration tests of the backends, the TU generator and the player
+ * shell (label `backends`). One test per invocation:
+ *
+ *   backends_test TEST --shell PATH --src SRCDIR --work DIR [--tandem PATH]
+ *
+ * Each test assembles a source root in DIR (the repository's runtime/ and
+ * players/include/ plus the fixture subjects alpha, beta, broken and suite `check`),
+ * generates the subjects' TUs, compiles them and checks the outcome. Every check
+ * prints what it expected and what it got, and any failed check fails the test.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "backend.h"
+
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+
+static const char *g_shell, *g_src, *g_work, *g_tandem;
+static int g_failures;
+
+#define CHECK(cond, ...) do { \
+    if (!(cond)) { g_failures++; fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+                   fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+
+static int sh(const char *fmt, const char *a, const char *b, const char *c)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, fmt, a, b, c);
+    int st = system(cmd);
+    if (st != 0) fprintf(stderr, "command failed (%d): %s\n", st, cmd);
+    return st;
+}
+
+/* <work>/<name>: runtime/, players/include/, fixture players/ (fresh). */
+static void make_root(const char *name, char *root, size_t len)
+{
+    snprintf(root, len, "%s/%s", g_work, name);
+    char cmd[16384];
+    snprintf(cmd, sizeof cmd,
+             "rm -rf '%s' && mkdir -p '%s/players' && cp -r '%s/runtime' '%s/' && "
+             "cp -r '%s/players/include' '%s/players/' && cp -r '%s/tests/backends/fixture/players/.' '%s/players/'",
+             root, root, g_src, root, g_src, root, g_src, root);
+    if (system(cmd) != 0) fprintf(stderr, "command failed: %s\n", cmd);
+}
+
+static int gen_tu(const char *root, const char *subject, const char *tu_path)
+{
+    char err[8192], *text;
+    const char *suites[] = { "check", NULL };
+    td_tu_spec spec = { root, subject, suites, 0 };
+    if (td_tu_generate(&spec, &text, NULL, err, sizeof err)) {
+        fprintf(stderr, "td_tu_generate: %s\n", err);
+        return -1;
+    }
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", tu_path);
+    *strrchr(dir, '/') = 0;
+    mkdir(dir, 0777);
+    FILE *f = fopen(tu_path, "w");
+    if (!f) return -1;
+    fputs(text, f);
+    fclose(f);
+    free(text);
+    return 0;
+}
+
+static int aot_build(const char *root, const char *subject, const char *outdir, td_backend_result *r, char *err,
+                     size_t errlen)
+{
+    char tu[4096];
+    snprintf(tu, sizeof tu, "%s/tandem-player-%s.c", outdir, subject);
+    mkdir(outdir, 0777);
+    if (gen_tu(root, subject, tu)) return -1;
+    td_backend_options o = { 0 };
+    o.root = root;
+    o.tu_path = tu;
+    o.out_dir = outdir;
+    o.name = subject;
+    o.emit_ir = 1;
+    o.emit_remarks = 1;
+    int rc = td_backend_aot.build(&o, r, err, errlen);
+    if (rc == 0)
+        printf("aot build %s: %.1f ms (IR %.1f ms) with %s\n", subject, r->compile_ns / 1e6, r->ir_ns / 1e6,
+               td_backend_aot.identity());
+    return rc;
+}
+
+typedef struct run_result {
+    int exited, code, signaled, sig;
+    char out[65536];
+} run_result;
+
+/* Run argv with extra env "K=V" (or NULL); stdout captured, stderr passed through. */
+static void run(char *const argv[], const char *env, run_result *r)
+{
+    int fds[2];
+    memset(r, 0, sizeof *r);
+    if (pipe(fds)) return;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        close(fds[0]);
+        close(fds[1]);
+        if (env) putenv((char *)env);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    size_t n = 0;
+    ssize_t k;
+    while ((k = read(fds[0], r->out + n, sizeof r->out - 1 - n)) > 0) n += (size_t)k;
+    r->out[n] = 0;
+    close(fds[0]);
+    int st;
+    waitpid(pid, &st, 0);
+    r->exited = WIFEXITED(st);
+    r->code = r->exited ? WEXITSTATUS(st) : -1;
+    r->signaled = WIFSIGNALED(st);
+    r->sig = r->signaled ? WTERMSIG(st) : 0;
+    fputs(r->out, stdout);
+}
+
+static const char *last_line(const char *s)
+{
+    static char buf[512];
+    size_t l = strlen(s);
+    while (l && s[l - 1] == '\n') l--;
+    size_t b = l;
+    while (b && s[b - 1] != '\n') b--;
+    snprintf(buf, sizeof buf, "%.*s", (int)(l - b), s + b);
+    return buf;
+}
+
+static cJSON *load_json(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) { fprintf(stderr, "cannot open %s\n", path); return NULL; }
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    cJSON *j = cJSON_Parse(buf);
+    if (!j) fprintf(stderr, "%s is not JSON\n", path);
+    return j;
+}
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+static double jnum(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+static int jtrue(const cJSON *o, const char *k) { return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, k)); }
+
+static const cJSON *find_case(const cJSON *rep, const char *subject, const char *name)
+{
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(rep, "cases")) {
+        const char *s = jstr(c, "subject");
+        if (!strcmp(jstr(c, "name"), name) && (!*s || !strcmp(s, subject))) return c;
+    }
+    return NULL;
+}
+
+static const cJSON *find_row(const cJSON *rep, const char *subject, const char *name)
+{
+    const cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(rep, "rows"))
+        if (!strcmp(jstr(r, "name"), name) && !strcmp(jstr(r, "subject"), subject)) return r;
+    return NULL;
+}
+
+/* A passing report of suite `check` for these subjects, with `samples` row samples. */
+static void validate_pass_report(const char *path, const char *backend, const char *const *subjects, int samples)
+{
+    cJSON *rep = load_json(path);
+    CHECK(rep != NULL, "report %s", path);
+    if (!rep) return;
+    CHECK(jnum(rep, "schemaVersion") == 1, "schemaVersion %g", jnum(rep, "schemaVersion"));
+    CHECK(!strcmp(jstr(rep, "backend"), backend), "backend '%s'", jstr(rep, "backend"));
+    CHECK(strlen(jstr(rep, "buildId")) > 0, "buildId empty");
+    CHECK(jnum(rep, "expectedCaseCount") == 4, "expectedCaseCount %g", jnum(rep, "expectedCaseCount"));
+    CHECK(jtrue(rep, "passed"), "passed not true");
+    CHECK(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(rep, "failure")), "failure not null");
+    int ns = 0;
+    for (const char *const *s = subjects; *s; s++) ns++;
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rep, "cases")) == 4 * ns, "case count %d",
+          cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rep, "cases")));
+    static const char *const names[] = { "value", "runtime", "malloc counted", "forced" };
+    for (const char *const *s = subjects; *s; s++) {
+        for (int i = 0; i < 4; i++) {
+            const cJSON *c = find_case(rep, *s, names[i]);
+            CHECK(c != NULL, "%s: case '%s' missing", *s, names[i]);
+            if (!c) continue;
+            CHECK(jtrue(c, "passed"), "%s: case '%s' did not pass", *s, names[i]);
+            CHECK(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(c, "failure")), "%s: '%s' failure", *s, names[i]);
+            CHECK(jnum(c, "ns") >= 0, "%s: '%s' ns", *s, names[i]);
+        }
+        const cJSON *row = find_row(rep, *s, "malloc_free");
+        CHECK(row != NULL && jtrue(row, "supported"), "%s: row malloc_free", *s);
+        if (row) {
+            const cJSON *samp = cJSON_GetObjectItemCaseSensitive(row, "samples"), *x;
+            CHECK(cJSON_GetArraySize(samp) == samples, "%s: %d samples, expected %d", *s, cJSON_GetArraySize(samp),
+                  samples);
+            cJSON_ArrayForEach(x, samp) {
+                /* the allocation counter sees every malloc/free of module code */
+                CHECK(jnum(x, "allocs") == jnum(x, "ops"), "%s: allocs %g ops %g", *s, jnum(x, "allocs"), jnum(x, "ops"));
+                CHECK(jnum(x, "frees") == jnum(x, "ops"), "%s: frees %g ops %g", *s, jnum(x, "frees"), jnum(x, "ops"));
+                CHECK(jnum(x, "bytes") == 16 * jnum(x, "ops"), "%s: bytes %g", *s, jnum(x, "bytes"));
+                CHECK(jnum(x, "ns") > 0, "%s: ns", *s);
+            }
+        }
+        const cJSON *never = find_row(rep, *s, "never");
+        CHECK(never != NULL && !jtrue(never, "supported"), "%s: unsupported row 'never'", *s);
+    }
+    cJSON_Delete(rep);
+}
+
+/* ---- tests ---------------------------------------------------------------------- */
+
+static void test_aot_run(void)
+{
+    char root[4096], out[4096], err[16384], so[4096], rep[4096];
+    td_backend_result r;
+    make_root("root", root, sizeof root);
+    snprintf(out, sizeof out, "%s/aot", g_work);
+    int rc = aot_build(root, "alpha", out, &r, err, sizeof err);
+    CHECK(rc == 0, "aot build: %s", err);
+    if (rc) return;
+    struct stat st;
+    CHECK(stat(r.ir_path, &st) == 0 && st.st_size > 0, "IR %s", r.ir_path);
+    CHECK(stat(r.remarks_path, &st) == 0 && st.st_size > 0, "remarks %s", r.remarks_path);
+    /* the entry table is the module's only export */
+    void *h = dlopen(r.module_path, RTLD_NOW | RTLD_LOCAL);
+    CHECK(h != NULL, "dlopen %s", dlerror());
+    if (h) {
+        CHECK(dlsym(h, TD_PLAYER_MODULE_SYMBOL) != NULL, "entry table not exported");
+        CHECK(dlsym(h, "td_suite_check") == NULL, "td_suite_check is exported");
+        CHECK(dlsym(h, "fixture_subject_value") == NULL, "fixture_subject_value is exported");
+        dlclose(h);
+    }
+    snprintf(so, sizeof so, "%s", r.module_path);
+    snprintf(rep, sizeof rep, "%s/report-aot.json", out);
+    char *argv[] = { (char *)g_shell, "--backend", "aot", "--module", so, "--suite", "check", "--out", rep,
+                     "--samples", "3", "--warmup", "1", NULL };
+    run_result rr;
+    run(argv, NULL, &rr);
+    CHECK(rr.exited && rr.code == 0, "exit %d signal %d", rr.code, rr.sig);
+    CHECK(!strcmp(last_line(rr.out), "TANDEM-PLAYER-RESULT: pass"), "last line '%s'", last_line(rr.out));
+    CHECK(strstr(rr.out, "TANDEM-CASE-START: alpha value\n") && strstr(rr.out, "TANDEM-CASE-PASS: alpha value"),
+          "case markers");
+    const char *subjects[] = { "alpha", NULL };
+    validate_pass_report(rep, "aot", subjects, 3);
+}
+
+static void test_jit_run(void)
+{
+    char root[4096], tu[4096], rep[4096], err[16384];
+    make_root("root", root, sizeof root);
+    snprintf(tu, sizeof tu, "%s/jit/tandem-player-alpha.c", g_work);
+    CHECK(gen_tu(root, "alpha", tu) == 0, "gen");
+    /* compile check through the backend interface, timed */
+    td_backend_options o = { 0 };
+    td_backend_result r;
+    o.root = root;
+    o.tu_path = tu;
+    int rc = td_backend_jit.build(&o, &r, err, sizeof err);
+    CHECK(rc == 0, "jit build: %s", err);
+    if (!rc) printf("jit compile %s: %.1f ms with %s\n", tu, r.compile_ns / 1e6, td_backend_jit.identity());
+    CHECK(!strncmp(td_backend_jit.identity(), "tcc 0.9.", 8), "identity '%s'", td_backend_jit.identity());
+    snprintf(rep, sizeof rep, "%s/jit/report-jit.json", g_work);
+    char *argv[] = { (char *)g_shell, "--backend", "jit", "--tu", tu, "--root", root, "--suite", "check",
+                     "--out", rep, "--samples", "2", NULL };
+    run_result rr;
+    run(argv, NULL, &rr);
+    CHECK(rr.exited && rr.code == 0, "exit %d signal %d", rr.code, rr.sig);
+    CHECK(!strcmp(last_line(rr.out), "TANDEM-PLAYER-RESULT: pass"), "last line '%s'", last_line(rr.out));
+    const char *subjects[] = { "alpha", NULL };
+    validate_pass_report(rep, "jit", subjects, 2);
+}
+
+static int read_file(const char *p, char **buf, size_t *len)
+{
+    FILE *f = fopen(p, "rb");
+    if (!f) return -1;
+    fseek(f, 0, SEEK_END);
+    *len = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    *buf = malloc(*len + 1);
+    size_t n = fread(*buf, 1, *len, f);
+    fclose(f);
+    return n == *len ? 0 : -1;
+}
+
+static void test_aot_repro(void)
+{
+    /* two staging copies at different paths, two output folders: same bytes */
+    char ra[4096], rb[4096], oa[4096], ob[4096], err[16384];
+    td_backend_result a, b;
+    make_root("stageA", ra, sizeof ra);
+    make_root("stage-B-longer-name", rb, sizeof rb);
+    snprintf(oa, sizeof oa, "%s/reproA", g_work);
+    snprintf(ob, sizeof ob, "%s/repro-B", g_work);
+    CHECK(aot_build(ra, "alpha", oa, &a, err, sizeof err) == 0, "build A: %s", err);
+    CHECK(aot_build(rb, "alpha", ob, &b, err, sizeof err) == 0, "build B: %s", err);
+    char *x = NULL, *y = NULL;
+    size_t lx = 0, ly = 0;
+    CHECK(read_file(a.module_path, &x, &lx) == 0 && read_file(b.module_path, &y, &ly) == 0, "read modules");
+    CHECK(x && y && lx == ly && memcmp(x, y, lx) == 0, "%s (%zu bytes) and %s (%zu bytes) differ", a.module_path,
+          lx, b.module_path, ly);
+    /* and the staging path did not leak into the module */
+    CHECK(x && !memmem(x, lx, ra, strlen(ra)), "staging path %s inside the module", ra);
+    free(x);
+    free(y);
+    /* a different source gives a different module (the comparison can tell) */
+    char *beta = NULL;
+    size_t lb = 0;
+    CHECK(aot_build(ra, "beta", oa, &b, err, sizeof err) == 0, "build beta: %s", err);
+    CHECK(read_file(b.module_path, &beta, &lb) == 0, "read beta");
+    CHECK(read_file(a.module_path, &x, &lx) == 0 && (lx != lb || memcmp(x, beta, lx) != 0), "alpha == beta?");
+    free(x);
+    free(beta);
+}
+
+static void test_jit_error(void)
+{
+    char root[4096], tu[4096], err[16384];
+    make_root("root", root, sizeof root);
+    snprintf(tu, sizeof tu, "%s/err/tandem-player-broken.c", g_work);
+    CHECK(gen_tu(root, "broken", tu) == 0, "gen");
+    td_backend_options o = { 0 };
+    td_backend_result r;
+    o.root = root;
+    o.tu_path = tu;
+    err[0] = 0;
+    int rc = td_backend_jit.build(&o, &r, err, sizeof err);
+    printf("jit error text:\n%s\n", err);
+    CHECK(rc != 0, "broken subject compiled");
+    CHECK(strstr(err, "players/subjects/broken/broken.c:3:") != NULL, "no file:line in '%s'", err);
+    CHECK(strstr(err, "fixture_undeclared_name") != NULL, "no symbol name in '%s'", err);
+    /* the shell reports it as a load error, not a crash or a failure */
+    char *argv[] = { (char *)g_shell, "--backend", "jit", "--tu", tu, "--root", root, "--suite", "check",
+                     "--out", "/dev/null", NULL };
+    run_result rr;
+    run(argv, NULL, &rr);
+    CHECK(rr.exited && rr.code == 3, "shell exit %d", rr.code);
+    CHECK(!strcmp(last_line(rr.out), "TANDEM-PLAYER-RESULT: error"), "last line '%s'", last_line(rr.out));
+    /* AOT reports the same place */
+    char out[4096];
+    snprintf(out, sizeof out, "%s/err-aot", g_work);
+    err[0] = 0;
+    rc = aot_build(root, "broken", out, &r, err, sizeof err);
+    CHECK(rc != 0 && strstr(err, "players/subjects/broken/broken.c:3:"), "aot error '%s'", err);
+}
+
+static void test_jit_two(void)
+{
+    char root[4096], ta[4096], tb[4096], rep[4096], err[16384];
+    make_root("root", root, sizeof root);
+    snprintf(ta, sizeof ta, "%s/two/tandem-player-alpha.c", g_work);
+    snprintf(tb, sizeof tb, "%s/two/tandem-player-beta.c", g_work);
+    CHECK(gen_tu(root, "alpha", ta) == 0 && gen_tu(root, "beta", tb) == 0, "gen");
+    /* both loaded at once through the interface: distinct entry tables */
+    td_backend_options o = { 0 };
+    td_backend_module ma, mb;
+    o.root = root;
+    CHECK(td_backend_jit.load(ta, &o, &ma, err, sizeof err) == 0, "load alpha: %s", err);
+    CHECK(td_backend_jit.load(tb, &o, &mb, err, sizeof err) == 0, "load beta: %s", err);
+    if (ma.entry && mb.entry) {
+        CHECK(ma.entry != mb.entry, "same entry table");
+        CHECK(!strcmp(ma.entry->subject, "alpha") && !strcmp(mb.entry->subject, "beta"), "subjects %s %s",
+              ma.entry->subject, mb.entry->subject);
+        CHECK(!strcmp(ma.entry->compiler, "tcc"), "compiler %s", ma.entry->compiler);
+        td_backend_jit.unload(&ma);
+        td_backend_jit.unload(&mb);
+    }
+    /* and run together in one shell: each sees its own fixture_subject_value/fixture_global */
+    snprintf(rep, sizeof rep, "%s/two/report.json", g_work);
+    char *argv[] = { (char *)g_shell, "--backend", "jit", "--tu", ta, "--tu", tb, "--root", root, "--suite",
+                     "check", "--out", rep, "--samples", "2", NULL };
+    run_result rr;
+    run(argv, NULL, &rr);
+    CHECK(rr.exited && rr.code == 0, "exit %d signal %d", rr.code, rr.sig);
+    const char *subjects[] = { "alpha", "beta", NULL };
+    validate_pass_report(rep, "jit", subjects, 2);
+}
+
+static void test_alloc(void)
+{
+    /* the known malloc(1000) in module code is counted exactly once, on both backends */
+    char root[4096], out[4096], tu[4096], err[16384], rep[4096];
+    td_backend_result r;
+    make_root("root", root, sizeof root);
+    snprintf(out, sizeof out, "%s/alloc", g_work);
+    CHECK(aot_build(root, "alpha", out, &r, err, sizeof err) == 0, "aot build: %s", err);
+    snprintf(tu, sizeof tu, "%s/alloc/jit/tandem-player-alpha.c", g_work);
+    CHECK(gen_tu(root, "alpha", tu) == 0, "gen");
+    for (int b = 0; b < 2; b++) {
+        const char *be = b ? "jit" : "aot";
+        snprintf(rep, sizeof rep, "%s/alloc/report-%s.json", g_work, be);
+        char *argv[] = { (char *)g_shell, "--backend", (char *)be, b ? "--tu" : "--module",
+                         b ? tu : r.module_path, "--suite", "check", "--filter", "malloc", "--out", rep,
+                         b ? "--root" : NULL, root, NULL };
+        run_result rr;
+        run(argv, NULL, &rr);
+        CHECK(rr.exited && rr.code == 0, "%s exit %d", be, rr.code);
+        cJSON *j = load_json(rep);
+        CHECK(j != NULL, "report");
+        if (!j) continue;
+        const cJSON *c = find_case(j, "alpha", "malloc counted");
+        CHECK(c && jtrue(c, "passed"), "%s: malloc counted", be);
+        CHECK(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "cases")) == 1, "%s: filter", be);
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "processAllocations");
+        CHECK(a && jnum(a, "allocs") > 1000, "%s: process allocs %g", be, a ? jnum(a, "allocs") : -1);
+        cJSON_Delete(j);
+    }
+}
+
+static void test_fail_report(void)
+{
+    char root[4096], out[4096], tu[4096], err[16384], rep[4096];
+    td_backend_result r;
+    make_root("root", root, sizeof root);
+    snprintf(out, sizeof out, "%s/fail", g_work);
+    CHECK(aot_build(root, "alpha", out, &r, err, sizeof err) == 0, "aot build: %s", err);
+    snprintf(tu, sizeof tu, "%s/fail/jit/tandem-player-alpha.c", g_work);
+    CHECK(gen_tu(root, "alpha", tu) == 0, "gen");
+    for (int b = 0; b < 2; b++) {
+        const char *be = b ? "jit" : "aot";
+        snprintf(rep, sizeof rep, "%s/fail/report-%s.json", g_work, be);
+        char *argv[] = { (char *)g_shell, "--backend", (char *)be, b ? "--tu" : "--module",
+                         b ? tu : r.module_path, "--suite", "check", "--out", rep, b ? "--root" : NULL, root, NULL };
+        run_result rr;
+        run(argv, "TD_FIXTURE_FAIL=1", &rr);
+        CHECK(rr.exited && rr.code == 1, "%s exit %d", be, rr.code);
+        CHECK(!strcmp(last_line(rr.out), "TANDEM-PLAYER-RESULT: fail"), "%s last line '%s'", be, last_line(rr.out));
+        cJSON *j = load_json(rep);
+        CHECK(j != NULL, "report");
+        if (!j) continue;
+        CHECK(!jtrue(j, "passed"), "%s: passed", be);
+        const cJSON *f = cJSON_GetObjectItemCaseSensitive(j, "failure");
+        CHECK(f && !strcmp(jstr(f, "case"), "forced"), "%s: failure case '%s'", be, f ? jstr(f, "case") : "");
+        CHECK(f && !strcmp(jstr(f, "file"), "players/suites/check/check.c"), "%s: file '%s'", be,
+              f ? jstr(f, "file") : "");
+        CHECK(f && jnum(f, "line") == 51, "%s: line %g", be, f ? jnum(f, "line") : -1);
+        CHECK(f && !strcmp(jstr(f, "expected"), "5") && !strcmp(jstr(f, "actual"), "6"), "%s: expected/actual", be);
+        const cJSON *c = find_case(j, "alpha", "forced");
+        CHECK(c && !jtrue(c, "passed") && jnum(cJSON_GetObjectItemCaseSensitive(c, "failure"), "line") == 51,
+              "%s: case record", be);
+        const cJSON *v = find_case(j, "alpha", "value");
+        CHECK(v && jtrue(v, "passed"), "%s: other cases still pass", be);
+        cJSON_Delete(j);
+    }
+}
+
+static void test_crash_marker(void)
+{
+    char root[4096], tu[4096];
+    make_root("root", root, sizeof root);
+    snprintf(tu, sizeof tu, "%s/crash/tandem-player-alpha.c", g_work);
+    CHECK(gen_tu(root, "alpha", tu) == 0, "gen");
+    char *argv[] = { (char *)g_shell, "--backend", "jit", "--tu", tu, "--root", root, "--suite", "check",
+                     "--out", "/dev/null", NULL };
+    run_result rr;
+    run(argv, "TD_FIXTURE_CRASH=1", &rr);
+    CHECK(rr.signaled && rr.sig == SIGSEGV, "not killed by SIGSEGV (exit %d sig %d)", rr.code, rr.sig);
+    CHECK(!strcmp(last_line(rr.out), "TANDEM-PLAYER-RESULT: crash signal=11 case=forced"), "last line '%s'",
+          last_line(rr.out));
+}
+
+static void test_build_cli(void)
+{
+    char root[4096], stg[4096], out[4096], cmd[16384];
+    if (!g_tandem) { CHECK(g_tandem != NULL, "--tandem not given"); return; }
+    make_root("cliroot", root, sizeof root);
+    snprintf(stg, sizeof stg, "%s/cli-staging", g_work);
+    snprintf(cmd, sizeof cmd,
+             "rm -rf '%s' && '%s' stage --root '%s' --out '%s' runtime players/include players/suites players/subjects",
+             stg, g_tandem, root, stg);
+    CHECK(system(cmd) == 0, "%s", cmd);
+    for (int b = 0; b < 2; b++) {
+        const char *be = b ? "jit" : "aot";
+        snprintf(out, sizeof out, "%s/cli-%s", g_work, be);
+        snprintf(cmd, sizeof cmd,
+                 "rm -rf '%s' && '%s' build --backend %s --staging '%s' --out '%s' --subject alpha --subject beta "
+                 "--suite check --shell '%s'",
+                 out, g_tandem, be, stg, out, g_shell);
+        CHECK(system(cmd) == 0, "%s", cmd);
+        snprintf(cmd, sizeof cmd, "'%s' verify '%s'", g_tandem, out);
+        CHECK(system(cmd) == 0, "%s", cmd);
+        char desc[4096], rep[4096], m1[4096], m2[4096];
+        snprintf(desc, sizeof desc, "%s/player-%s.json", out, be);
+        cJSON *d = load_json(desc);
+        CHECK(d != NULL, "descriptor");
+        if (!d) continue;
+        const char *bid = jstr(d, "buildId");
+        CHECK(strlen(bid) == 64, "buildId '%s'", bid);
+        const cJSON *subs = cJSON_GetObjectItemCaseSensitive(d, "subjects");
+        CHECK(cJSON_GetArraySize(subs) == 2, "2 subjects");
+        const char *k = b ? "tu" : "module";
+        snprintf(m1, sizeof m1, "%s/%s", out, jstr(cJSON_GetArrayItem(subs, 0), k));
+        snprintf(m2, sizeof m2, "%s/%s", out, jstr(cJSON_GetArrayItem(subs, 1), k));
+        char shell[4096];
+        snprintf(shell, sizeof shell, "%s/tandem-player", out);
+        snprintf(rep, sizeof rep, "%s/report.json", out);
+        char *argv[] = { shell, "--backend", (char *)be, b ? "--tu" : "--module", m1, b ? "--tu" : "--module", m2,
+                         "--suite", "check", "--out", rep, "--samples", "2", NULL };
+        run_result rr;
+        run(argv, NULL, &rr);
+        CHECK(rr.exited && rr.code == 0, "%s player exit %d", be, rr.code);
+        const char *subjects[] = { "alpha", "beta", NULL };
+        validate_pass_report(rep, be, subjects, 2);
+        cJSON *j = load_json(rep);
+        CHECK(j && !strcmp(jstr(j, "buildId"), bid), "%s: report buildId '%s' vs %s", be, j ? jstr(j, "buildId") : "",
+              bid);
+        cJSON_Delete(j);
+        cJSON_Delete(d);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) return 2;
+    const char *test = argv[1];
+    for (int i = 2; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--shell")) g_shell = argv[i + 1];
+        else if (!strcmp(argv[i], "--src")) g_src = argv[i + 1];
+        else if (!strcmp(argv[i], "--work")) g_work = argv[i + 1];
+        else if (!strcmp(argv[i], "--tandem")) g_tandem = argv[i + 1];
+    }
+    if (!g_shell || !g_src || !g_work) {
+        fprintf(stderr, "usage: backends_test TEST --shell PATH --src DIR --work DIR [--tandem PATH]\n");
+        return 2;
+    }
+    sh("rm -rf '%s' && mkdir -p '%s'", g_work, g_work, NULL);
+    static const struct { const char *name; void (*fn)(void); } tests[] = {
+        { "aot_run", test_aot_run }, { "jit_run", test_jit_run }, { "aot_repro", test_aot_repro },
+        { "jit_error", test_jit_error }, { "jit_two", test_jit_two }, { "alloc", test_alloc },
+        { "fail_report", test_fail_report }, { "crash_marker", test_crash_marker },
+        { "build_cli", test_build_cli },
+    };
+    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
+        if (strcmp(tests[i].name, test)) continue;
+        tests[i].fn();
+        printf("%s: %s (%d failed checks)\n", test, g_failures ? "FAIL" : "PASS", g_failures);
+        return g_failures ? 1 : 0;
+    }
+    fprintf(stderr, "unknown test %s\n", test);
+    return 2;
+}
