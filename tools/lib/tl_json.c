@@ -93,15 +93,32 @@ int tl_json_parse(const char *name, const char *buf, size_t len, cJSON **out)
             const char *ep = cJSON_GetErrorPtr();
             if (!ep || ep < copy || ep > copy + len)
                 ep = copy + len;
-            const char *q = ep;
-            while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
-                q++;
+            /* Truncated when the text ends inside a string or with brackets still open. */
+            int depth = 0, in_str = 0, esc = 0;
+            for (const char *q = copy; *q; q++) {
+                if (in_str) {
+                    if (esc)
+                        esc = 0;
+                    else if (*q == '\\')
+                        esc = 1;
+                    else if (*q == '"')
+                        in_str = 0;
+                } else if (*q == '"') {
+                    in_str = 1;
+                } else if (*q == '{' || *q == '[') {
+                    depth++;
+                } else if (*q == '}' || *q == ']') {
+                    depth--;
+                }
+            }
             line_col(copy, ep, &line, &col);
-            if (*q == '\0')
-                tl_error(name, "(document)", "truncated JSON: unexpected end of input at line %d column %d", line,
-                         col);
-            else
+            if (in_str || depth > 0) {
+                int el, ec;
+                line_col(copy, copy + len, &el, &ec);
+                tl_error(name, "(document)", "truncated JSON: unexpected end of input at line %d column %d", el, ec);
+            } else {
                 tl_error(name, "(document)", "malformed JSON at line %d column %d", line, col);
+            }
         }
         free(copy);
         return 1;
