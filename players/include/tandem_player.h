@@ -15,7 +15,7 @@
  *     #include "runtime/src/<*.c, sorted>"
  *     #include "players/subjects/<subject>/<*.c, sorted>"
  *     #include "players/suites/<suite, sorted>/<*.c, sorted>"
- *     registration: the suite table and `tandem_player_module`.
+ *     registration: #include "tandem_player.h", the suite table, `tandem_player_module`.
  *   Everything is ONE translation unit: static names must not clash across files, so
  *   prefix statics with the suite/subject name (e.g. smoke_case_gate, cb_row_yield).
  *   Include paths: the source root, runtime/include, runtime/port, runtime/src,
@@ -41,7 +41,20 @@
  *   The shell calls run_suite once per sample (host->sample_index 0..samples-1, after
  *   host->warmup_index warm-up calls whose rows are discarded), alternating the order
  *   of the subjects loaded in the process between samples. A suite runs each of its rows
- *   once per call and times with host->now_ns (CLOCK_MONOTONIC).
+ *   once per call and times with host->now_ns (CLOCK_MONOTONIC). Defaults: suite "smoke"
+ *   1 sample, no warm-up; other suites 10 samples, 1 warm-up (--samples/--warmup).
+ *   Cases are recorded from the first measured call only (later calls run them unrecorded).
+ *
+ * THE SHELL'S REPORT (cJSON; default smoke-<backend>.json for suite smoke, else
+ *   <suite>-<backend>.json): schemaVersion 1, kind "smoke" (cases reported) | "bench",
+ *   suite, backend, buildId, compiler, flags, subjects[] {name, path, moduleCompiler,
+ *   loadNs, suiteResult}, expectedCaseCount, passed, failure (null | {case, file, line,
+ *   expected, actual}), cases[] {name, [subject when >1], passed, failure, ns},
+ *   samples, warmup, rows[] {subject, name, supported, [reason], samples[] {ns, ops,
+ *   allocs, frees, bytes, check}}, processAllocations. passed is false when a case failed,
+ *   a suite returned non-zero, or (smoke, unfiltered) the case count != expect_cases.
+ *   Markers on stdout: TANDEM-CASE-START/PASS/FAIL, last line TANDEM-PLAYER-RESULT:
+ *   pass | fail | error | crash signal=N [case=..] | timeout [case=..].
  *
  * ALLOCATION COUNTING: the shell interposes malloc, calloc, realloc, free,
  *   posix_memalign, aligned_alloc and memalign for the whole process (both backends),

@@ -460,10 +460,10 @@ static void test_fail_report(void)
         CHECK(f && !strcmp(jstr(f, "case"), "forced"), "%s: failure case '%s'", be, f ? jstr(f, "case") : "");
         CHECK(f && !strcmp(jstr(f, "file"), "players/suites/check/check.c"), "%s: file '%s'", be,
               f ? jstr(f, "file") : "");
-        CHECK(f && jnum(f, "line") == 51, "%s: line %g", be, f ? jnum(f, "line") : -1);
+        CHECK(f && jnum(f, "line") == 52, "%s: line %g", be, f ? jnum(f, "line") : -1);
         CHECK(f && !strcmp(jstr(f, "expected"), "5") && !strcmp(jstr(f, "actual"), "6"), "%s: expected/actual", be);
         const cJSON *c = find_case(j, "alpha", "forced");
-        CHECK(c && !jtrue(c, "passed") && jnum(cJSON_GetObjectItemCaseSensitive(c, "failure"), "line") == 51,
+        CHECK(c && !jtrue(c, "passed") && jnum(cJSON_GetObjectItemCaseSensitive(c, "failure"), "line") == 52,
               "%s: case record", be);
         const cJSON *v = find_case(j, "alpha", "value");
         CHECK(v && jtrue(v, "passed"), "%s: other cases still pass", be);
@@ -483,6 +483,21 @@ static void test_crash_marker(void)
     run(argv, "TD_FIXTURE_CRASH=1", &rr);
     CHECK(rr.signaled && rr.sig == SIGSEGV, "not killed by SIGSEGV (exit %d sig %d)", rr.code, rr.sig);
     CHECK(!strcmp(last_line(rr.out), "TANDEM-PLAYER-RESULT: crash signal=11 case=forced"), "last line '%s'",
+          last_line(rr.out));
+}
+
+static void test_timeout_marker(void)
+{
+    char root[4096], tu[4096];
+    make_root("root", root, sizeof root);
+    snprintf(tu, sizeof tu, "%s/hang/tandem-player-alpha.c", g_work);
+    CHECK(gen_tu(root, "alpha", tu) == 0, "gen");
+    char *argv[] = { (char *)g_shell, "--backend", "jit", "--tu", tu, "--root", root, "--suite", "check",
+                     "--out", "/dev/null", "--timeout", "1", NULL };
+    run_result rr;
+    run(argv, "TD_FIXTURE_HANG=1", &rr);
+    CHECK(rr.exited && rr.code == 124, "exit %d sig %d", rr.code, rr.sig);
+    CHECK(!strcmp(last_line(rr.out), "TANDEM-PLAYER-RESULT: timeout case=forced"), "last line '%s'",
           last_line(rr.out));
 }
 
@@ -555,7 +570,7 @@ int main(int argc, char **argv)
         { "aot_run", test_aot_run }, { "jit_run", test_jit_run }, { "aot_repro", test_aot_repro },
         { "jit_error", test_jit_error }, { "jit_two", test_jit_two }, { "alloc", test_alloc },
         { "fail_report", test_fail_report }, { "crash_marker", test_crash_marker },
-        { "build_cli", test_build_cli },
+        { "timeout_marker", test_timeout_marker }, { "build_cli", test_build_cli },
     };
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
         if (strcmp(tests[i].name, test)) continue;
