@@ -85,13 +85,13 @@ int td_verb_verify(int argc, char **argv)
         printf("verify %s: %d manifest(s), %u mismatch(es)\n", player, nman, rep.count);
     } else {
         tl_staging st;
+        memset(&st, 0, sizeof st);
         tl_staging_verify(staging, &st, &rep);
-        if (rep.count == 0) {
+        if (rep.count == 0)
             printf("verify staging %s: %zu files, stagingHash %s, clean\n", staging, st.nfiles, st.staging_hash);
-            tl_staging_free(&st);
-        } else {
+        else
             printf("verify staging %s: %u mismatch(es)\n", staging, rep.count);
-        }
+        tl_staging_free(&st);
     }
     return rep.count ? 1 : 0;
 }
