@@ -326,6 +326,9 @@ static void loop_run_timing(td_loop *loop, uint32_t t, uint32_t frame)
 {
     td_atomic_store_u32(&loop->current, t);
     td_atomic_store_u32(&loop->timing_frame[t], frame);
+    /* Items added from here on (by continuations or items) start next frame. */
+    loop_items *l = &loop->items[t];
+    uint32_t n = l->count;
     /* Drain: swap the queue out, so continuations added now wait for a later drain. */
     loop_queue q = loop->queues[t];
     loop->queues[t] = loop->spare[t];
@@ -338,9 +341,6 @@ static void loop_run_timing(td_loop *loop, uint32_t t, uint32_t frame)
     }
     q.count = 0;
     loop->spare[t] = q;
-    /* Items: those added while iterating start next frame. */
-    loop_items *l = &loop->items[t];
-    uint32_t n = l->count;
     int removed = 0;
     for (uint32_t i = 0; i < n; i++) {
         loop_item it = l->items[i];
