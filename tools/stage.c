@@ -24,7 +24,7 @@
 #define TANDEM_BINARY_DIR "build"
 #endif
 
-static const char *const default_paths[] = { "runtime", "players/suites", "players/subjects" };
+static const char *const default_paths[] = { "runtime", "players/include", "players/suites", "players/subjects" };
 
 static void usage(FILE *o)
 {
@@ -38,7 +38,7 @@ static void usage(FILE *o)
             "  --out DIR       staging folder (default: %s/staging)\n"
             "  --from-git REV  stage revision REV via `git archive` instead of the working tree\n"
             "  --dry-run       only report differences against the existing staging (exit 1 if any)\n"
-            "  PATHS           paths relative to the root (default: runtime players/suites players/subjects;\n"
+            "  PATHS           paths relative to the root (default: runtime players/include players/suites players/subjects;\n"
             "                  a default path that does not exist is skipped, a given one is an error)\n"
             "\n"
             "Against an existing staging, differences are printed (different, missing, extra) and\n"
