@@ -3,15 +3,12 @@
  * backends (clang AOT module, libtcc JIT player) and runs each player once, so the same
  * frame-by-frame narration of async methods on a real loop is printed twice.
  */
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include "tl_err.h"
-#include "tl_fs.h"
+#include "tl_proc.h"
 
-extern char **environ;
 int td_verb_build(int argc, char **argv);
 
 static void demo_usage(FILE *o)
@@ -21,19 +18,6 @@ static void demo_usage(FILE *o)
                "(default out/demo) and run it on each player: async methods on a real frame\n"
                "loop, narrated frame by frame.\n"
                "exit: 0 both players passed, 1 a build or a player failed, 2 usage\n");
-}
-
-static int demo_run(char *const argv[])
-{
-    pid_t pid;
-    int st;
-    if (posix_spawn(&pid, argv[0], NULL, NULL, argv, environ) != 0) {
-        tl_error(argv[0], NULL, "cannot start");
-        return 1;
-    }
-    if (waitpid(pid, &st, 0) < 0)
-        return 1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
 }
 
 int td_verb_demo(int argc, char **argv)
@@ -74,7 +58,7 @@ int td_verb_demo(int argc, char **argv)
         char *pargv[] = { player, "--backend", (char *)backends[b], b == 0 ? "--module" : "--tu", module,
                           "--suite", "demo", "--samples", "1", "--warmup", "0", "--out", report, NULL };
         fflush(stdout);
-        if (demo_run(pargv) != 0)
+        if (tl_run(pargv) != 0)
             failed = 1;
     }
     printf("%s\n", failed ? "demo: FAILED" : "demo: both players ran the same async methods and passed");

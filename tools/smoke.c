@@ -1,0 +1,217 @@
+/*
+ * smoke.c - `tandem smoke`: the 42 semantic cases on both players.
+ *
+ * Stages the working tree (or takes --staging), builds the AOT and JIT players for the
+ * `tandem` subject with the smoke suite (or reuses --players-from under the reuse rule),
+ * runs each player once, reads the two smoke-<backend>.json reports and prints one table
+ * with a row per case and a column per backend.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include "tl_err.h"
+#include "tl_fs.h"
+#include "tl_json.h"
+#include "tl_manifest.h"
+#include "tl_proc.h"
+
+int td_verb_build(int argc, char **argv);
+int td_verb_stage(int argc, char **argv);
+
+static void smoke_usage(FILE *o)
+{
+    fprintf(o, "usage: tandem smoke [--out DIR] [--staging DIR] [--players-from DIR]\n"
+               "                    [--backend aot|jit|both] [--filter TEXT]\n\n"
+               "Run the 42 smoke cases (SMOKE.md) on the AOT and JIT players and print a\n"
+               "per-case table. Reports: DIR/smoke-aot.json, DIR/smoke-jit.json.\n\n"
+               "  --out DIR           output folder (default out/smoke)\n"
+               "  --staging DIR       a staging folder (default: stage the working tree into DIR/staging)\n"
+               "  --players-from DIR  reuse DIR/aot and DIR/jit when the reuse rule allows it\n"
+               "  --backend B         aot, jit or both (default both)\n"
+               "  --filter TEXT       only cases whose name contains TEXT (the report then fails\n"
+               "                      its 42-case count on purpose)\n\n"
+               "exit: 0 every case passed on every backend, 1 a case failed or a step failed, 2 usage\n");
+}
+
+/* Build or reuse the player folder for one backend; returns its path in dir. */
+static int smoke_player(const char *backend, const char *out, const char *staging,
+                        const char *players_from, char *dir, size_t dirlen)
+{
+    if (players_from) {
+        char why[512];
+        snprintf(dir, dirlen, "%s/%s", players_from, backend);
+        if (tl_players_reusable(dir, staging, why, sizeof why)) {
+            printf("tandem smoke: reusing %s (%s)\n", dir, why);
+            return 0;
+        }
+        tl_error(dir, NULL, "players not reusable: %s; rebuild instead (drop --players-from)", why);
+        return 1;
+    }
+    snprintf(dir, dirlen, "%s/%s", out, backend);
+XX, (char *)backend, "--out", dir, "--staging", (char *)staging,
+                     "--subject", "tandem", "--suite", "smoke", NULL };
+    return td_verb_build(11, argv) != 0;
+}
+
+static int smoke_run_player(const char *backend, const char *dir, const char *report, const char *filter)
+{
+    char player[4200], module[4200];
+    snprintf(player, sizeof player, "%s/tandem-player", dir);
+    if (!strcmp(backend, "aot"))
+        snprintf(module, sizeof module, "%s/tandem.so", dir);
+    else
+        snprintf(module, sizeof module, "%s/src/tandem-player-tandem.c", dir);
+    char *argv[16];
+    int n = 0;
+    argv[n++] = player;
+    argv[n++] = "--backend";
+    argv[n++] = (char *)backend;
+    argv[n++] = !strcmp(backend, "aot") ? "--module" : "--tu";
+    argv[n++] = module;
+    argv[n++] = "--suite";
+    argv[n++] = "smoke";
+    argv[n++] = "--out";
+    argv[n++] = (char *)report;
+    if (filter) {
+        argv[n++] = "--filter";
+        argv[n++] = (char *)filter;
+    }
+    argv[n] = NULL;
+    fflush(stdout);
+    return tl_run(argv);
+}
+
+/* One column of the table: the cases of a report, in order. */
+typedef struct smoke_column {
+    const char *backend;
+    cJSON *doc;
+    const cJSON *cases;
+    int passed;
+} smoke_column;
+
+static const char *smoke_cell(const smoke_column *c, const char *name, char *buf, size_t len)
+{
+    const cJSON *it;
+    if (!c->cases)
+        return "-";
+    cJSON_ArrayForEach(it, c->cases) {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(it, "name");
+        if (!cJSON_IsString(n) || strcmp(n->valuestring, name))
+            continue;
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "passed")))
+            return "pass";
+        const cJSON *f = cJSON_GetObjectItemCaseSensitive(it, "failure");
+        const cJSON *file = cJSON_GetObjectItemCaseSensitive(f, "file");
+        const cJSON *line = cJSON_GetObjectItemCaseSensitive(f, "line");
+        snprintf(buf, len, "FAIL %s:%d", cJSON_IsString(file) ? file->valuestring : "?",
+                 cJSON_IsNumber(line) ? line->valueint : 0);
+        return buf;
+    }
+    return "missing";
+}
+
+static void smoke_print_table(smoke_column *cols, int ncols)
+{
+    const cJSON *names = NULL;
+    for (int i = 0; i < ncols && !names; i++)
+        names = cols[i].cases;
+    printf("\n%-3s %-56s", "#", "case");
+    for (int i = 0; i < ncols; i++)
+        printf(" %-22s", cols[i].backend);
+    printf("\n");
+    int k = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, names) {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(it, "name");
+        if (!cJSON_IsString(n))
+            continue;
+        printf("%-3d %-56s", ++k, n->valuestring);
+        for (int i = 0; i < ncols; i++) {
+            char buf[300];
+            printf(" %-22s", smoke_cell(&cols[i], n->valuestring, buf, sizeof buf));
+        }
+        printf("\n");
+    }
+    for (int i = 0; i < ncols; i++) {
+        int total = cols[i].cases ? cJSON_GetArraySize(cols[i].cases) : 0, ok = 0;
+        cJSON_ArrayForEach(it, cols[i].cases)
+            ok += cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "passed"));
+        printf("%s: %d/%d cases passed (42 expected): %s\n", cols[i].backend, ok, total,
+               cols[i].passed ? "PASS" : "FAIL");
+    }
+}
+
+int td_verb_smoke(int argc, char **argv)
+{
+    const char *out = "out/smoke", *staging = NULL, *players_from = NULL, *which = "both", *filter = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            smoke_usage(stdout);
+            return 0;
+        }
+        if (i + 1 >= argc) {
+            smoke_usage(stderr);
+            return 2;
+        }
+        if (!strcmp(a, "--out")) out = argv[++i];
+        else if (!strcmp(a, "--staging")) staging = argv[++i];
+        else if (!strcmp(a, "--players-from")) players_from = argv[++i];
+        else if (!strcmp(a, "--backend")) which = argv[++i];
+        else if (!strcmp(a, "--filter")) filter = argv[++i];
+        else {
+            smoke_usage(stderr);
+            return 2;
+        }
+    }
+    if (strcmp(which, "aot") && strcmp(which, "jit") && strcmp(which, "both")) {
+        tl_error(NULL, "--backend", "'%s' is not aot, jit or both", which);
+        return 2;
+    }
+    if (tl_mkdirs(out)) {
+        tl_error(out, NULL, "cannot create the output folder");
+        return 1;
+    }
+    char staged[4096];
+    if (!staging) {
+        snprintf(staged, sizeof staged, "%s/staging", out);
+        char *sargv[] = { "stage", "--out", staged, NULL };
+        if (td_verb_stage(3, sargv) != 0)
+            return 1;
+        staging = staged;
+    }
+    const char *backends[2];
+    int nb = 0;
+    if (strcmp(which, "jit")) backends[nb++] = "aot";
+    if (strcmp(which, "aot")) backends[nb++] = "jit";
+    smoke_column cols[2];
+    memset(cols, 0, sizeof cols);
+    int failed = 0;
+    for (int b = 0; b < nb; b++) {
+        char dir[4096], report[4200];
+        cols[b].backend = backends[b];
+        if (smoke_player(backends[b], out, staging, players_from, dir, sizeof dir)) {
+            failed = 1;
+            continue;
+        }
+        snprintf(report, sizeof report, "%s/smoke-%s.json", out, backends[b]);
+        int rc = smoke_run_player(backends[b], dir, report, filter);
+        if (tl_json_load(report, &cols[b].doc) != 0) {
+            tl_error(report, NULL, "no readable report (player exit %d)", rc);
+            failed = 1;
+            continue;
+        }
+        cols[b].cases = tl_json_field(report, cols[b].doc, "", "cases", cJSON_Array, "array");
+        int passed = 0;
+        if (tl_json_bool(report, cols[b].doc, "", "passed", &passed) != 0)
+            failed = 1;
+        cols[b].passed = passed && rc == 0;
+        if (!cols[b].passed)
+            failed = 1;
+    }
+    smoke_print_table(cols, nb);
+    for (int b = 0; b < nb; b++)
+        cJSON_Delete(cols[b].doc);
+    return failed ? 1 : 0;
+}
