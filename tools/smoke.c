@@ -49,7 +49,8 @@ static int smoke_player(const char *backend, const char *out, const char *stagin
         return 1;
     }
     snprintf(dir, dirlen, "%s/%s", out, backend);
-XX, (char *)backend, "--out", dir, "--staging", (char *)staging,
+    fflush(stdout);
+    char *argv[] = { "build", "--backend", (char *)backend, "--out", dir, "--staging", (char *)staging,
                      "--subject", "tandem", "--suite", "smoke", NULL };
     return td_verb_build(11, argv) != 0;
 }
