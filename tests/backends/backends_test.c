@@ -26,7 +26,9 @@
 
 #include "backend.h"
 
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
 
 static const char *g_shell, *g_src, *g_work, *g_tandem;
 static int g_failures;
@@ -44,15 +46,20 @@ static int sh(const char *fmt, const char *a, const char *b, const char *c)
     return st;
 }
 
-/* <work>/<name>: runtime/, players/include/, fixture players/ (fresh). */
+/* <work>/<name>: runtime/, players/include/, fixture players/ (fresh). The runtime comes
+ * from the committed HEAD when the source is a git checkout (so these tests do not
+ * depend on someone's half-edited runtime in a shared working tree), else from the
+ * working tree. players/include (this layer's ABI) always comes from the working tree. */
 static void make_root(const char *name, char *root, size_t len)
 {
     snprintf(root, len, "%s/%s", g_work, name);
     char cmd[16384];
     snprintf(cmd, sizeof cmd,
-             "rm -rf '%s' && mkdir -p '%s/players' && cp -r '%s/runtime' '%s/' && "
+             "rm -rf '%s' && mkdir -p '%s/players' && "
+             "{ { git -C '%s' rev-parse -q --verify HEAD:runtime/src >/dev/null 2>&1 && "
+             "git -C '%s' archive --format=tar HEAD runtime | tar -x -C '%s'; } || cp -r '%s/runtime' '%s/'; } && "
              "cp -r '%s/players/include' '%s/players/' && cp -r '%s/tests/backends/fixture/players/.' '%s/players/'",
-             root, root, g_src, root, g_src, root, g_src, root);
+             root, root, g_src, g_src, root, g_src, root, g_src, root, g_src, root);
     if (system(cmd) != 0) fprintf(stderr, "command failed: %s\n", cmd);
 }
 
