@@ -1,0 +1,109 @@
+/*
+ * gate.c - `tandem gate RUNS_DIR`: the statistical gate over per-process reports
+ * (SUITES.md "The gate"). The work is in tools/gate/ (see gate.h).
+ */
+#include "gate/gate_int.h"
+
+#include <cjson/cJSON.h>
+
+#include "tl_err.h"
+#include "tl_fs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *o)
+{
+    fprintf(o,
+            "usage: tandem gate RUNS_DIR [--config FILE] [--out DIR] [--quiet]\n"
+            "       tandem gate --self-check [--verbose] [--out DIR]\n"
+            "       tandem gate --print-config\n"
+            "\n"
+            "Read every per-process report (RUNS_DIR/*.json), the observations\n"
+            "(RUNS_DIR/observations/*.json) and quiet-pregate.json (RUNS_DIR or its parent);\n"
+            "compute per-process ratios of subject A to each peer (primary: ratio of means of\n"
+            "per-sample ns/op; other suites: ratio of medians), their median and worst per backend,\n"
+            "Mann-Whitney U and rank-biserial effect on the pooled samples, allocation rows, the\n"
+            "AOT/JIT ratios; apply the thresholds and the INVALID rules; write gate.md,\n"
+            "gate-summary.json and gate-chart.svg into --out (default RUNS_DIR).\n"
+            "Same inputs, byte-identical outputs.\n"
+            "\n"
+            "  --config FILE   gate configuration JSON over the built-in defaults (--print-config)\n"
+            "  --out DIR       where the outputs go\n"
+            "  --self-check    run the synthetic expectations (pass, fail, each INVALID rule);\n"
+            "                  with --out DIR the synthetic runs are kept there (caseNN/)\n"
+            "\n"
+            "Exit: 0 PASS, 3 FAIL, 1 INVALID, 2 usage.\n");
+}
+
+int gate_run(const gate_opts *o, const gate_config *cfg)
+{
+    if (!tl_is_dir(o->runs_dir)) {
+        tl_error(o->runs_dir, NULL, "not a folder");
+        return GATE_USAGE;
+    }
+    gate_result res;
+    if (gate_evaluate(o->runs_dir, cfg, &res)) {
+        tl_error(o->runs_dir, NULL, "cannot read");
+        return GATE_USAGE;
+    }
+    const char *out = o->out_dir ? o->out_dir : o->runs_dir;
+    int rc = res.verdict;
+    if (gate_write_outputs(out, &res)) rc = GATE_INVALID;
+    if (!o->quiet) {
+        for (size_t i = 0; i < res.ninvalid; i++) printf("gate: INVALID: %s\n", res.invalid[i]);
+        for (size_t i = 0; i < res.nlines; i++)
+            if (!strcmp(res.lines[i].result, "FAIL"))
+                printf("gate: FAIL: %s / %s vs %s [%s]: median %.4f worst %.4f\n", res.lines[i].suite, res.lines[i].row,
+                       res.lines[i].peer, res.lines[i].backend, res.lines[i].median, res.lines[i].worst);
+        for (size_t i = 0; i < res.nallocs; i++)
+            if (!strcmp(res.allocs[i].result, "FAIL"))
+                printf("gate: FAIL: allocation %s / %s [%s]: %.4f bytes/op\n", res.allocs[i].suite, res.allocs[i].row,
+                       res.allocs[i].backend, res.allocs[i].bytes_per_op);
+        printf("gate: %s (%zu gated rows: %zu pass, %zu fail; %zu report-only; %zu NA; %zu invalid reason(s)); "
+               "report %s/gate.md\n",
+               gate_verdict_name(res.verdict), res.n_gated, res.n_pass, res.n_fail, res.n_report, res.n_na, res.ninvalid,
+               out);
+    }
+    gate_result_free(&res);
+    return rc;
+}
+
+int td_verb_gate(int argc, char **argv)
+{
+    gate_opts o = { 0 };
+    int self = 0, verbose = 0, print = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
+        else if (!strcmp(a, "--self-check")) self = 1;
+        else if (!strcmp(a, "--verbose")) verbose = 1;
+        else if (!strcmp(a, "--quiet")) o.quiet = 1;
+        else if (!strcmp(a, "--print-config")) print = 1;
+        else if (!strcmp(a, "--config") || !strcmp(a, "--out")) {
+            if (i + 1 >= argc || !argv[i + 1][0]) { fprintf(stderr, "tandem gate: %s needs a value\n", a); return 2; }
+            if (!strcmp(a, "--config")) o.config_path = argv[++i];
+            else o.out_dir = argv[++i];
+        } else if (a[0] == '-') {
+            fprintf(stderr, "tandem gate: unknown option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        } else if (!o.runs_dir) o.runs_dir = a;
+        else { fprintf(stderr, "tandem gate: one RUNS_DIR only ('%s')\n", a); return 2; }
+    }
+    gate_config cfg;
+    gate_config_default(&cfg);
+    if (o.config_path && gate_config_load(o.config_path, &cfg)) return 2;
+    if (print) {
+        cJSON *j = gate_config_json(&cfg);
+        char *t = cJSON_Print(j);
+        printf("%s\n", t);
+        free(t);
+        cJSON_Delete(j);
+        return 0;
+    }
+    if (self) return gate_self_check(verbose, o.out_dir) ? 1 : 0;
+    if (!o.runs_dir) { usage(stderr); return 2; }
+    return gate_run(&o, &cfg);
+}

@@ -1,0 +1,151 @@
+/*
+ * gate.h - the statistical gate (`tandem gate RUNS_DIR`), see /SUITES.md "The gate".
+ *
+ *   gate_report.c   THE reader of per-process JSON reports (the one file to adapt when
+ *                   the report format changes) -> gr_report
+ *   gate_config.c   the gate configuration: built-in defaults, JSON overrides
+ *   gate_stats.c    mean, median, Mann-Whitney U (normal approximation, tie correction)
+ *   gate_eval.c     ratios, median/worst, thresholds, INVALID rules, verdict
+ *   gate_out.c      gate.md, gate-summary.json, gate-chart.svg (byte-deterministic)
+ *   gate_selfcheck.c  synthetic expectations (`tandem gate --self-check`)
+ *
+ * Pure function of its inputs: files are read in sorted order, nothing time- or
+ * host-dependent is written, floats are printed with fixed formats.
+ */
+#ifndef TD_GATE_H
+#define TD_GATE_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define GATE_MAX_PATTERNS 16
+#define GATE_MAX_SUITES 16
+#define GATE_MAX_BACKENDS 4
+#define GATE_MAX_PEERS 8
+
+/* ---- configuration --------------------------------------------------------------- */
+
+typedef struct gate_suite_cfg {
+    char name[64];
+    int use_mean;                               /* 1: ratio of means; 0: of medians */
+    int gated;                                  /* 0: every row report-only */
+    int samples;                                /* expected samples per row; 0: the report's own */
+    int nsync;                                  /* rows matching these: median <= syncMedian only */
+    char sync[GATE_MAX_PATTERNS][64];
+    int nreport_only;                           /* rows matching these: report-only */
+    char report_only[GATE_MAX_PATTERNS][64];
+} gate_suite_cfg;
+
+typedef struct gate_config {
+    char subject[64];                           /* subject A (the numerator) */
+    int npeers;                                 /* 0: every other subject of the reports */
+    char peers[GATE_MAX_PEERS][64];
+    int nreport_only_peers;                     /* peers compared report-only (lower bounds) */
+    char report_only_peers[GATE_MAX_PEERS][64];
+    int nbackends;
+    char backends[GATE_MAX_BACKENDS][16];
+    int processes;                              /* gated processes per suite and backend */
+    int expected_processes;                     /* all report files; 0: not checked */
+    double sync_median, median, worst;          /* thresholds */
+    int alloc_check;                            /* 1: subject A must allocate <= alloc_max per op */
+    double alloc_max;                           /* bytes per op (default 0) */
+    double tolerance;                           /* relative tolerance of reported arithmetic */
+    double alpha;                               /* Mann-Whitney significance shown in reports */
+    double noise_cv;                            /* within-process CV flagged by the noise screen */
+    double noise_spread;                        /* max/min process-ratio spread flagged */
+    int nreport_only_retention;
+    char report_only_retention[4][32];
+    int nsuites;
+    gate_suite_cfg suites[GATE_MAX_SUITES];
+} gate_config;
+
+void gate_config_default(gate_config *c);
+/* Apply a JSON configuration file over c. 0 ok, 1 invalid (reported). */
+int gate_config_load(const char *path, gate_config *c);
+/* The configuration as JSON text (malloc'd), as written into gate-summary.json. */
+struct cJSON;
+struct cJSON *gate_config_json(const gate_config *c);
+const gate_suite_cfg *gate_suite_find(const gate_config *c, const char *suite);
+/* Case-insensitive substring match; a pattern ending in a digit must not be followed by
+ * another digit ("N=1" matches "N=1 x" but not "N=128"). */
+int gate_pattern_match(const char *text, const char *pattern);
+
+/* ---- reports (gate_report.c) ------------------------------------------------------- */
+
+typedef struct gr_sample {
+    double ns, ops;                             /* raw ns of the timed region, ops in it */
+    double control_ns;                          /* subtracted control (0 when none) */
+    double allocs, bytes;                       /* allocation deltas over the timed region */
+    double claimed_nspo;                        /* a per-sample ns/op the report states; NaN if none */
+} gr_sample;
+
+typedef struct gr_row {
+    char *name;
+    char *subject;
+    int supported;
+    gr_sample *s;
+    size_t n;
+    double claimed_mean, claimed_median;        /* stated ns/op statistics; NaN if absent */
+    double claimed_nspo;                        /* a stated row ns/op (mean or total); NaN if absent */
+    double claimed_alloc;                       /* stated alloc bytes/op; NaN if absent */
+    double retained;                            /* retained bytes; NaN if absent */
+} gr_row;
+
+typedef struct gr_report {
+    char *file;                                 /* relative to RUNS_DIR */
+    char sha256[65];
+    int ok;                                     /* parsed as a report */
+    char *error;                                /* why not, when !ok */
+    char *suite, *backend, *build_id, *retention, *flags, *build_type;
+    int completed;
+    char *failure;                              /* NULL when none */
+    int samples;                                /* requested samples; -1 unknown */
+    char **subjects;
+    size_t nsubjects;
+    gr_row *rows;
+    size_t nrows;
+} gr_report;
+
+/* Read one report. Always fills out->file/sha256; out->ok says whether it parsed. */
+void gr_report_load(const char *runs_dir, const char *rel, gr_report *out);
+void gr_report_free(gr_report *r);
+/* Is this top-level file of RUNS_DIR a per-process report (by name)? */
+int gr_is_report_name(const char *name);
+/* Is the build a release build? 1 yes; 0 no with *why. */
+int gr_release(const gr_report *r, const char **why);
+double gr_sample_value(const gr_sample *s); /* ns per op of one sample */
+
+/* ---- statistics (gate_stats.c) ----------------------------------------------------- */
+
+double gs_mean(const double *v, size_t n);
+double gs_median(const double *v, size_t n);   /* copies; NaN when n == 0 */
+double gs_cv(const double *v, size_t n);       /* stddev / mean */
+typedef struct gs_mw {
+    double u_a;          /* pairs (a, b) with a > b, ties 0.5 */
+    double z, p;         /* normal approximation with tie and continuity correction, two-sided */
+    double effect;       /* rank-biserial (U_b - U_a) / (n_a n_b): +1 every a below every b */
+    size_t n_a, n_b;
+} gs_mw;
+void gs_mann_whitney(const double *a, size_t na, const double *b, size_t nb, gs_mw *out);
+
+/* ---- evaluation and outputs ------------------------------------------------------- */
+
+enum { GATE_PASS = 0, GATE_INVALID = 1, GATE_USAGE = 2, GATE_FAIL = 3 };
+
+typedef struct gate_opts {
+    const char *runs_dir;
+    const char *out_dir;        /* default runs_dir */
+    const char *config_path;    /* NULL: defaults */
+    int quiet;                  /* no summary on stdout */
+} gate_opts;
+
+/* Run the gate: read RUNS_DIR, write gate.md, gate-summary.json, gate-chart.svg into
+ * out_dir. Returns GATE_PASS, GATE_FAIL or GATE_INVALID (GATE_USAGE on unreadable
+ * configuration or folders). */
+int gate_run(const gate_opts *o, const gate_config *cfg);
+const char *gate_verdict_name(int code);
+
+/* keep: write the synthetic runs into this folder (case00 passing, case03 failing, ...)
+ * and keep them; NULL: a temporary folder, removed on success. 0 ok, 1 a check failed. */
+int gate_self_check(int verbose, const char *keep);
+
+#endif

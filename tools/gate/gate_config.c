@@ -1,0 +1,260 @@
+/* gate_config.c - the gate configuration: defaults from SUITES.md, JSON overrides. */
+#include "gate.h"
+
+#include "tl_err.h"
+#include "tl_json.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+static void cp(char *dst, size_t len, const char *s) { snprintf(dst, len, "%s", s ? s : ""); }
+
+static gate_suite_cfg *add_suite(gate_config *c, const char *name, int use_mean, int gated)
+{
+    gate_suite_cfg *s = &c->suites[c->nsuites++];
+    memset(s, 0, sizeof *s);
+    cp(s->name, sizeof s->name, name);
+    s->use_mean = use_mean;
+    s->gated = gated;
+    return s;
+}
+
+#define PUSH(arr, n, str) cp((arr)[(n)++], sizeof (arr)[0], (str))
+
+void gate_config_default(gate_config *c)
+{
+    memset(c, 0, sizeof *c);
+    cp(c->subject, sizeof c->subject, "tandem");
+    PUSH(c->report_only_peers, c->nreport_only_peers, "callback");
+    PUSH(c->backends, c->nbackends, "aot");
+    PUSH(c->backends, c->nbackends, "jit");
+    c->processes = 3;
+    c->expected_processes = 0;
+    c->sync_median = 1.00;
+    c->median = 0.95;
+    c->worst = 1.00;
+    c->alloc_check = 1;
+    c->alloc_max = 0;
+    c->tolerance = 1e-6;
+    c->alpha = 0.05;
+    c->noise_cv = 0.10;
+    c->noise_spread = 0.10;
+    PUSH(c->report_only_retention, c->nreport_only_retention, "default");
+    gate_suite_cfg *s = add_suite(c, "primary", 1, 1);
+    PUSH(s->sync, s->nsync, "completed get-result");
+    PUSH(s->sync, s->nsync, "completed<int> get-result");
+    PUSH(s->sync, s->nsync, "fromresult");
+    PUSH(s->report_only, s->nreport_only, "flow on");
+    PUSH(s->report_only, s->nreport_only, "flow=on");
+    PUSH(s->report_only, s->nreport_only, "flow-on");
+    s = add_suite(c, "builderlifecycle", 0, 1);
+    PUSH(s->report_only, s->nreport_only, "flow on");
+    PUSH(s->report_only, s->nreport_only, "flow=on");
+    PUSH(s->report_only, s->nreport_only, "flow-on");
+    PUSH(s->report_only, s->nreport_only, "N=1");
+    add_suite(c, "throughput", 0, 1);
+    add_suite(c, "whenany", 0, 0);
+    add_suite(c, "buildercycle", 0, 0);
+}
+
+const gate_suite_cfg *gate_suite_find(const gate_config *c, const char *suite)
+{
+    for (int i = 0; i < c->nsuites; i++)
+        if (!strcmp(c->suites[i].name, suite)) return &c->suites[i];
+    return NULL;
+}
+
+int gate_pattern_match(const char *text, const char *pat)
+{
+    size_t tl = strlen(text), pl = strlen(pat);
+    if (!pl || pl > tl) return 0;
+    for (size_t i = 0; i + pl <= tl; i++) {
+        size_t k = 0;
+        while (k < pl && tolower((unsigned char)text[i + k]) == tolower((unsigned char)pat[k])) k++;
+        if (k < pl) continue;
+        if (isdigit((unsigned char)pat[pl - 1]) && isdigit((unsigned char)text[i + pl])) continue;
+        return 1;
+    }
+    return 0;
+}
+
+static int get_num(const char *file, const cJSON *o, const char *key, double *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v) return 0;
+    if (!cJSON_IsNumber(v)) { tl_error(file, key, "expected a number"); return 1; }
+    *out = v->valuedouble;
+    return 0;
+}
+
+static int get_int(const char *file, const cJSON *o, const char *key, int *out)
+{
+    double d = *out;
+    if (get_num(file, o, key, &d)) return 1;
+    if (d < 0 || d != (double)(int)d) { tl_error(file, key, "expected a non-negative integer"); return 1; }
+    *out = (int)d;
+    return 0;
+}
+
+static int get_strs(const char *file, const cJSON *o, const char *key, char (*arr)[64], int *n, int max, size_t width)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v) return 0;
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) > max) {
+        tl_error(file, key, "expected an array of at most %d strings", max);
+        return 1;
+    }
+    *n = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, v) {
+        if (!cJSON_IsString(e) || strlen(e->valuestring) >= width) {
+            tl_error(file, key, "expected strings shorter than %zu bytes", width);
+            return 1;
+        }
+        snprintf((char *)arr + (size_t)*n * width, width, "%s", e->valuestring);
+        (*n)++;
+    }
+    return 0;
+}
+
+int gate_config_load(const char *path, gate_config *c)
+{
+    cJSON *doc;
+    if (tl_json_load(path, &doc)) return 1;
+    int bad = 0;
+    if (!cJSON_IsObject(doc)) { tl_error(path, NULL, "expected an object"); cJSON_Delete(doc); return 1; }
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, "subject");
+    if (v) {
+        if (!cJSON_IsString(v) || strlen(v->valuestring) >= sizeof c->subject) { tl_error(path, "subject", "expected a string"); bad = 1; }
+        else cp(c->subject, sizeof c->subject, v->valuestring);
+    }
+    bad |= get_strs(path, doc, "peers", c->peers, &c->npeers, GATE_MAX_PEERS, 64);
+    bad |= get_strs(path, doc, "reportOnlyPeers", c->report_only_peers, &c->nreport_only_peers, GATE_MAX_PEERS, 64);
+    {
+        char tmp[GATE_MAX_BACKENDS][64];
+        int n = -1;
+        bad |= get_strs(path, doc, "backends", tmp, &n, GATE_MAX_BACKENDS, 64);
+        if (n >= 0) {
+            c->nbackends = n;
+            for (int i = 0; i < n; i++) cp(c->backends[i], sizeof c->backends[i], tmp[i]);
+        }
+        char ret[4][64];
+        n = -1;
+        bad |= get_strs(path, doc, "reportOnlyRetention", ret, &n, 4, 64);
+        if (n >= 0) {
+            c->nreport_only_retention = n;
+            for (int i = 0; i < n; i++) cp(c->report_only_retention[i], sizeof c->report_only_retention[i], ret[i]);
+        }
+    }
+    bad |= get_int(path, doc, "processesPerBackend", &c->processes);
+    bad |= get_int(path, doc, "expectedProcesses", &c->expected_processes);
+    bad |= get_num(path, doc, "arithmeticTolerance", &c->tolerance);
+    bad |= get_num(path, doc, "alpha", &c->alpha);
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(doc, "thresholds");
+    if (t) {
+        if (!cJSON_IsObject(t)) { tl_error(path, "thresholds", "expected an object"); bad = 1; }
+        else {
+            bad |= get_num(path, t, "syncMedian", &c->sync_median);
+            bad |= get_num(path, t, "median", &c->median);
+            bad |= get_num(path, t, "worst", &c->worst);
+            const cJSON *a = cJSON_GetObjectItemCaseSensitive(t, "allocBytesPerOp");
+            if (a && cJSON_IsNull(a)) c->alloc_check = 0;
+            else if (a) { c->alloc_check = 1; bad |= get_num(path, t, "allocBytesPerOp", &c->alloc_max); }
+        }
+    }
+    const cJSON *ns = cJSON_GetObjectItemCaseSensitive(doc, "noise");
+    if (ns && cJSON_IsObject(ns)) {
+        bad |= get_num(path, ns, "cv", &c->noise_cv);
+        bad |= get_num(path, ns, "spread", &c->noise_spread);
+    }
+    const cJSON *ss = cJSON_GetObjectItemCaseSensitive(doc, "suites");
+    if (ss) {
+        if (!cJSON_IsArray(ss)) { tl_error(path, "suites", "expected an array"); bad = 1; }
+        const cJSON *e;
+        int i = 0;
+        cJSON_ArrayForEach(e, ss) {
+            char at[64];
+            snprintf(at, sizeof at, "suites[%d]", i++);
+            const char *name = tl_json_str(path, e, at, "name");
+            if (!name) { bad = 1; continue; }
+            gate_suite_cfg *s = (gate_suite_cfg *)gate_suite_find(c, name);
+            if (!s) {
+                if (c->nsuites == GATE_MAX_SUITES) { tl_error(path, at, "too many suites"); bad = 1; continue; }
+                s = add_suite(c, name, 0, 1);
+            }
+            const cJSON *st = cJSON_GetObjectItemCaseSensitive(e, "statistic");
+            if (st) {
+                if (cJSON_IsString(st) && !strcmp(st->valuestring, "mean")) s->use_mean = 1;
+                else if (cJSON_IsString(st) && !strcmp(st->valuestring, "median")) s->use_mean = 0;
+                else { tl_error(path, at, "statistic: expected \"mean\" or \"median\""); bad = 1; }
+            }
+            const cJSON *g = cJSON_GetObjectItemCaseSensitive(e, "gated");
+            if (g) {
+                if (!cJSON_IsBool(g)) { tl_error(path, at, "gated: expected a boolean"); bad = 1; }
+                else s->gated = cJSON_IsTrue(g);
+            }
+            bad |= get_int(path, e, "samples", &s->samples);
+            bad |= get_strs(path, e, "syncRows", s->sync, &s->nsync, GATE_MAX_PATTERNS, 64);
+            bad |= get_strs(path, e, "reportOnlyRows", s->report_only, &s->nreport_only, GATE_MAX_PATTERNS, 64);
+        }
+    }
+    cJSON_Delete(doc);
+    if (!bad && (c->nbackends < 1 || c->processes < 1 || !c->subject[0])) {
+        tl_error(path, NULL, "need a subject, at least one backend and processesPerBackend >= 1");
+        bad = 1;
+    }
+    return bad;
+}
+
+static cJSON *str_array(char (*arr)[64], int n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; i < n; i++) cJSON_AddItemToArray(a, cJSON_CreateString(arr[i]));
+    return a;
+}
+
+static cJSON *fixed(double v)
+{
+    char b[64];
+    snprintf(b, sizeof b, "%.6f", v);
+    return cJSON_CreateRaw(b);
+}
+
+cJSON *gate_config_json(const gate_config *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "subject", c->subject);
+    cJSON_AddItemToObject(o, "peers", str_array((char (*)[64])c->peers, c->npeers));
+    cJSON_AddItemToObject(o, "reportOnlyPeers", str_array((char (*)[64])c->report_only_peers, c->nreport_only_peers));
+    cJSON *b = cJSON_AddArrayToObject(o, "backends");
+    for (int i = 0; i < c->nbackends; i++) cJSON_AddItemToArray(b, cJSON_CreateString(c->backends[i]));
+    cJSON_AddNumberToObject(o, "processesPerBackend", c->processes);
+    cJSON_AddNumberToObject(o, "expectedProcesses", c->expected_processes);
+    cJSON *t = cJSON_AddObjectToObject(o, "thresholds");
+    cJSON_AddItemToObject(t, "syncMedian", fixed(c->sync_median));
+    cJSON_AddItemToObject(t, "median", fixed(c->median));
+    cJSON_AddItemToObject(t, "worst", fixed(c->worst));
+    if (c->alloc_check) cJSON_AddItemToObject(t, "allocBytesPerOp", fixed(c->alloc_max));
+    else cJSON_AddNullToObject(t, "allocBytesPerOp");
+    cJSON_AddItemToObject(o, "arithmeticTolerance", fixed(c->tolerance));
+    cJSON_AddItemToObject(o, "alpha", fixed(c->alpha));
+    cJSON *n = cJSON_AddObjectToObject(o, "noise");
+    cJSON_AddItemToObject(n, "cv", fixed(c->noise_cv));
+    cJSON_AddItemToObject(n, "spread", fixed(c->noise_spread));
+    cJSON *r = cJSON_AddArrayToObject(o, "reportOnlyRetention");
+    for (int i = 0; i < c->nreport_only_retention; i++) cJSON_AddItemToArray(r, cJSON_CreateString(c->report_only_retention[i]));
+    cJSON *ss = cJSON_AddArrayToObject(o, "suites");
+    for (int i = 0; i < c->nsuites; i++) {
+        const gate_suite_cfg *s = &c->suites[i];
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "name", s->name);
+        cJSON_AddStringToObject(e, "statistic", s->use_mean ? "mean" : "median");
+        cJSON_AddBoolToObject(e, "gated", s->gated);
+        cJSON_AddNumberToObject(e, "samples", s->samples);
+        cJSON_AddItemToObject(e, "syncRows", str_array((char (*)[64])s->sync, s->nsync));
+        cJSON_AddItemToObject(e, "reportOnlyRows", str_array((char (*)[64])s->report_only, s->nreport_only));
+        cJSON_AddItemToArray(ss, e);
+    }
+    return o;
+}

@@ -1,0 +1,578 @@
+/* gate_eval.c - ratios, median and worst, thresholds, INVALID rules and the verdict. */
+#include "gate_int.h"
+
+#include "tl_fs.h"
+#include "tl_hash.h"
+#include "tl_json.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GROW(arr, n) ((arr) = realloc((arr), ((n) + 1) * sizeof *(arr)), &(arr)[(n)++])
+
+static void invalid(gate_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void invalid(gate_result *res, const char *fmt, ...)
+{
+    char b[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b, sizeof b, fmt, ap);
+    va_end(ap);
+    for (size_t i = 0; i < res->ninvalid; i++)
+        if (!strcmp(res->invalid[i], b)) return;
+    *GROW(res->invalid, res->ninvalid) = strdup(b);
+}
+
+static int list_dir(const char *dir, tl_strlist *out, int want_dirs)
+{
+    DIR *d = opendir(dir);
+    if (!d) return 1;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char *p = tl_join(dir, e->d_name);
+        int isd = tl_is_dir(p), isf = tl_is_file(p);
+        free(p);
+        if ((want_dirs && isd) || (!want_dirs && isf)) tl_strlist_push(out, e->d_name);
+    }
+    closedir(d);
+    tl_strlist_sort(out);
+    return 0;
+}
+
+static int is_report_only_retention(const gate_config *c, const char *ret)
+{
+    for (int i = 0; i < c->nreport_only_retention; i++)
+        if (!strcmp(c->report_only_retention[i], ret)) return 1;
+    return 0;
+}
+
+static const gr_row *find_entry(const gr_report *r, const char *row, const char *subject)
+{
+    for (size_t i = 0; i < r->nrows; i++)
+        if (!strcmp(r->rows[i].name, row) && !strcmp(r->rows[i].subject, subject)) return &r->rows[i];
+    return NULL;
+}
+
+static int has_subject(const gr_report *r, const char *s)
+{
+    for (size_t i = 0; i < r->nsubjects; i++)
+        if (!strcmp(r->subjects[i], s)) return 1;
+    return 0;
+}
+
+static double *values(const gr_row *e)
+{
+    double *v = malloc((e->n + 1) * sizeof *v);
+    for (size_t i = 0; i < e->n; i++) v[i] = gr_sample_value(&e->s[i]);
+    return v;
+}
+
+static double entry_stat(const gr_row *e, int use_mean)
+{
+    if (!e || !e->supported || !e->n) return NAN;
+    double *v = values(e);
+    double s = use_mean ? gs_mean(v, e->n) : gs_median(v, e->n);
+    free(v);
+    return s;
+}
+
+static int close_enough(double claimed, double actual, double tol)
+{
+    double d = fabs(claimed - actual), m = fmax(fabs(claimed), fabs(actual));
+    return d <= tol * m || d <= 1e-9;
+}
+
+/* INVALID rule: arithmetic that does not match the raw samples. */
+static void check_arith(gate_result *res, const gr_report *r, const gr_row *e)
+{
+    double tol = res->cfg->tolerance;
+    if (!e->n) return;
+    double *v = values(e);
+    double tot_ns = 0, tot_ops = 0, tot_bytes = 0;
+    for (size_t i = 0; i < e->n; i++) {
+        tot_ns += e->s[i].ns - e->s[i].control_ns;
+        tot_ops += e->s[i].ops;
+        tot_bytes += e->s[i].bytes;
+        if (!isnan(e->s[i].claimed_nspo) && !close_enough(e->s[i].claimed_nspo, v[i], tol))
+            invalid(res, "%s: row '%s' subject '%s' sample %zu: nsPerOp %.6g does not match raw %.6g", r->file,
+                    e->name, e->subject, i, e->s[i].claimed_nspo, v[i]);
+    }
+    double mean = gs_mean(v, e->n), med = gs_median(v, e->n), total = tot_ns / tot_ops;
+    if (!isnan(e->claimed_mean) && !close_enough(e->claimed_mean, mean, tol))
+        invalid(res, "%s: row '%s' subject '%s': meanNsPerOp %.6g does not match the samples' %.6g", r->file, e->name,
+                e->subject, e->claimed_mean, mean);
+    if (!isnan(e->claimed_median) && !close_enough(e->claimed_median, med, tol))
+        invalid(res, "%s: row '%s' subject '%s': medianNsPerOp %.6g does not match the samples' %.6g", r->file,
+                e->name, e->subject, e->claimed_median, med);
+    if (!isnan(e->claimed_nspo) && !close_enough(e->claimed_nspo, mean, tol) &&
+        !close_enough(e->claimed_nspo, med, tol) && !close_enough(e->claimed_nspo, total, tol))
+        invalid(res, "%s: row '%s' subject '%s': nsPerOp %.6g matches neither mean %.6g, median %.6g nor total %.6g "
+                     "of the raw samples", r->file, e->name, e->subject, e->claimed_nspo, mean, med, total);
+    if (!isnan(e->claimed_alloc)) {
+        double per = tot_bytes / tot_ops;
+        double *b = malloc(e->n * sizeof *b);
+        for (size_t i = 0; i < e->n; i++) b[i] = e->s[i].bytes / e->s[i].ops;
+        double bm = gs_mean(b, e->n), bmed = gs_median(b, e->n);
+        free(b);
+        if (!close_enough(e->claimed_alloc, per, tol) && !close_enough(e->claimed_alloc, bm, tol) &&
+            !close_enough(e->claimed_alloc, bmed, tol))
+            invalid(res, "%s: row '%s' subject '%s': allocBytesPerOp %.6g does not match the samples' %.6g", r->file,
+                    e->name, e->subject, e->claimed_alloc, per);
+    }
+    free(v);
+}
+
+static void load_observations(const char *runs_dir, gate_result *res)
+{
+    char *od = tl_join(runs_dir, "observations");
+    tl_strlist files = { 0 };
+    if (tl_is_dir(od)) list_dir(od, &files, 0);
+    for (size_t i = 0; i < files.n; i++) {
+        size_t l = strlen(files.v[i]);
+        if (l < 6 || strcmp(files.v[i] + l - 5, ".json")) continue;
+        char *p = tl_join(od, files.v[i]);
+        char *buf;
+        size_t len;
+        if (tl_read_all(p, &buf, &len) == 0) {
+            ge_input *in = GROW(res->inputs, res->ninputs);
+            char rel[1024];
+            snprintf(rel, sizeof rel, "observations/%s", files.v[i]);
+            in->file = strdup(rel);
+            tl_sha256_buf(buf, len, in->sha256);
+            in->kind = "observation";
+            cJSON *doc = cJSON_ParseWithLength(buf, len);
+            ge_obs *o = GROW(res->obs, res->nobs);
+            o->file = strdup(rel);
+            const cJSON *proc = cJSON_GetObjectItemCaseSensitive(doc, "process");
+            const cJSON *noise = cJSON_GetObjectItemCaseSensitive(doc, "noise");
+            const cJSON *st = cJSON_GetObjectItemCaseSensitive(noise, "status");
+            const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(noise, "otherCpuPercent");
+            o->process = strdup(cJSON_IsString(proc) ? proc->valuestring : files.v[i]);
+            o->status = strdup(cJSON_IsString(st) ? st->valuestring : "unknown");
+            o->cpu = cJSON_IsNumber(cpu) ? cpu->valuedouble : NAN;
+            cJSON_Delete(doc);
+            free(buf);
+        }
+        free(p);
+    }
+    tl_strlist_free(&files);
+    free(od);
+    /* the quiet pre-gate: in RUNS_DIR or its parent (an attempt folder) */
+    const char *cands[2] = { "quiet-pregate.json", "../quiet-pregate.json" };
+    for (int k = 0; k < 2; k++) {
+        char *p = tl_join(runs_dir, cands[k]);
+        char *buf;
+        size_t len;
+        int e = tl_read_all(p, &buf, &len);
+        free(p);
+        if (e) continue;
+        ge_input *in = GROW(res->inputs, res->ninputs);
+        in->file = strdup(cands[k]);
+        tl_sha256_buf(buf, len, in->sha256);
+        in->kind = "pregate";
+        cJSON *doc = cJSON_ParseWithLength(buf, len);
+        const cJSON *st = cJSON_GetObjectItemCaseSensitive(doc, "status");
+        const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(doc, "otherCpuPercent");
+        res->pregate_status = strdup(cJSON_IsString(st) ? st->valuestring : "unknown");
+        res->pregate_cpu = cJSON_IsNumber(cpu) ? cpu->valuedouble : NAN;
+        cJSON_Delete(doc);
+        free(buf);
+        break;
+    }
+}
+
+/* The (suite, retention) groups in a stable order: configured suites first. */
+typedef struct grp { const char *suite, *retention; } grp;
+
+static int suite_rank(const gate_config *c, const char *s)
+{
+    for (int i = 0; i < c->nsuites; i++)
+        if (!strcmp(c->suites[i].name, s)) return i;
+    return c->nsuites;
+}
+
+static const gate_config *g_cfg; /* for qsort */
+static int grp_cmp(const void *a, const void *b)
+{
+    const grp *x = a, *y = b;
+    int ra = suite_rank(g_cfg, x->suite), rb = suite_rank(g_cfg, y->suite);
+    if (ra != rb) return ra - rb;
+    int c = strcmp(x->suite, y->suite);
+    if (c) return c;
+    int dx = is_report_only_retention(g_cfg, x->retention), dy = is_report_only_retention(g_cfg, y->retention);
+    if (dx != dy) return dx - dy;
+    return strcmp(x->retention, y->retention);
+}
+
+static int in_list(char (*arr)[64], int n, const char *s)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(arr[i], s)) return 1;
+    return 0;
+}
+
+static int backend_rank(const gate_config *c, const char *b)
+{
+    for (int i = 0; i < c->nbackends; i++)
+        if (!strcmp(c->backends[i], b)) return i;
+    return c->nbackends;
+}
+
+int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->cfg = cfg;
+    res->pregate_cpu = NAN;
+    tl_strlist files = { 0 };
+    if (!tl_is_dir(runs_dir) || list_dir(runs_dir, &files, 0)) return 1;
+
+    /* ---- read ---- */
+    for (size_t i = 0; i < files.n; i++) {
+        if (!gr_is_report_name(files.v[i])) continue;
+        gr_report *r = GROW(res->reps, res->nreps);
+        gr_report_load(runs_dir, files.v[i], r);
+        ge_input *in = GROW(res->inputs, res->ninputs);
+        in->file = strdup(files.v[i]);
+        memcpy(in->sha256, r->sha256, sizeof in->sha256);
+        in->kind = "report";
+    }
+    tl_strlist_free(&files);
+    load_observations(runs_dir, res);
+
+    /* ---- per-report rules ---- */
+    for (size_t i = 0; i < res->nreps; i++) {
+        gr_report *r = &res->reps[i];
+        if (!r->ok) { invalid(res, "%s: not a readable report: %s", r->file, r->error); continue; }
+        if (!r->nsubjects) /* subjects from the rows */
+            for (size_t k = 0; k < r->nrows; k++)
+                if (!has_subject(r, r->rows[k].subject)) {
+                    r->subjects = realloc(r->subjects, (r->nsubjects + 1) * sizeof *r->subjects);
+                    r->subjects[r->nsubjects++] = strdup(r->rows[k].subject);
+                }
+        if (!r->completed || r->failure)
+            invalid(res, "%s: failed or incomplete report (completed=%s, failure: %s)", r->file,
+                    r->completed ? "true" : "false", r->failure ? r->failure : "none");
+        const char *why;
+        if (!gr_release(r, &why)) invalid(res, "%s: not a release build: %s", r->file, why);
+        if (backend_rank(cfg, r->backend) == cfg->nbackends)
+            invalid(res, "%s: backend '%s' is not one of the configured backends", r->file, r->backend);
+        if (!has_subject(r, cfg->subject))
+            invalid(res, "%s: subject '%s' is not in the report", r->file, cfg->subject);
+        const gate_suite_cfg *sc = gate_suite_find(cfg, r->suite);
+        for (size_t k = 0; k < r->nrows; k++) {
+            const gr_row *e = &r->rows[k];
+            if (!e->supported) continue;
+            if ((r->samples >= 0 && e->n != (size_t)r->samples) || (sc && sc->samples > 0 && e->n != (size_t)sc->samples))
+                invalid(res, "%s: wrong sample count: row '%s' subject '%s' has %zu samples, expected %d", r->file,
+                        e->name, e->subject, e->n, sc && sc->samples > 0 ? sc->samples : r->samples);
+            check_arith(res, r, e);
+        }
+    }
+    /* mixed build id within a backend */
+    for (int b = 0; b < cfg->nbackends; b++) {
+        const char *first = NULL, *ff = NULL;
+        for (size_t i = 0; i < res->nreps; i++) {
+            const gr_report *r = &res->reps[i];
+            if (!r->ok || strcmp(r->backend, cfg->backends[b])) continue;
+            if (!r->build_id || !r->build_id[0]) { invalid(res, "%s: no buildId", r->file); continue; }
+            if (!first) { first = r->build_id; ff = r->file; }
+            else if (strcmp(first, r->build_id))
+                invalid(res, "mixed build id within backend %s: %s has %.16s..., %s has %.16s...", cfg->backends[b], ff,
+                        first, r->file, r->build_id);
+        }
+    }
+    /* process counts */
+    if (cfg->expected_processes > 0 && res->nreps != (size_t)cfg->expected_processes)
+        invalid(res, "process count: %zu reports, expected %d", res->nreps, cfg->expected_processes);
+    for (int s = 0; s < cfg->nsuites; s++) {
+        if (!cfg->suites[s].gated) continue;
+        for (int b = 0; b < cfg->nbackends; b++) {
+            int n = 0;
+            for (size_t i = 0; i < res->nreps; i++) {
+                const gr_report *r = &res->reps[i];
+                if (r->ok && !strcmp(r->suite, cfg->suites[s].name) && !strcmp(r->backend, cfg->backends[b]) &&
+                    !is_report_only_retention(cfg, r->retention))
+                    n++;
+            }
+            if (n != cfg->processes)
+                invalid(res, "process count: suite %s backend %s has %d gated processes, expected %d", cfg->suites[s].name,
+                        cfg->backends[b], n, cfg->processes);
+        }
+    }
+
+    /* ---- groups ---- */
+    grp *groups = NULL;
+    size_t ngroups = 0;
+    for (size_t i = 0; i < res->nreps; i++) {
+        const gr_report *r = &res->reps[i];
+        if (!r->ok) continue;
+        size_t g;
+        for (g = 0; g < ngroups; g++)
+            if (!strcmp(groups[g].suite, r->suite) && !strcmp(groups[g].retention, r->retention)) break;
+        if (g == ngroups) *GROW(groups, ngroups) = (grp){ r->suite, r->retention };
+    }
+    g_cfg = cfg;
+    qsort(groups, ngroups, sizeof *groups, grp_cmp);
+
+    for (size_t g = 0; g < ngroups; g++) {
+        const char *suite = groups[g].suite, *ret = groups[g].retention;
+        const gate_suite_cfg *sc = gate_suite_find(cfg, suite);
+        int use_mean = sc ? sc->use_mean : 0;
+        int ret_ro = is_report_only_retention(cfg, ret);
+        /* the group's reports, rows (first-appearance order), subjects, backends */
+        const gr_report **gr = NULL;
+        size_t ngr = 0;
+        tl_strlist rows = { 0 }, subjects = { 0 }, backends = { 0 };
+        for (size_t i = 0; i < res->nreps; i++) {
+            const gr_report *r = &res->reps[i];
+            if (!r->ok || strcmp(r->suite, suite) || strcmp(r->retention, ret)) continue;
+            *GROW(gr, ngr) = r;
+            for (size_t k = 0; k < r->nrows; k++) {
+                size_t q;
+                for (q = 0; q < rows.n && strcmp(rows.v[q], r->rows[k].name); q++) {}
+                if (q == rows.n) tl_strlist_push(&rows, r->rows[k].name);
+            }
+            for (size_t k = 0; k < r->nsubjects; k++) {
+                size_t q;
+                for (q = 0; q < subjects.n && strcmp(subjects.v[q], r->subjects[k]); q++) {}
+                if (q == subjects.n) tl_strlist_push(&subjects, r->subjects[k]);
+            }
+            size_t q;
+            for (q = 0; q < backends.n && strcmp(backends.v[q], r->backend); q++) {}
+            if (q == backends.n) tl_strlist_push(&backends, r->backend);
+        }
+        tl_strlist_sort(&subjects);
+        /* backends in configured order */
+        for (size_t a = 0; a < backends.n; a++)
+            for (size_t b2 = a + 1; b2 < backends.n; b2++)
+                if (backend_rank(cfg, backends.v[b2]) < backend_rank(cfg, backends.v[a]) ||
+                    (backend_rank(cfg, backends.v[b2]) == backend_rank(cfg, backends.v[a]) &&
+                     strcmp(backends.v[b2], backends.v[a]) < 0)) {
+                    char *t = backends.v[a];
+                    backends.v[a] = backends.v[b2];
+                    backends.v[b2] = t;
+                }
+        /* missing subjects / rows */
+        for (size_t i = 0; i < ngr; i++)
+            for (size_t s = 0; s < subjects.n; s++) {
+                if (!has_subject(gr[i], subjects.v[s])) {
+                    invalid(res, "%s: subject '%s' missing (other %s processes have it)", gr[i]->file, subjects.v[s], suite);
+                    continue;
+                }
+                for (size_t k = 0; k < rows.n; k++)
+                    if (!find_entry(gr[i], rows.v[k], subjects.v[s]))
+                        invalid(res, "%s: missing row '%s' for subject '%s'", gr[i]->file, rows.v[k], subjects.v[s]);
+            }
+        /* peers */
+        tl_strlist peers = { 0 };
+        for (size_t s = 0; s < subjects.n; s++) {
+            if (!strcmp(subjects.v[s], cfg->subject)) continue;
+            if (cfg->npeers && !in_list((char (*)[64])cfg->peers, cfg->npeers, subjects.v[s])) continue;
+            tl_strlist_push(&peers, subjects.v[s]);
+        }
+        for (size_t k = 0; k < rows.n; k++) {
+            const char *row = rows.v[k];
+            int row_ro = 0, sync = 0;
+            if (sc)
+                for (int p = 0; p < sc->nreport_only; p++) row_ro |= gate_pattern_match(row, sc->report_only[p]);
+            if (sc)
+                for (int p = 0; p < sc->nsync; p++) sync |= gate_pattern_match(row, sc->sync[p]);
+            for (size_t pe = 0; pe < peers.n; pe++) {
+                const char *peer = peers.v[pe];
+                int peer_ro = in_list((char (*)[64])cfg->report_only_peers, cfg->nreport_only_peers, peer);
+                for (size_t b = 0; b < backends.n; b++) {
+                    ge_line *L = GROW(res->lines, res->nlines);
+                    memset(L, 0, sizeof *L);
+                    L->suite = suite;
+                    L->retention = ret;
+                    L->row = gr[0]->rows ? row : row;
+                    L->peer = peer;
+                    L->backend = NULL;
+                    /* point at stable storage: a report's strings */
+                    for (size_t i = 0; i < ngr && !L->backend; i++)
+                        if (!strcmp(gr[i]->backend, backends.v[b])) L->backend = gr[i]->backend;
+                    for (size_t i = 0; i < ngr; i++) {
+                        const gr_row *e = find_entry(gr[i], row, peer);
+                        if (e && e->name) { L->row = e->name; L->peer = e->subject; break; }
+                    }
+                    L->kind = sync ? GL_SYNC : GL_GATED;
+                    if (!sc || !sc->gated) L->why = sc ? "suite is report-only" : "suite not configured";
+                    else if (ret_ro) L->why = "default retention";
+                    else if (row_ro) L->why = "row is report-only";
+                    else if (peer_ro) L->why = "peer is a lower bound";
+                    if (L->why) L->kind = GL_REPORT;
+                    L->thr_median = L->thr_worst = NAN;
+                    if (L->kind == GL_SYNC) L->thr_median = cfg->sync_median;
+                    if (L->kind == GL_GATED) { L->thr_median = cfg->median; L->thr_worst = cfg->worst; }
+                    double *pa = NULL, *pb = NULL;
+                    size_t npa = 0, npb = 0;
+                    int na = 0, a_unsup = 0;
+                    for (size_t i = 0; i < ngr; i++) {
+                        if (strcmp(gr[i]->backend, backends.v[b])) continue;
+                        const gr_row *ea = find_entry(gr[i], row, cfg->subject), *eb = find_entry(gr[i], row, peer);
+                        L->ratio = realloc(L->ratio, (L->nproc + 1) * sizeof *L->ratio);
+                        L->proc = realloc(L->proc, (L->nproc + 1) * sizeof *L->proc);
+                        L->proc[L->nproc] = gr[i]->file;
+                        double sa = entry_stat(ea, use_mean), sb = entry_stat(eb, use_mean);
+                        if (ea && !ea->supported) a_unsup = 1;
+                        if ((ea && !ea->supported) || (eb && !eb->supported)) na = 1;
+                        L->ratio[L->nproc++] = (sa > 0 || sa == 0) && sb > 0 ? sa / sb : NAN;
+                        if (ea && ea->supported && ea->n) {
+                            double *v = values(ea);
+                            double cv = gs_cv(v, ea->n);
+                            if (cv > L->cv) L->cv = cv;
+                            pa = realloc(pa, (npa + ea->n) * sizeof *pa);
+                            memcpy(pa + npa, v, ea->n * sizeof *v);
+                            npa += ea->n;
+                            free(v);
+                        }
+                        if (eb && eb->supported && eb->n) {
+                            double *v = values(eb);
+                            double cv = gs_cv(v, eb->n);
+                            if (cv > L->cv) L->cv = cv;
+                            pb = realloc(pb, (npb + eb->n) * sizeof *pb);
+                            memcpy(pb + npb, v, eb->n * sizeof *v);
+                            npb += eb->n;
+                            free(v);
+                        }
+                    }
+                    gs_mann_whitney(pa, npa, pb, npb, &L->mw);
+                    free(pa);
+                    free(pb);
+                    double *ok = malloc((L->nproc + 1) * sizeof *ok);
+                    size_t nok = 0;
+                    for (size_t p = 0; p < L->nproc; p++)
+                        if (!isnan(L->ratio[p])) ok[nok++] = L->ratio[p];
+                    L->median = nok ? gs_median(ok, nok) : NAN;
+                    L->worst = NAN;
+                    double lo = NAN;
+                    for (size_t p = 0; p < nok; p++) {
+                        if (isnan(L->worst) || ok[p] > L->worst) L->worst = ok[p];
+                        if (isnan(lo) || ok[p] < lo) lo = ok[p];
+                    }
+                    L->spread = nok && lo > 0 ? L->worst / lo - 1 : 0;
+                    free(ok);
+                    if (L->kind != GL_REPORT && a_unsup)
+                        invalid(res, "%s %s: subject '%s' leaves gated row '%s' unsupported", suite, backends.v[b],
+                                cfg->subject, row);
+                    if (na || !nok) {
+                        L->result = "NA";
+                        res->n_na++;
+                    } else if (L->kind == GL_REPORT) {
+                        L->result = "REPORT";
+                        res->n_report++;
+                    } else {
+                        int pass = L->median <= L->thr_median && (isnan(L->thr_worst) || L->worst <= L->thr_worst);
+                        L->result = pass ? "PASS" : "FAIL";
+                        res->n_gated++;
+                        if (pass) res->n_pass++;
+                        else res->n_fail++;
+                    }
+                }
+            }
+            /* allocation rows: subject A in steady state, gated rows only */
+            if (sc && sc->gated && !ret_ro && !row_ro)
+                for (size_t b = 0; b < backends.n; b++) {
+                    ge_alloc *A = NULL;
+                    for (size_t i = 0; i < ngr; i++) {
+                        if (strcmp(gr[i]->backend, backends.v[b])) continue;
+                        const gr_row *ea = find_entry(gr[i], row, cfg->subject);
+                        if (!ea || !ea->supported || !ea->n) continue;
+                        if (!A) {
+                            A = GROW(res->allocs, res->nallocs);
+                            memset(A, 0, sizeof *A);
+                            A->suite = suite;
+                            A->retention = ret;
+                            A->row = ea->name;
+                            A->backend = gr[i]->backend;
+                            A->retained = NAN;
+                        }
+                        double by = 0, al = 0, ops = 0;
+                        for (size_t q = 0; q < ea->n; q++) {
+                            by += ea->s[q].bytes;
+                            al += ea->s[q].allocs;
+                            ops += ea->s[q].ops;
+                        }
+                        if (by / ops > A->bytes_per_op) A->bytes_per_op = by / ops;
+                        if (al / ops > A->allocs_per_op) A->allocs_per_op = al / ops;
+                        if (!isnan(ea->retained) && (isnan(A->retained) || ea->retained > A->retained))
+                            A->retained = ea->retained;
+                    }
+                    if (A) {
+                        int bad = cfg->alloc_check && (A->bytes_per_op > cfg->alloc_max ||
+                                                       (cfg->alloc_max == 0 && A->allocs_per_op > 0));
+                        A->result = !cfg->alloc_check ? "REPORT" : bad ? "FAIL" : "PASS";
+                    }
+                }
+            /* AOT/JIT per subject */
+            for (size_t s = 0; s < subjects.n; s++) {
+                double *va = NULL, *vj = NULL;
+                size_t na2 = 0, nj = 0;
+                const char *rname = NULL, *sname = NULL;
+                for (size_t i = 0; i < ngr; i++) {
+                    const gr_row *e = find_entry(gr[i], row, subjects.v[s]);
+                    double st = entry_stat(e, use_mean);
+                    if (isnan(st)) continue;
+                    rname = e->name;
+                    sname = e->subject;
+                    if (!strcmp(gr[i]->backend, "aot")) { va = realloc(va, (na2 + 1) * sizeof *va); va[na2++] = st; }
+                    if (!strcmp(gr[i]->backend, "jit")) { vj = realloc(vj, (nj + 1) * sizeof *vj); vj[nj++] = st; }
+                }
+                if (na2 && nj) {
+                    ge_xb *X = GROW(res->xb, res->nxb);
+                    X->suite = suite;
+                    X->retention = ret;
+                    X->row = rname;
+                    X->subject = sname;
+                    X->aot = gs_median(va, na2);
+                    X->jit = gs_median(vj, nj);
+                }
+                free(va);
+                free(vj);
+            }
+        }
+        tl_strlist_free(&peers);
+        tl_strlist_free(&rows);
+        tl_strlist_free(&subjects);
+        tl_strlist_free(&backends);
+        free(gr);
+    }
+    free(groups);
+
+    size_t alloc_fail = 0;
+    for (size_t i = 0; i < res->nallocs; i++) alloc_fail += !strcmp(res->allocs[i].result, "FAIL");
+    if (!res->n_gated && !res->ninvalid) invalid(res, "no gated row: nothing to decide");
+    res->verdict = res->ninvalid ? GATE_INVALID : (res->n_fail || alloc_fail) ? GATE_FAIL : GATE_PASS;
+    return 0;
+}
+
+void gate_result_free(gate_result *res)
+{
+    for (size_t i = 0; i < res->nlines; i++) {
+        free(res->lines[i].ratio);
+        free(res->lines[i].proc);
+    }
+    free(res->lines);
+    free(res->allocs);
+    free(res->xb);
+    for (size_t i = 0; i < res->ninvalid; i++) free(res->invalid[i]);
+    free(res->invalid);
+    for (size_t i = 0; i < res->ninputs; i++) free(res->inputs[i].file);
+    free(res->inputs);
+    for (size_t i = 0; i < res->nobs; i++) {
+        free(res->obs[i].file);
+        free(res->obs[i].process);
+        free(res->obs[i].status);
+    }
+    free(res->obs);
+    free(res->pregate_status);
+    for (size_t i = 0; i < res->nreps; i++) gr_report_free(&res->reps[i]);
+    free(res->reps);
+    memset(res, 0, sizeof *res);
+}

@@ -1,0 +1,71 @@
+/* gate_int.h - the gate's evaluated result, shared by gate_eval.c and gate_out.c. */
+#ifndef TD_GATE_INT_H
+#define TD_GATE_INT_H
+#include "gate.h"
+
+enum { GL_GATED = 0, GL_SYNC = 1, GL_REPORT = 2 };
+
+typedef struct ge_line {
+    const char *suite, *retention, *row, *peer, *backend;
+    int kind;
+    const char *why;            /* why report-only */
+    size_t nproc;
+    double *ratio;              /* per process (NaN: NA) */
+    const char **proc;          /* report file per process */
+    double median, worst;
+    double thr_median, thr_worst; /* NaN when not checked */
+    gs_mw mw;
+    double spread, cv;          /* max/min - 1 of the ratios; largest within-process CV */
+    const char *result;         /* PASS FAIL REPORT NA */
+} ge_line;
+
+typedef struct ge_alloc {
+    const char *suite, *retention, *row, *backend;
+    double bytes_per_op, allocs_per_op; /* worst process of subject A */
+    double retained;                    /* largest stated retained bytes (NaN if none) */
+    const char *result;
+} ge_alloc;
+
+typedef struct ge_xb {
+    const char *suite, *retention, *row, *subject;
+    double aot, jit;                    /* median over processes of the suite's statistic */
+} ge_xb;
+
+typedef struct ge_input {
+    char *file;                         /* relative to RUNS_DIR ("../x" for the parent) */
+    char sha256[65];
+    const char *kind;                   /* report, observation, pregate */
+} ge_input;
+
+typedef struct ge_obs {
+    char *file, *process, *status;
+    double cpu;                         /* other processes' CPU % during the run; NaN unknown */
+} ge_obs;
+
+typedef struct gate_result {
+    const gate_config *cfg;
+    gr_report *reps;
+    size_t nreps;
+    char **invalid;
+    size_t ninvalid;
+    ge_line *lines;
+    size_t nlines;
+    ge_alloc *allocs;
+    size_t nallocs;
+    ge_xb *xb;
+    size_t nxb;
+    ge_input *inputs;
+    size_t ninputs;
+    ge_obs *obs;
+    size_t nobs;
+    char *pregate_status;               /* NULL when no quiet-pregate.json */
+    double pregate_cpu;
+    int verdict;                        /* GATE_PASS / GATE_FAIL / GATE_INVALID */
+    size_t n_gated, n_pass, n_fail, n_report, n_na;
+} gate_result;
+
+int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res);
+void gate_result_free(gate_result *res);
+int gate_write_outputs(const char *out_dir, const gate_result *res);
+
+#endif

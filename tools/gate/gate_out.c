@@ -1,0 +1,408 @@
+/* gate_out.c - gate.md, gate-summary.json and gate-chart.svg; byte-deterministic. */
+#include "gate_int.h"
+
+#include "tl_err.h"
+#include "tl_fs.h"
+#include "tl_json.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct sbuf { char *p; size_t n, cap; } sbuf;
+
+static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        va_start(ap, fmt);
+        size_t room = b->cap - b->n;
+        int k = vsnprintf(b->p ? b->p + b->n : NULL, room, fmt, ap);
+        va_end(ap);
+        if (k >= 0 && (size_t)k < room) { b->n += (size_t)k; return; }
+        b->cap = (b->cap + (size_t)k + 1) * 2;
+        b->p = realloc(b->p, b->cap);
+    }
+}
+
+const char *gate_verdict_name(int code)
+{
+    return code == GATE_PASS ? "PASS" : code == GATE_FAIL ? "FAIL" : code == GATE_INVALID ? "INVALID" : "USAGE";
+}
+
+static const char *fx(char *buf, double v, const char *fmt)
+{
+    if (isnan(v)) return "NA";
+    snprintf(buf, 32, fmt, v);
+    return buf;
+}
+
+static cJSON *jnum(double v, const char *fmt)
+{
+    if (isnan(v) || isinf(v)) return cJSON_CreateNull();
+    char b[64];
+    snprintf(b, sizeof b, fmt, v);
+    return cJSON_CreateRaw(b);
+}
+
+/* Markdown table cells: escape '|' and '<' '>' (row names like "FromResult<int>"). */
+static const char *md(const char *s, char *buf, size_t len)
+{
+    size_t k = 0;
+    for (; *s && k + 6 < len; s++) {
+        if (*s == '|') { memcpy(buf + k, "\\|", 2); k += 2; }
+        else if (*s == '<') { memcpy(buf + k, "&lt;", 4); k += 4; }
+        else if (*s == '>') { memcpy(buf + k, "&gt;", 4); k += 4; }
+        else buf[k++] = *s;
+    }
+    buf[k] = 0;
+    return buf;
+}
+
+static const char *kind_name(int k) { return k == GL_SYNC ? "sync" : k == GL_GATED ? "gated" : "report-only"; }
+
+static void md_lines(sbuf *b, const gate_result *res, int report_only)
+{
+    char e1[512], e2[128], f1[32], f2[32], f3[32], f4[32], f5[32];
+    const char *last_suite = NULL, *last_ret = NULL;
+    for (size_t i = 0; i < res->nlines; i++) {
+        const ge_line *L = &res->lines[i];
+        if ((L->kind == GL_REPORT) != report_only) continue;
+        if (!last_suite || strcmp(last_suite, L->suite) || strcmp(last_ret, L->retention)) {
+            last_suite = L->suite;
+            last_ret = L->retention;
+            sb_printf(b, "\n#### %s (retention %s)\n\n", L->suite, L->retention);
+            sb_printf(b, "| row | vs | backend | process ratios | median | worst | threshold | MW p | effect | %s |\n",
+                      report_only ? "why" : "result");
+            sb_printf(b, "| --- | --- | --- | --- | ---: | ---: | --- | ---: | ---: | --- |\n");
+        }
+        sbuf pr = { 0 };
+        for (size_t p = 0; p < L->nproc; p++) sb_printf(&pr, "%s%s", p ? " " : "", fx(f1, L->ratio[p], "%.4f"));
+        char thr[64] = "-";
+        if (L->kind == GL_SYNC) snprintf(thr, sizeof thr, "median <= %.2f", L->thr_median);
+        else if (L->kind == GL_GATED) snprintf(thr, sizeof thr, "median <= %.2f, worst <= %.2f", L->thr_median, L->thr_worst);
+        sb_printf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", md(L->row, e1, sizeof e1),
+                  md(L->peer, e2, sizeof e2), L->backend, pr.p ? pr.p : "", fx(f2, L->median, "%.4f"),
+                  fx(f3, L->worst, "%.4f"), thr, fx(f4, L->mw.p, "%.3g"), fx(f5, L->mw.effect, "%+.3f"),
+                  report_only ? (strcmp(L->result, "NA") ? L->why : "NA") : L->result);
+        free(pr.p);
+    }
+    if (!last_suite) sb_printf(b, "\n(none)\n");
+}
+
+static char *render_md(const gate_result *res)
+{
+    const gate_config *c = res->cfg;
+    sbuf b = { 0 };
+    char f1[32], f2[32], f3[32], e1[512];
+    sb_printf(&b, "# Gate: %s\n\n", gate_verdict_name(res->verdict));
+    sb_printf(&b, "Subject **%s** against its peers; ratio = %s's statistic / the peer's (below 1.00: %s is faster).\n"
+                  "Per process: primary uses the ratio of means of per-sample ns/op, the other suites the ratio of\n"
+                  "medians. Across the processes of a backend: the median and the worst (largest) ratio.\n\n",
+              c->subject, c->subject, c->subject);
+    sb_printf(&b, "Thresholds: synchronous primary rows median <= %.2f; every other gated row median <= %.2f and worst <= %.2f;\n"
+                  "%s; %d gated process(es) per suite and backend.\n\n",
+              c->sync_median, c->median, c->worst,
+              c->alloc_check ? "subject A allocates 0 bytes per op in steady state" : "allocations report-only",
+              c->processes);
+    sb_printf(&b, "Gated rows: %zu (%zu pass, %zu fail); report-only rows: %zu; NA: %zu.\n\n", res->n_gated, res->n_pass,
+              res->n_fail, res->n_report, res->n_na);
+    sb_printf(&b, "![ratios per row and backend](gate-chart.svg)\n\n");
+    if (res->ninvalid) {
+        sb_printf(&b, "## INVALID\n\n");
+        for (size_t i = 0; i < res->ninvalid; i++) sb_printf(&b, "- %s\n", md(res->invalid[i], e1, sizeof e1));
+        sb_printf(&b, "\n");
+    }
+    sb_printf(&b, "## Gated rows\n");
+    md_lines(&b, res, 0);
+    sb_printf(&b, "\nMW p: Mann-Whitney U on the pooled per-sample ns/op of the backend's processes (normal\n"
+                  "approximation, tie and continuity correction, two-sided). Effect: rank-biserial correlation,\n"
+                  "+1 when every %s sample is faster than every peer sample.\n", c->subject);
+    sb_printf(&b, "\n## Allocation rows (%s, steady state)\n\n", c->subject);
+    sb_printf(&b, "| suite | row | backend | bytes/op (worst process) | allocs/op | retained bytes | result |\n");
+    sb_printf(&b, "| --- | --- | --- | ---: | ---: | ---: | --- |\n");
+    for (size_t i = 0; i < res->nallocs; i++) {
+        const ge_alloc *A = &res->allocs[i];
+        sb_printf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", A->suite, md(A->row, e1, sizeof e1), A->backend,
+                  fx(f1, A->bytes_per_op, "%.4f"), fx(f2, A->allocs_per_op, "%.6f"), fx(f3, A->retained, "%.0f"),
+                  A->result);
+    }
+    if (!res->nallocs) sb_printf(&b, "| - | (none) | - | - | - | - | - |\n");
+    sb_printf(&b, "\n## Report-only rows\n");
+    md_lines(&b, res, 1);
+    sb_printf(&b, "\n## AOT/JIT ratio per row and subject\n\n"
+                  "Median over processes of each subject's statistic (ns/op); AOT/JIT below 1.00: the AOT player is faster.\n\n");
+    sb_printf(&b, "| suite | retention | row | subject | AOT ns/op | JIT ns/op | AOT/JIT |\n| --- | --- | --- | --- | ---: | ---: | ---: |\n");
+    for (size_t i = 0; i < res->nxb; i++) {
+        const ge_xb *X = &res->xb[i];
+        sb_printf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", X->suite, X->retention, md(X->row, e1, sizeof e1),
+                  X->subject, fx(f1, X->aot, "%.3f"), fx(f2, X->jit, "%.3f"),
+                  fx(f3, X->jit > 0 ? X->aot / X->jit : NAN, "%.4f"));
+    }
+    if (!res->nxb) sb_printf(&b, "| - | - | (no row ran on both backends) | - | - | - | - |\n");
+    sb_printf(&b, "\n## Noise screen\n\n");
+    if (res->pregate_status)
+        sb_printf(&b, "- quiet pre-gate: **%s** (other processes' CPU %s%%)\n", res->pregate_status,
+                  fx(f1, res->pregate_cpu, "%.1f"));
+    else
+        sb_printf(&b, "- quiet pre-gate: no quiet-pregate.json\n");
+    size_t busy = 0;
+    for (size_t i = 0; i < res->nobs; i++) busy += strcmp(res->obs[i].status, "quiet") != 0;
+    sb_printf(&b, "- processes observed: %zu, not quiet: %zu\n", res->nobs, busy);
+    for (size_t i = 0; i < res->nobs; i++)
+        if (strcmp(res->obs[i].status, "quiet"))
+            sb_printf(&b, "  - %s: %s (other CPU %s%%)\n", res->obs[i].process, res->obs[i].status,
+                      fx(f1, res->obs[i].cpu, "%.1f"));
+    size_t noisy = 0;
+    for (size_t i = 0; i < res->nlines; i++) {
+        const ge_line *L = &res->lines[i];
+        if (L->kind == GL_REPORT) continue;
+        if (L->spread > c->noise_spread || L->cv > c->noise_cv) {
+            if (!noisy++)
+                sb_printf(&b, "- gated rows with process-ratio spread > %.0f%% or within-process CV > %.0f%%:\n",
+                          c->noise_spread * 100, c->noise_cv * 100);
+            sb_printf(&b, "  - %s / %s / %s vs %s: spread %.1f%%, CV %.1f%%\n", L->suite, md(L->row, e1, sizeof e1),
+                      L->backend, L->peer, L->spread * 100, L->cv * 100);
+        }
+    }
+    if (!noisy) sb_printf(&b, "- no gated row above the spread (%.0f%%) or CV (%.0f%%) limits\n", c->noise_spread * 100,
+                          c->noise_cv * 100);
+    sb_printf(&b, "\n## Inputs\n\n| file | kind | suite | backend | retention | build id | SHA-256 |\n| --- | --- | --- | --- | --- | --- | --- |\n");
+    for (size_t i = 0; i < res->ninputs; i++) {
+        const ge_input *in = &res->inputs[i];
+        const gr_report *r = NULL;
+        for (size_t k = 0; k < res->nreps; k++)
+            if (!strcmp(res->reps[k].file, in->file) && !strcmp(in->kind, "report")) r = &res->reps[k];
+        sb_printf(&b, "| %s | %s | %s | %s | %s | %.12s | `%s` |\n", in->file, in->kind, r && r->suite ? r->suite : "-",
+                  r && r->backend ? r->backend : "-", r && r->retention ? r->retention : "-",
+                  r && r->build_id ? r->build_id : "-", in->sha256);
+    }
+    return b.p;
+}
+
+static cJSON *render_json(const gate_result *res)
+{
+    const gate_config *c = res->cfg;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "schemaVersion", 1);
+    cJSON_AddStringToObject(o, "kind", "tandem-gate-summary");
+    cJSON_AddStringToObject(o, "verdict", gate_verdict_name(res->verdict));
+    cJSON_AddStringToObject(o, "subject", c->subject);
+    cJSON *t = cJSON_AddObjectToObject(o, "thresholds");
+    cJSON_AddItemToObject(t, "syncMedian", jnum(c->sync_median, "%.6f"));
+    cJSON_AddItemToObject(t, "median", jnum(c->median, "%.6f"));
+    cJSON_AddItemToObject(t, "worst", jnum(c->worst, "%.6f"));
+    cJSON_AddItemToObject(t, "allocBytesPerOp", c->alloc_check ? jnum(c->alloc_max, "%.6f") : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "config", gate_config_json(c));
+    cJSON *inv = cJSON_AddArrayToObject(o, "invalid");
+    for (size_t i = 0; i < res->ninvalid; i++) cJSON_AddItemToArray(inv, cJSON_CreateString(res->invalid[i]));
+    cJSON *cnt = cJSON_AddObjectToObject(o, "counts");
+    cJSON_AddNumberToObject(cnt, "gated", (double)res->n_gated);
+    cJSON_AddNumberToObject(cnt, "passed", (double)res->n_pass);
+    cJSON_AddNumberToObject(cnt, "failed", (double)res->n_fail);
+    cJSON_AddNumberToObject(cnt, "reportOnly", (double)res->n_report);
+    cJSON_AddNumberToObject(cnt, "na", (double)res->n_na);
+    cJSON *ins = cJSON_AddArrayToObject(o, "inputs");
+    for (size_t i = 0; i < res->ninputs; i++) {
+        const ge_input *in = &res->inputs[i];
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "file", in->file);
+        cJSON_AddStringToObject(e, "kind", in->kind);
+        cJSON_AddStringToObject(e, "sha256", in->sha256);
+        for (size_t k = 0; k < res->nreps; k++) {
+            const gr_report *r = &res->reps[k];
+            if (strcmp(r->file, in->file) || strcmp(in->kind, "report")) continue;
+            if (r->suite) cJSON_AddStringToObject(e, "suite", r->suite);
+            if (r->backend) cJSON_AddStringToObject(e, "backend", r->backend);
+            if (r->retention) cJSON_AddStringToObject(e, "retention", r->retention);
+            if (r->build_id) cJSON_AddStringToObject(e, "buildId", r->build_id);
+            cJSON_AddBoolToObject(e, "completed", r->ok && r->completed && !r->failure);
+        }
+        cJSON_AddItemToArray(ins, e);
+    }
+    cJSON *rows = cJSON_AddArrayToObject(o, "rows");
+    for (size_t i = 0; i < res->nlines; i++) {
+        const ge_line *L = &res->lines[i];
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "suite", L->suite);
+        cJSON_AddStringToObject(e, "retention", L->retention);
+        cJSON_AddStringToObject(e, "row", L->row);
+        cJSON_AddStringToObject(e, "peer", L->peer);
+        cJSON_AddStringToObject(e, "backend", L->backend);
+        cJSON_AddStringToObject(e, "kind", kind_name(L->kind));
+        if (L->why) cJSON_AddStringToObject(e, "reportOnlyReason", L->why);
+        cJSON *pr = cJSON_AddArrayToObject(e, "processes");
+        for (size_t p = 0; p < L->nproc; p++) {
+            cJSON *q = cJSON_CreateObject();
+            cJSON_AddStringToObject(q, "report", L->proc[p]);
+            cJSON_AddItemToObject(q, "ratio", jnum(L->ratio[p], "%.6f"));
+            cJSON_AddItemToArray(pr, q);
+        }
+        cJSON_AddItemToObject(e, "median", jnum(L->median, "%.6f"));
+        cJSON_AddItemToObject(e, "worst", jnum(L->worst, "%.6f"));
+        cJSON_AddItemToObject(e, "thresholdMedian", jnum(L->thr_median, "%.6f"));
+        cJSON_AddItemToObject(e, "thresholdWorst", jnum(L->thr_worst, "%.6f"));
+        cJSON *mw = cJSON_AddObjectToObject(e, "mannWhitney");
+        cJSON_AddNumberToObject(mw, "nA", (double)L->mw.n_a);
+        cJSON_AddNumberToObject(mw, "nB", (double)L->mw.n_b);
+        cJSON_AddItemToObject(mw, "uA", jnum(L->mw.u_a, "%.1f"));
+        cJSON_AddItemToObject(mw, "z", jnum(L->mw.z, "%.6f"));
+        cJSON_AddItemToObject(mw, "p", jnum(L->mw.p, "%.6f"));
+        cJSON_AddItemToObject(mw, "rankBiserial", jnum(L->mw.effect, "%.6f"));
+        cJSON_AddItemToObject(e, "spread", jnum(L->spread, "%.6f"));
+        cJSON_AddItemToObject(e, "maxCv", jnum(L->cv, "%.6f"));
+        cJSON_AddStringToObject(e, "result", L->result);
+        cJSON_AddItemToArray(rows, e);
+    }
+    cJSON *al = cJSON_AddArrayToObject(o, "allocations");
+    for (size_t i = 0; i < res->nallocs; i++) {
+        const ge_alloc *A = &res->allocs[i];
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "suite", A->suite);
+        cJSON_AddStringToObject(e, "retention", A->retention);
+        cJSON_AddStringToObject(e, "row", A->row);
+        cJSON_AddStringToObject(e, "backend", A->backend);
+        cJSON_AddItemToObject(e, "bytesPerOp", jnum(A->bytes_per_op, "%.6f"));
+        cJSON_AddItemToObject(e, "allocsPerOp", jnum(A->allocs_per_op, "%.9f"));
+        cJSON_AddItemToObject(e, "retainedBytes", jnum(A->retained, "%.0f"));
+        cJSON_AddStringToObject(e, "result", A->result);
+        cJSON_AddItemToArray(al, e);
+    }
+    cJSON *xb = cJSON_AddArrayToObject(o, "aotJit");
+    for (size_t i = 0; i < res->nxb; i++) {
+        const ge_xb *X = &res->xb[i];
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "suite", X->suite);
+        cJSON_AddStringToObject(e, "retention", X->retention);
+        cJSON_AddStringToObject(e, "row", X->row);
+        cJSON_AddStringToObject(e, "subject", X->subject);
+        cJSON_AddItemToObject(e, "aotNsPerOp", jnum(X->aot, "%.6f"));
+        cJSON_AddItemToObject(e, "jitNsPerOp", jnum(X->jit, "%.6f"));
+        cJSON_AddItemToObject(e, "aotOverJit", jnum(X->jit > 0 ? X->aot / X->jit : NAN, "%.6f"));
+        cJSON_AddItemToArray(xb, e);
+    }
+    cJSON *n = cJSON_AddObjectToObject(o, "noise");
+    if (res->pregate_status) {
+        cJSON_AddStringToObject(n, "pregate", res->pregate_status);
+        cJSON_AddItemToObject(n, "pregateOtherCpuPercent", jnum(res->pregate_cpu, "%.3f"));
+    } else {
+        cJSON_AddNullToObject(n, "pregate");
+    }
+    cJSON *ob = cJSON_AddArrayToObject(n, "processes");
+    for (size_t i = 0; i < res->nobs; i++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "process", res->obs[i].process);
+        cJSON_AddStringToObject(e, "status", res->obs[i].status);
+        cJSON_AddItemToObject(e, "otherCpuPercent", jnum(res->obs[i].cpu, "%.3f"));
+        cJSON_AddItemToArray(ob, e);
+    }
+    cJSON_AddStringToObject(o, "report", "gate.md");
+    cJSON_AddStringToObject(o, "chart", "gate-chart.svg");
+    return o;
+}
+
+static void xml(sbuf *b, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '<') sb_printf(b, "&lt;");
+        else if (*s == '>') sb_printf(b, "&gt;");
+        else if (*s == '&') sb_printf(b, "&amp;");
+        else if (*s == '"') sb_printf(b, "&quot;");
+        else sb_printf(b, "%c", *s);
+    }
+}
+
+/* Horizontal chart: one line per (row, peer, backend) of the gated and report-only rows;
+ * dots = process ratios, bar = median; threshold lines at the median and worst limits. */
+static char *render_svg(const gate_result *res)
+{
+    const gate_config *c = res->cfg;
+    sbuf b = { 0 };
+    const double left = 430, plot = 440, lh = 18, top = 56;
+    double xmax = 1.25;
+    for (size_t i = 0; i < res->nlines; i++)
+        for (size_t p = 0; p < res->lines[i].nproc; p++)
+            if (res->lines[i].ratio[p] > xmax && res->lines[i].ratio[p] < 4) xmax = res->lines[i].ratio[p];
+    xmax = ceil(xmax * 4) / 4;
+    size_t n = res->nlines;
+    double height = top + (n ? n : 1) * lh + 40, width = left + plot + 90;
+#define X(v) (left + plot * ((v) > xmax ? xmax : (v) < 0 ? 0 : (v)) / xmax)
+    sb_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    sb_printf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+                  "font-family=\"sans-serif\" font-size=\"11\">\n", width, height, width, height);
+    sb_printf(&b, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n", width, height);
+    sb_printf(&b, "<text x=\"8\" y=\"18\" font-size=\"14\" font-weight=\"bold\">Gate %s: %s / peer, per row and backend</text>\n",
+              gate_verdict_name(res->verdict), c->subject);
+    sb_printf(&b, "<text x=\"8\" y=\"34\" fill=\"#555\">dots: process ratios; bar: median; red: worst limit %.2f; "
+                  "orange: median limit %.2f; grey rows: report-only</text>\n", c->worst, c->median);
+    for (int k = 0; k <= (int)(xmax * 4); k++) {
+        double v = k / 4.0;
+        sb_printf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>\n", X(v), top - 6, X(v),
+                  top + n * lh);
+        sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#555\">%.2f</text>\n", X(v), top - 10, v);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const ge_line *L = &res->lines[i];
+        double y = top + i * lh + lh / 2;
+        int ro = L->kind == GL_REPORT;
+        const char *col = !strcmp(L->backend, "aot") ? "#1f77b4" : !strcmp(L->backend, "jit") ? "#2ca02c" : "#9467bd";
+        if (i % 2) sb_printf(&b, "<rect x=\"0\" y=\"%.1f\" width=\"%.0f\" height=\"%.1f\" fill=\"#f7f7f7\"/>\n", y - lh / 2, width, lh);
+        sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"%s\">", left - 6, y + 4, ro ? "#888" : "#000");
+        xml(&b, L->suite);
+        sb_printf(&b, ": ");
+        xml(&b, L->row);
+        sb_printf(&b, " vs ");
+        xml(&b, L->peer);
+        sb_printf(&b, " [%s]</text>\n", L->backend);
+        if (!isnan(L->median))
+            sb_printf(&b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" opacity=\"%s\"/>\n", left,
+                      y - 4, X(L->median) - left, 8.0, col, ro ? "0.25" : "0.55");
+        for (size_t p = 0; p < L->nproc; p++)
+            if (!isnan(L->ratio[p]))
+                sb_printf(&b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", X(L->ratio[p]), y, col);
+        sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">%s</text>\n", left + plot + 8, y + 4,
+                  !strcmp(L->result, "FAIL") ? "#d62728" : ro ? "#888" : "#000", L->result);
+    }
+    if (!n) sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\">no rows</text>\n", left, top + 12);
+    sb_printf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" stroke-width=\"1.5\"/>\n",
+              X(c->worst), top - 6, X(c->worst), top + n * lh);
+    sb_printf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ff7f0e\" stroke-width=\"1.5\" "
+                  "stroke-dasharray=\"4 3\"/>\n", X(c->median), top - 6, X(c->median), top + n * lh);
+    sb_printf(&b, "<text x=\"8\" y=\"%.1f\" fill=\"#555\">blue: aot, green: jit; ratios above %.2f are drawn at the edge</text>\n",
+              top + n * lh + 24, xmax);
+    sb_printf(&b, "</svg>\n");
+#undef X
+    return b.p;
+}
+
+static int put(const char *dir, const char *name, const char *text)
+{
+    char *p = tl_join(dir, name);
+    int e = tl_write_atomic(p, text, strlen(text), 0644);
+    if (e) tl_error(p, NULL, "cannot write: %s", strerror(e));
+    free(p);
+    return e ? 1 : 0;
+}
+
+int gate_write_outputs(const char *out_dir, const gate_result *res)
+{
+    int e = tl_mkdirs(out_dir);
+    if (e) { tl_error(out_dir, "--out", "cannot create: %s", strerror(e)); return 1; }
+    char *m = render_md(res), *s = render_svg(res);
+    cJSON *j = render_json(res);
+    char *jt = cJSON_Print(j);
+    cJSON_Delete(j);
+    size_t l = strlen(jt);
+    jt = realloc(jt, l + 2);
+    jt[l] = '\n';
+    jt[l + 1] = 0;
+    int rc = put(out_dir, "gate.md", m) | put(out_dir, "gate-summary.json", jt) | put(out_dir, "gate-chart.svg", s);
+    free(m);
+    free(s);
+    free(jt);
+    return rc;
+}
