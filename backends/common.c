@@ -61,6 +61,26 @@ int td_backend_include_dirs(const char *root, char **dirs, int max)
     return n;
 }
 
+int td_backend_subject_libs(const char *root, const char *subject, char **libs, int max)
+{
+    char path[4096], line[1024];
+    if (!root || !subject) return 0;
+    snprintf(path, sizeof path, "%s/players/subjects/%s/link.libs", root, subject);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    int n = 0;
+    while (n < max && fgets(line, sizeof line, f)) {
+        char *p = line;
+        while (*p == ' ' || *p == '\t') p++;
+        p[strcspn(p, "\r\n")] = 0;
+        if (!*p || *p == '#') continue;
+        if (!(libs[n] = strdup(p))) break;
+        n++;
+    }
+    fclose(f);
+    return n;
+}
+
 /* ---- the TU generator -------------------------------------------------------------- */
 
 typedef struct td_strv {

@@ -214,6 +214,13 @@ static int aot_build(const td_backend_options *o, td_backend_result *r, char *er
     av_add(&a, "-o");
     av_add(&a, r->module_path);
     for (int i = 0; aot_link_flags[i]; i++) av_add(&a, aot_link_flags[i]);
+    /* the subject's own link libraries (players/subjects/<name>/link.libs) */
+    char *libs[8];
+    int nlibs = td_backend_subject_libs(root, o->name, libs, 8);
+    for (int i = 0; i < nlibs; i++) {
+        av_addf(&a, "%s", libs[i]);
+        free(libs[i]);
+    }
     uint64_t t0 = td_backend_now_ns();
     int st = aot_run(a.v, tudir, err, errlen);
     r->compile_ns = td_backend_now_ns() - t0;

@@ -110,6 +110,14 @@ typedef struct td_player_row {
     int64_t check;         /* a validation value (a checksum of results), reported raw */
 } td_player_row;
 
+/* Extra facts of a benchmark row sample (host->row_ext). */
+typedef struct td_player_row_ext {
+    int64_t control_ns;        /* idle / empty-loop control measured beside the sample; 0 none */
+    int32_t subtract_control;  /* 1: ns/op = (ns - control_ns) / ops (throughput) */
+    int32_t gated;             /* 1: a gated row; 0: report-only */
+    int64_t retained_bytes;    /* live heap bytes after the row minus before it */
+} td_player_row_ext;
+
 typedef struct td_player_host {
     uint32_t abi_version;  /* TD_PLAYER_ABI_VERSION of the shell */
     uint32_t size;         /* sizeof(td_player_host) in the shell */
@@ -137,7 +145,22 @@ typedef struct td_player_host {
     void (*alloc_read)(td_player_alloc_counts *out);
     uint64_t (*now_ns)(void);
     void (*log)(void *ctx, int32_t level, const char *message);
+
+    /* ---- appended for benchmark suites (check host->size >= TD_PLAYER_HOST_BENCH_SIZE) ----
+     * row_ext: like row, plus the facts of td_player_row_ext (control, gated, retained).
+     * fail: a validation failure of a timed operation; the report becomes completed:false.
+     * setting: a key/value the report records under "settings" (pool capacities, ...).
+     * alloc_live_bytes: live heap bytes now (malloc_usable_size of every live block). */
+    void (*row_ext)(void *ctx, const td_player_row *row, const struct td_player_row_ext *ext);
+    void (*fail)(void *ctx, const char *row, const char *message);
+    void (*setting)(void *ctx, const char *key, const char *value);
+    int64_t (*alloc_live_bytes)(void);
+    const char *retention;  /* "matched" (default) or "default" */
+    int32_t flow;           /* --flow: 0 off (default), 1 on; rows without their own flow arm */
+    int32_t quick;          /* 1: few samples, small N (tests) */
 } td_player_host;
+
+#define TD_PLAYER_HOST_BENCH_SIZE (offsetof(td_player_host, quick) + sizeof(int32_t))
 
 typedef struct td_player_module {
     uint32_t abi_version;              /* TD_PLAYER_ABI_VERSION the module was built with */

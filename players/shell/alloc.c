@@ -27,6 +27,10 @@ extern void *__libc_valloc(size_t n);
 extern void *__libc_pvalloc(size_t n);
 
 static uint64_t td_alloc_allocs, td_alloc_reallocs, td_alloc_frees, td_alloc_bytes;
+/* Live heap bytes (usable sizes of live blocks), for the benchmarks' retained bytes. */
+static int64_t td_alloc_live;
+extern size_t malloc_usable_size(void *p);
+#define TD_LIVE(v) __atomic_fetch_add(&td_alloc_live, (int64_t)(v), __ATOMIC_RELAXED)
 
 #define TD_COUNT(var, v) __atomic_fetch_add(&(var), (uint64_t)(v), __ATOMIC_RELAXED)
 #define TD_EXPORT __attribute__((visibility("default")))
@@ -36,6 +40,7 @@ static inline void *counted(void *p, size_t n)
     if (p) {
         TD_COUNT(td_alloc_allocs, 1);
         TD_COUNT(td_alloc_bytes, n);
+        TD_LIVE(malloc_usable_size(p));
     }
     return p;
 }
@@ -50,22 +55,30 @@ TD_EXPORT void *calloc(size_t n, size_t m)
 
 TD_EXPORT void free(void *p)
 {
-    if (p) TD_COUNT(td_alloc_frees, 1);
+    if (p) {
+        TD_COUNT(td_alloc_frees, 1);
+        TD_LIVE(-(int64_t)malloc_usable_size(p));
+    }
     __libc_free(p);
 }
 
 TD_EXPORT void *realloc(void *p, size_t n)
 {
     if (!p) return counted(__libc_realloc(NULL, n), n);
+    size_t old = malloc_usable_size(p);
     void *q = __libc_realloc(p, n);
     if (n == 0) {
         /* glibc frees p and returns NULL */
-        if (!q) TD_COUNT(td_alloc_frees, 1);
+        if (!q) {
+            TD_COUNT(td_alloc_frees, 1);
+            TD_LIVE(-(int64_t)old);
+        }
         return q;
     }
     if (q) {
         TD_COUNT(td_alloc_reallocs, 1);
         TD_COUNT(td_alloc_bytes, n);
+        TD_LIVE((int64_t)malloc_usable_size(q) - (int64_t)old);
     }
     return q;
 }
@@ -102,6 +115,8 @@ void td_player_alloc_read(td_player_alloc_counts *out)
     out->frees = __atomic_load_n(&td_alloc_frees, __ATOMIC_RELAXED);
     out->bytes = __atomic_load_n(&td_alloc_bytes, __ATOMIC_RELAXED);
 }
+
+int64_t td_player_alloc_live_bytes(void) { return __atomic_load_n(&td_alloc_live, __ATOMIC_RELAXED); }
 
 const td_backend_symbol td_player_alloc_symbols[] = {
     { "malloc", (const void *)malloc },

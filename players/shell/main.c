@@ -46,12 +46,21 @@ typedef struct pl_case {
     uint64_t ns;
 } pl_case;
 
+typedef struct pl_sample {
+    uint64_t ns, ops, allocs, frees, bytes;
+    int64_t check, control_ns, retained;
+    int has_ext, subtract;
+} pl_sample;
+
 typedef struct pl_row {
     char *subject;
     char *name;
     int unsupported;
+    int gated;
     char *reason;
     cJSON *samples;       /* array of sample objects */
+    pl_sample *raw;       /* the same samples, for the bench statistics */
+    size_t nraw, capraw;
 } pl_row;
 
 typedef struct pl_subject {
@@ -82,6 +91,12 @@ typedef struct pl_state {
     int record_cases;     /* 1 during the first measured call */
     int cur_subject;
     char root_prefix[PATH_MAX];
+    /* bench settings and validation */
+    const char *retention;
+    int flow, quick;
+    int nfailures;
+    char *fail_row, *fail_subject, *fail_message;
+    cJSON *settings;      /* settings reported by the suites, per subject */
 } pl_state;
 
 static pl_state S;
@@ -222,10 +237,34 @@ static pl_row *find_row(const char *name)
     return r;
 }
 
+static void row_record(const td_player_row *row, int ext, int64_t control_ns, int32_t subtract,
+                       int64_t retained)
+{
+    pl_row *r = find_row(row->name);
+    if (r->nraw == r->capraw) {
+        r->capraw = r->capraw ? r->capraw * 2 : 16;
+        r->raw = realloc(r->raw, r->capraw * sizeof *r->raw);
+        if (!r->raw) abort();
+    }
+    pl_sample *x = &r->raw[r->nraw++];
+    memset(x, 0, sizeof *x);
+    x->ns = row->ns;
+    x->ops = row->ops;
+    x->allocs = row->allocs;
+    x->frees = row->frees;
+    x->bytes = row->bytes;
+    x->check = row->check;
+    x->has_ext = ext;
+    x->control_ns = control_ns;
+    x->subtract = subtract;
+    x->retained = retained;
+}
+
 static void host_row(void *ctx, const td_player_row *row)
 {
     (void)ctx;
     if (!S.measuring || !row || !row->name) return;
+    row_record(row, 0, 0, 0, 0);
     pl_row *r = find_row(row->name);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "ns", (double)row->ns);
@@ -235,6 +274,50 @@ static void host_row(void *ctx, const td_player_row *row)
     cJSON_AddNumberToObject(o, "bytes", (double)row->bytes);
     cJSON_AddNumberToObject(o, "check", (double)row->check);
     cJSON_AddItemToArray(r->samples, o);
+}
+
+static void host_row_ext(void *ctx, const td_player_row *row, const td_player_row_ext *ext)
+{
+    (void)ctx;
+    if (!S.measuring || !row || !row->name || !ext) return;
+    int64_t control_ns = ext->control_ns, retained = ext->retained_bytes;
+    row_record(row, 1, control_ns, ext->subtract_control, retained);
+    pl_row *r = find_row(row->name);
+    r->gated = ext->gated;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "ns", (double)row->ns);
+    cJSON_AddNumberToObject(o, "ops", (double)row->ops);
+    cJSON_AddNumberToObject(o, "allocs", (double)row->allocs);
+    cJSON_AddNumberToObject(o, "frees", (double)row->frees);
+    cJSON_AddNumberToObject(o, "bytes", (double)row->bytes);
+    cJSON_AddNumberToObject(o, "check", (double)row->check);
+    cJSON_AddNumberToObject(o, "controlNs", (double)control_ns);
+    cJSON_AddNumberToObject(o, "retainedBytes", (double)retained);
+    cJSON_AddItemToArray(r->samples, o);
+}
+
+/* A failed validation counts in warm-up too: a wrong operation is wrong whenever it runs. */
+static void host_fail(void *ctx, const char *row, const char *message)
+{
+    (void)ctx;
+    S.nfailures++;
+    fprintf(stderr, "tandem-player: VALIDATION FAILED: %s: %s: %s\n", subject_name(), row ? row : "",
+            message ? message : "");
+    if (S.fail_message) return;
+    S.fail_row = dup0(row);
+    S.fail_subject = dup0(subject_name());
+    S.fail_message = dup0(message);
+}
+
+static void host_setting(void *ctx, const char *key, const char *value)
+{
+    (void)ctx;
+    if (!key) return;
+    if (!S.settings) S.settings = cJSON_CreateObject();
+    cJSON *sub = cJSON_GetObjectItemCaseSensitive(S.settings, subject_name());
+    if (!sub) sub = cJSON_AddObjectToObject(S.settings, subject_name());
+    cJSON_DeleteItemFromObjectCaseSensitive(sub, key);
+    cJSON_AddStringToObject(sub, key, value ? value : "");
 }
 
 static void host_row_unsupported(void *ctx, const char *name, const char *reason)
@@ -325,6 +408,169 @@ static cJSON *failure_json(const pl_case *c)
     return f;
 }
 
+/* ---- bench statistics ---------------------------------------------------------------- */
+
+/* Integers above 2^53 do not survive a JSON double: they are written as strings. */
+static cJSON *json_u64(uint64_t v)
+{
+    if (v > (1ull << 53)) {
+        char b[32];
+        snprintf(b, sizeof b, "%llu", (unsigned long long)v);
+        return cJSON_CreateString(b);
+    }
+    return cJSON_CreateNumber((double)v);
+}
+static cJSON *json_i64(int64_t v)
+{
+    if (v > (int64_t)(1ll << 53) || v < -(int64_t)(1ll << 53)) {
+        char b[32];
+        snprintf(b, sizeof b, "%lld", (long long)v);
+        return cJSON_CreateString(b);
+    }
+    return cJSON_CreateNumber((double)v);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Per row and subject: the raw arrays, then the arithmetic derived from them:
+ *   nsPerOp        (sum(ns) - sum(controlNs if subtracted)) / sum(ops)   (ratio of means)
+ *   medianNsPerOp  median over samples of (ns - control) / ops
+ *   allocsPerOp, allocBytesPerOp = sum / sum(ops); retainedBytes = the last sample's. */
+static void row_stats(cJSON *o, const pl_row *r)
+{
+    cJSON *ns = cJSON_AddArrayToObject(o, "ns");
+    cJSON *ops = cJSON_AddArrayToObject(o, "ops");
+    cJSON *allocs = cJSON_AddArrayToObject(o, "allocs");
+    cJSON *bytes = cJSON_AddArrayToObject(o, "allocBytes");
+    cJSON *ctrl = cJSON_AddArrayToObject(o, "controlNs");
+    cJSON *ret = cJSON_AddArrayToObject(o, "retained");
+    cJSON *chk = cJSON_AddArrayToObject(o, "check");
+    uint64_t sns = 0, sops = 0, salloc = 0, sbytes = 0;
+    int64_t sctrl = 0;
+    int subtract = 0;
+    double *per = r->nraw ? malloc(r->nraw * sizeof *per) : NULL;
+    for (size_t i = 0; i < r->nraw; i++) {
+        const pl_sample *x = &r->raw[i];
+        cJSON_AddItemToArray(ns, json_u64(x->ns));
+        cJSON_AddItemToArray(ops, json_u64(x->ops));
+        cJSON_AddItemToArray(allocs, json_u64(x->allocs));
+        cJSON_AddItemToArray(bytes, json_u64(x->bytes));
+        cJSON_AddItemToArray(ctrl, json_i64(x->control_ns));
+        cJSON_AddItemToArray(ret, json_i64(x->retained));
+        cJSON_AddItemToArray(chk, json_i64(x->check));
+        sns += x->ns;
+        sops += x->ops;
+        salloc += x->allocs;
+        sbytes += x->bytes;
+        if (x->subtract) subtract = 1;
+        int64_t c = x->subtract ? x->control_ns : 0;
+        sctrl += c;
+        per[i] = x->ops ? ((double)x->ns - (double)c) / (double)x->ops : 0;
+    }
+    cJSON_AddBoolToObject(o, "gated", r->gated);
+    cJSON_AddNumberToObject(o, "sampleCount", (double)r->nraw);
+    cJSON_AddItemToObject(o, "opsPerSample", json_u64(r->nraw ? r->raw[0].ops : 0));
+    cJSON_AddBoolToObject(o, "controlSubtracted", subtract);
+    if (sops) {
+        qsort(per, r->nraw, sizeof *per, cmp_double);
+        double med = r->nraw % 2 ? per[r->nraw / 2] : (per[r->nraw / 2 - 1] + per[r->nraw / 2]) / 2;
+        cJSON_AddNumberToObject(o, "nsPerOp", ((double)sns - (double)sctrl) / (double)sops);
+        cJSON_AddNumberToObject(o, "medianNsPerOp", med);
+        cJSON_AddNumberToObject(o, "allocsPerOp", (double)salloc / (double)sops);
+        cJSON_AddNumberToObject(o, "allocBytesPerOp", (double)sbytes / (double)sops);
+        cJSON_AddItemToObject(o, "retainedBytes", json_i64(r->raw[r->nraw - 1].retained));
+    } else {
+        cJSON_AddNullToObject(o, "nsPerOp");
+        cJSON_AddNullToObject(o, "medianNsPerOp");
+        cJSON_AddNullToObject(o, "allocsPerOp");
+        cJSON_AddNullToObject(o, "allocBytesPerOp");
+        cJSON_AddNullToObject(o, "retainedBytes");
+    }
+    free(per);
+}
+
+static void read_first_line_matching(const char *path, const char *key, char *out, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    char line[512];
+    out[0] = 0;
+    if (!f) return;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, key, strlen(key))) continue;
+        char *c = strchr(line, ':');
+        if (!c) continue;
+        c++;
+        while (*c == ' ' || *c == '\t') c++;
+        c[strcspn(c, "\n")] = 0;
+        snprintf(out, len, "%s", c);
+        break;
+    }
+    fclose(f);
+}
+
+/* settings, environment, completed/failure and the row statistics of a bench report. */
+static int bench_report(cJSON *root, int passed)
+{
+    cJSON *st = cJSON_AddObjectToObject(root, "settings");
+    cJSON_AddStringToObject(st, "retention", S.retention ? S.retention : "matched");
+    cJSON_AddStringToObject(st, "flow", S.flow ? "on" : "off");
+    cJSON_AddBoolToObject(st, "quick", S.quick);
+    cJSON_AddNumberToObject(st, "samples", S.samples);
+    cJSON_AddNumberToObject(st, "warmup", S.warmup);
+    if (S.settings) {
+        cJSON_AddItemToObject(st, "subjects", S.settings);
+        S.settings = NULL;
+    }
+    cJSON *env = cJSON_AddObjectToObject(root, "environment");
+    char host[256] = "", cpu[256] = "";
+    gethostname(host, sizeof host);
+    read_first_line_matching("/proc/cpuinfo", "model name", cpu, sizeof cpu);
+    cJSON_AddStringToObject(env, "host", host);
+    cJSON_AddStringToObject(env, "cpu", cpu);
+    cJSON_AddNumberToObject(env, "cpus", (double)sysconf(_SC_NPROCESSORS_ONLN));
+    cJSON_AddStringToObject(env, "compiler", S.backend->identity());
+    cJSON_AddStringToObject(env, "optimisationFlags", S.backend->flags());
+#if defined(__clang__)
+    cJSON_AddStringToObject(env, "shellCompiler", "clang " __clang_version__);
+#elif defined(__GNUC__)
+    cJSON_AddStringToObject(env, "shellCompiler", "gcc " __VERSION__);
+#endif
+    int completed = passed && S.nfailures == 0 && S.nrows > 0;
+    const char *why = NULL;
+    char msg[512];
+    for (size_t i = 0; i < S.nrows && completed; i++) {
+        const pl_row *r = &S.rows[i];
+        if (r->unsupported) continue;
+        if (r->nraw != (size_t)S.samples) {
+            completed = 0;
+            snprintf(msg, sizeof msg, "row '%s' of '%s' has %zu samples, %d expected", r->name, r->subject,
+                     r->nraw, S.samples);
+            why = msg;
+        }
+    }
+    if (!passed && !why) why = "a suite did not run";
+    if (S.nrows == 0 && !why) why = "no rows reported";
+    cJSON_AddBoolToObject(root, "completed", completed);
+    cJSON_DeleteItemFromObjectCaseSensitive(root, "failure");
+    if (S.fail_message) {
+        cJSON *f = cJSON_AddObjectToObject(root, "failure");
+        cJSON_AddStringToObject(f, "subject", S.fail_subject);
+        cJSON_AddStringToObject(f, "row", S.fail_row);
+        cJSON_AddStringToObject(f, "message", S.fail_message);
+        cJSON_AddNumberToObject(f, "count", S.nfailures);
+    } else if (!completed) {
+        cJSON *f = cJSON_AddObjectToObject(root, "failure");
+        cJSON_AddStringToObject(f, "message", why ? why : "incomplete");
+    } else {
+        cJSON_AddNullToObject(root, "failure");
+    }
+    return completed;
+}
+
 static int write_report(int is_smoke, int *passed_out)
 {
     char bid[256];
@@ -409,10 +655,17 @@ static int write_report(int is_smoke, int *passed_out)
             cJSON_AddStringToObject(o, "name", r->name);
             cJSON_AddBoolToObject(o, "supported", !r->unsupported);
             if (r->unsupported) cJSON_AddStringToObject(o, "reason", r->reason);
-            cJSON_AddItemToObject(o, "samples", r->samples);
+            cJSON_AddItemToObject(o, is_smoke ? "samples" : "sampleRecords", r->samples);
             r->samples = NULL;
+            if (!is_smoke) row_stats(o, r);
             cJSON_AddItemToArray(rows, o);
         }
+    }
+    if (!is_smoke) {
+        /* a bench report passes only when complete and validated */
+        passed = bench_report(root, passed);
+        cJSON_DeleteItemFromObjectCaseSensitive(root, "passed");
+        cJSON_AddBoolToObject(root, "passed", passed);
     }
     td_player_alloc_counts ac;
     td_player_alloc_read(&ac);
@@ -460,6 +713,9 @@ static void usage(FILE *o)
             "  --filter STR      only cases/rows whose name contains STR\n"
             "  --build-id ID     build id for the report (default: build-id file next to the module)\n"
             "  --timeout SEC     abort with TANDEM-PLAYER-RESULT: timeout after SEC seconds\n"
+            "  --retention R     bench: matched (default) or default pool retention\n"
+            "  --flow on|off     bench: context flow for rows without their own flow arm (default off)\n"
+            "  --quick           bench: few samples, small N (tests)\n"
             "  --subjects        load, list subjects and their suites, exit\n");
 }
 
@@ -498,6 +754,20 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--build-id")) { NEEDV(); S.build_id = v; }
         else if (!strcmp(a, "--timeout")) { NEEDV(); S.timeout = atoi(v); }
         else if (!strcmp(a, "--subjects")) list_only = 1;
+        else if (!strcmp(a, "--retention")) {
+            NEEDV();
+            if (strcmp(v, "matched") && strcmp(v, "default")) {
+                fprintf(stderr, "tandem-player: --retention matched|default\n");
+                return 2;
+            }
+            S.retention = v;
+        }
+        else if (!strcmp(a, "--flow")) {
+            NEEDV();
+            if (strcmp(v, "on") && strcmp(v, "off")) { fprintf(stderr, "tandem-player: --flow on|off\n"); return 2; }
+            S.flow = !strcmp(v, "on");
+        }
+        else if (!strcmp(a, "--quick")) S.quick = 1;
         else { fprintf(stderr, "tandem-player: unknown option %s\n", a); usage(stderr); return 2; }
 #undef NEEDV
     }
@@ -567,6 +837,13 @@ int main(int argc, char **argv)
     host.alloc_read = td_player_alloc_read;
     host.now_ns = host_now_ns;
     host.log = host_log;
+    host.row_ext = host_row_ext;
+    host.fail = host_fail;
+    host.setting = host_setting;
+    host.alloc_live_bytes = td_player_alloc_live_bytes;
+    host.retention = S.retention ? S.retention : "matched";
+    host.flow = S.flow;
+    host.quick = S.quick;
 
     int total = S.warmup + S.samples;
     for (int k = 0; k < total; k++) {

@@ -1,0 +1,230 @@
+/*
+ * td_bench.h - the benchmark harness every bench suite shares (one copy per translation
+ * unit: the suites of a subject are compiled together with it, by the same backend).
+ *
+ *   tb_begin        per run_suite call: checks the host, initialises the subject once,
+ *                   records settings.
+ *   tb_meter        a timed region, possibly made of several segments
+ *                   (tb_start/tb_stop pairs): CLOCK_MONOTONIC ns and the allocation
+ *                   counter deltas of exactly those segments.
+ *   tb_emit         one row sample (raw ns, ops, allocations, check, control, gated,
+ *                   retained bytes) to the host.
+ *   tb_fail         a wrong result, a missing callback or a wrong frame count: the
+ *                   report becomes completed:false.
+ *   tb_retain_*     matched retention around a 1,024- or 4,096-operation cohort.
+ *   TB_OPAQUE(x)    hides a value from the optimiser (the workload must really run).
+ * Raw times include the harness's call overhead; the empty-loop control is reported as
+ * its own row, never subtracted (throughput subtracts its idle frames, as SUITES.md says).
+ * Compiles under clang -O2 and tcc.
+ */
+#ifndef TD_BENCH_H
+#define TD_BENCH_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tandem_player.h"
+#include "td_subject.h"
+
+#if defined(__TINYC__)
+/* tcc does not optimise: nothing to hide. */
+#  define TB_OPAQUE(x) ((void)0)
+#else
+#  define TB_OPAQUE(x) __asm__ __volatile__("" : "+r"(x))
+#endif
+
+typedef struct tb_run {
+    const td_player_host *host;
+    void *ctx;
+    int quick;
+    int matched;          /* retention matched (default) */
+    int flow;             /* --flow for rows without their own flow arm */
+    int failed;           /* a validation failed during this call */
+} tb_run;
+
+typedef struct tb_meter {
+    uint64_t ns, allocs, frees, bytes;
+    uint64_t t0;
+    td_player_alloc_counts a0;
+} tb_meter;
+
+static int tb_subject_ready;
+
+static void tb_meter_reset(tb_meter *m) { memset(m, 0, sizeof *m); }
+
+static void tb_start(const tb_run *r, tb_meter *m)
+{
+    r->host->alloc_read(&m->a0);
+    m->t0 = r->host->now_ns();
+}
+
+static void tb_stop(const tb_run *r, tb_meter *m)
+{
+    uint64_t t1 = r->host->now_ns();
+    td_player_alloc_counts a1;
+    r->host->alloc_read(&a1);
+    m->ns += t1 - m->t0;
+    m->allocs += (a1.allocs - m->a0.allocs) + (a1.reallocs - m->a0.reallocs);
+    m->frees += a1.frees - m->a0.frees;
+    m->bytes += a1.bytes - m->a0.bytes;
+}
+
+static int64_t tb_live(const tb_run *r) { return r->host->alloc_live_bytes(); }
+
+static void tb_fail(tb_run *r, const char *row, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    r->failed = 1;
+    r->host->fail(r->ctx, row, msg);
+}
+
+/* 1 when `got` is `want`; else a validation failure of `row`. */
+static int tb_check(tb_run *r, const char *row, const char *what, int64_t want, int64_t got)
+{
+    if (want == got) return 1;
+    tb_fail(r, row, "%s: expected %lld, got %lld", what, (long long)want, (long long)got);
+    return 0;
+}
+
+/* host->filter: only rows whose name contains it. */
+static int tb_want(const tb_run *r, const char *name)
+{
+    const char *f = r->host->filter;
+    return !f || !f[0] || strstr(name, f) != NULL;
+}
+
+static void tb_emit(const tb_run *r, const char *name, const tb_meter *m, uint64_t ops, int64_t check,
+                    int gated, int64_t control_ns, int subtract, int64_t retained)
+{
+    td_player_row row;
+    td_player_row_ext ext;
+    memset(&row, 0, sizeof row);
+    memset(&ext, 0, sizeof ext);
+    row.name = name;
+    row.ops = ops;
+    row.ns = m->ns;
+    row.allocs = m->allocs;
+    row.frees = m->frees;
+    row.bytes = m->bytes;
+    row.check = check;
+    ext.control_ns = control_ns;
+    ext.subtract_control = subtract;
+    ext.gated = gated;
+    ext.retained_bytes = retained;
+    r->host->row_ext(r->ctx, &row, &ext);
+}
+
+static void tb_na(const tb_run *r, const char *name)
+{
+    r->host->row_unsupported(r->ctx, name, td_subject.na_reason ? td_subject.na_reason : "not expressible");
+}
+
+/* Matched retention: pools raised to the cohort before a 1,024+ cohort, restored after. */
+static void tb_retain_begin(const tb_run *r, uint32_t cohort)
+{
+    if (r->matched && cohort >= 1024 && td_subject.retain) td_subject.retain(cohort);
+}
+static void tb_retain_end(const tb_run *r, uint32_t cohort)
+{
+    if (r->matched && cohort >= 1024 && td_subject.retain) td_subject.retain(0);
+}
+
+static void tb_set_flow(const tb_run *r, int on)
+{
+    (void)r;
+    if (td_subject.set_flow) td_subject.set_flow(on);
+}
+
+/* Per run_suite call. Returns 0, or a TD_PLAYER_E_* code. */
+static int tb_begin(tb_run *r, const td_player_host *host, void *ctx)
+{
+    memset(r, 0, sizeof *r);
+    r->host = host;
+    r->ctx = ctx;
+    if (host->size < TD_PLAYER_HOST_BENCH_SIZE || !host->row_ext || !host->fail || !host->alloc_live_bytes) {
+        host->log(ctx, TD_PLAYER_LOG_ERROR, "the player shell is too old for benchmark suites");
+        return TD_PLAYER_E_ABI;
+    }
+    r->quick = host->quick;
+    r->matched = !host->retention || strcmp(host->retention, "default") != 0;
+    r->flow = host->flow;
+    if (!tb_subject_ready) {
+        if (td_subject.init && td_subject.init() != 0) {
+            host->log(ctx, TD_PLAYER_LOG_ERROR, "subject initialisation failed");
+            return TD_PLAYER_E_SETUP;
+        }
+        tb_subject_ready = 1;
+    }
+    if (host->setting) {
+        host->setting(ctx, "kind", td_subject.kind);
+        host->setting(ctx, "poolCapacities", td_subject.capacities ? td_subject.capacities() : "none");
+        host->setting(ctx, "retention", r->matched ? "matched" : "default");
+    }
+    tb_set_flow(r, r->flow);
+    return TD_PLAYER_OK;
+}
+
+static int tb_end(tb_run *r)
+{
+    tb_set_flow(r, r->flow);
+    return TD_PLAYER_OK;
+}
+
+/* The empty-loop control: n iterations of an opaque counter (reported, never subtracted). */
+static uint64_t tb_empty_loop(uint64_t n)
+{
+    uint64_t s = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        s += i;
+        TB_OPAQUE(s);
+    }
+    return s;
+}
+
+/* builderlifecycle / buildercycle: one round of n gate methods. Any meter may be NULL.
+ * Returns 0, or -1 after reporting the validation failure. */
+static int tb_gate_round(tb_run *r, const char *row, int typed, uint32_t n, uint32_t susp, tb_meter *life,
+                    tb_meter *res, tb_meter *start, tb_meter *consume, int64_t *check)
+{
+    int64_t want = 0;
+    if (typed)
+        for (uint32_t i = 0; i < n; i++)
+            for (uint32_t k = 0; k < susp; k++) want += (int64_t)(i + k);
+    else
+        want = n;
+    if (!tb_check(r, row, "gates reset", 0, td_subject.gates_reset(n, susp))) return -1;
+    if (life) tb_start(r, life);
+    if (start) tb_start(r, start);
+    int rc = td_subject.gates_start(typed, n, susp);
+    if (start) tb_stop(r, start);
+    if (life) tb_stop(r, life);
+    if (!tb_check(r, row, "start", 0, rc)) return -1;
+    if (!tb_check(r, row, "suspended after start", n, td_subject.gates_pending(n))) return -1;
+    for (uint32_t k = 0; k < susp; k++) {
+        if (life) tb_start(r, life);
+        if (res) tb_start(r, res);
+        rc = td_subject.gates_complete(n, k);
+        if (res) tb_stop(r, res);
+        if (life) tb_stop(r, life);
+        if (!tb_check(r, row, "gate completion", 0, rc)) return -1;
+        if (!tb_check(r, row, "pending after a gate round", k + 1 < susp ? n : 0, td_subject.gates_pending(n)))
+            return -1;
+    }
+    if (life) tb_start(r, life);
+    if (consume) tb_start(r, consume);
+    int64_t got = td_subject.gates_get(typed, n, susp);
+    if (consume) tb_stop(r, consume);
+    if (life) tb_stop(r, life);
+    if (!tb_check(r, row, "consumed checksum", want, got)) return -1;
+    *check += got;
+    return 0;
+}
+
+#endif /* TD_BENCH_H */

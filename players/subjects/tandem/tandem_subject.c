@@ -1,0 +1,342 @@
+/*
+ * tandem_subject.c - the runtime as a benchmark subject (players/include/td_subject.h).
+ * Async methods are TD_METHOD_DEFINE step functions with pooled runners; frame waits are
+ * the runtime's stateless markers on its main loop; gates are manual completion sources.
+ * The runtime of this TU is initialised once (init) with the default settings.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tandem/tandem.h"
+#include "td_bench.h"
+
+/* ---- async methods ---------------------------------------------------------------- */
+
+typedef struct tsub_plain_frame { int64_t value; } tsub_plain_frame;
+
+static void tsub_done_step(td_runner *r, tsub_plain_frame *f)
+{
+    TD_BEGIN(r);
+    (void)f;
+    TD_RETURN(r);
+    TD_END(r);
+}
+TD_METHOD_DEFINE(tsub_done, tsub_plain_frame, tsub_done_step);
+
+static void tsub_done_i64_step(td_runner *r, tsub_plain_frame *f)
+{
+    TD_BEGIN(r);
+    TD_RETURN_VALUE(r, f->value);
+    TD_END(r);
+}
+TD_METHOD_DEFINE(tsub_done_i64, tsub_plain_frame, tsub_done_i64_step);
+
+static void tsub_nf_step(td_runner *r, tsub_plain_frame *f)
+{
+    TD_BEGIN(r);
+    (void)f;
+    TD_AWAIT(r, td_next_frame(TD_TIMING_UPDATE));
+    TD_RETURN(r);
+    TD_END(r);
+}
+TD_METHOD_DEFINE(tsub_nf, tsub_plain_frame, tsub_nf_step);
+
+static void tsub_nf_i64_step(td_runner *r, tsub_plain_frame *f)
+{
+    TD_BEGIN(r);
+    TD_AWAIT(r, td_next_frame(TD_TIMING_UPDATE));
+    TD_RETURN_VALUE(r, f->value);
+    TD_END(r);
+}
+TD_METHOD_DEFINE(tsub_nf_i64, tsub_plain_frame, tsub_nf_i64_step);
+
+/* gates: method i awaits gate (i, k) for k < susp */
+static td_completion_source *tsub_gates[TD_SUBJECT_MAX_COHORT * TD_SUBJECT_MAX_SUSPENSIONS];
+
+typedef struct tsub_gate_frame {
+    uint32_t slot, susp, k;
+    int64_t v, acc;
+} tsub_gate_frame;
+
+static void tsub_gate_step(td_runner *r, tsub_gate_frame *f)
+{
+    TD_BEGIN(r);
+    for (f->k = 0; f->k < f->susp; f->k++)
+        TD_AWAIT(r, td_completion_source_task(tsub_gates[f->slot * TD_SUBJECT_MAX_SUSPENSIONS + f->k]));
+    TD_RETURN(r);
+    TD_END(r);
+}
+TD_METHOD_DEFINE(tsub_gate, tsub_gate_frame, tsub_gate_step);
+
+static void tsub_gate_i64_step(td_runner *r, tsub_gate_frame *f)
+{
+    TD_BEGIN(r);
+    for (f->k = 0; f->k < f->susp; f->k++) {
+        TD_AWAIT_VALUE(r, td_completion_source_task_i64(tsub_gates[f->slot * TD_SUBJECT_MAX_SUSPENSIONS + f->k]),
+                       f->v);
+        f->acc += f->v;
+    }
+    TD_RETURN_VALUE(r, f->acc);
+    TD_END(r);
+}
+TD_METHOD_DEFINE(tsub_gate_i64, tsub_gate_frame, tsub_gate_i64_step);
+
+/* throughput loops */
+typedef struct tsub_loop_frame { uint32_t i, awaits; int kind; } tsub_loop_frame;
+
+static void tsub_loop_step(td_runner *r, tsub_loop_frame *f)
+{
+    TD_BEGIN(r);
+    for (f->i = 0; f->i < f->awaits; f->i++) {
+        if (f->kind == TD_LOOP_YIELD)
+            TD_AWAIT(r, td_yield(TD_TIMING_UPDATE));
+        else
+            TD_AWAIT(r, td_next_frame(TD_TIMING_UPDATE));
+    }
+    if (f->kind == TD_LOOP_NEXTFRAME_I64)
+        TD_RETURN_VALUE(r, 42);
+    TD_RETURN(r);
+    TD_END(r);
+}
+TD_METHOD_DEFINE(tsub_loop, tsub_loop_frame, tsub_loop_step);
+
+static td_method *const tsub_methods[] = {
+    &tsub_done_method, &tsub_done_i64_method, &tsub_nf_method, &tsub_nf_i64_method,
+    &tsub_gate_method, &tsub_gate_i64_method, &tsub_loop_method,
+};
+#define TSUB_NMETHODS (sizeof tsub_methods / sizeof tsub_methods[0])
+
+/* the cohort's tasks (preallocated) */
+static td_task_i64 tsub_tasks[TD_SUBJECT_MAX_COHORT];
+
+/* ---- lifetime and settings ----------------------------------------------------------- */
+
+static int tsub_init(void)
+{
+    for (size_t i = 0; i < TSUB_NMETHODS; i++) td_method_register(tsub_methods[i]);
+    if (td_runtime_init(NULL) != TD_OK) return -1;
+    for (size_t i = 0; i < TD_SUBJECT_MAX_COHORT * TD_SUBJECT_MAX_SUSPENSIONS; i++) {
+        tsub_gates[i] = td_completion_source_new();
+        if (!tsub_gates[i]) return -1;
+    }
+    return 0;
+}
+
+static void tsub_set_flow(int on) { td_flow_set(on); }
+
+static void tsub_retain(uint32_t cohort)
+{
+    if (cohort == 0) {
+        td_set_source_pool_capacity(TD_DEFAULT_SOURCE_POOL_CAPACITY);
+        td_set_runner_pool_capacity(TD_DEFAULT_RUNNER_POOL_CAPACITY);
+        return;
+    }
+    td_set_source_pool_capacity(cohort > TD_DEFAULT_SOURCE_POOL_CAPACITY ? cohort : TD_DEFAULT_SOURCE_POOL_CAPACITY);
+    td_set_runner_pool_capacity(cohort > TD_DEFAULT_RUNNER_POOL_CAPACITY ? cohort : TD_DEFAULT_RUNNER_POOL_CAPACITY);
+}
+
+static const char *tsub_capacities(void)
+{
+    static char buf[96];
+    snprintf(buf, sizeof buf, "SourcePoolCapacity=%u RunnerPoolCapacity=%u", TD_DEFAULT_SOURCE_POOL_CAPACITY,
+             TD_DEFAULT_RUNNER_POOL_CAPACITY);
+    return buf;
+}
+
+/* ---- synchronous rows ------------------------------------------------------------------ */
+
+static int64_t tsub_completed_get(uint32_t n)
+{
+    int64_t sum = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        td_task t = td_completed();
+        td_outcome o;
+        TB_OPAQUE(t.source);
+        if (td_task_get(t, &o) == TD_OK) sum += o.status;
+    }
+    return sum;
+}
+
+static int64_t tsub_from_result_get(uint32_t n)
+{
+    int64_t sum = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        td_task_i64 t = td_from_result(i);
+        td_outcome o;
+        TB_OPAQUE(t.task.source);
+        if (td_task_i64_get(t, &o) == TD_OK && o.status == TD_SUCCEEDED) sum += o.value;
+    }
+    return sum;
+}
+
+static int64_t tsub_method_completed_get(uint32_t n)
+{
+    int64_t ok = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        td_runner *r = td_runner_rent(&tsub_done_method);
+        td_task t = td_runner_start(r);
+        td_outcome o;
+        if (td_task_get(t, &o) == TD_OK && o.status == TD_SUCCEEDED) ok++;
+    }
+    return ok;
+}
+
+static int64_t tsub_method_completed_i64_get(uint32_t n)
+{
+    int64_t sum = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        td_runner *r = td_runner_rent(&tsub_done_i64_method);
+        TD_FRAME(r, tsub_plain_frame)->value = i;
+        td_task_i64 t = td_runner_start_i64(r);
+        td_outcome o;
+        if (td_task_i64_get(t, &o) == TD_OK && o.status == TD_SUCCEEDED) sum += o.value;
+    }
+    return sum;
+}
+
+/* ---- frame waits ------------------------------------------------------------------------ */
+
+static int tsub_wait_schedule(int wl, uint32_t n)
+{
+    if (wl == TD_WL_NEXTFRAME) {
+        for (uint32_t i = 0; i < n; i++) tsub_tasks[i].task = td_next_frame(TD_TIMING_UPDATE);
+        return 0;
+    }
+    td_method *m = wl == TD_WL_METHOD_NEXTFRAME ? &tsub_nf_method : &tsub_nf_i64_method;
+    for (uint32_t i = 0; i < n; i++) {
+        td_runner *r = td_runner_rent(m);
+        TD_FRAME(r, tsub_plain_frame)->value = (int64_t)i + 1;
+        tsub_tasks[i] = td_runner_start_i64(r);
+    }
+    return 0;
+}
+
+static void tsub_frame(void) { td_loop_run_frame(td_loop_main()); }
+
+static uint32_t tsub_pending(uint32_t n)
+{
+    uint32_t p = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        td_status st;
+        if (td_task_status(tsub_tasks[i].task, &st) != TD_OK || st != TD_SUCCEEDED) p++;
+    }
+    return p;
+}
+
+static uint32_t tsub_wait_pending(int wl, uint32_t n) { (void)wl; return tsub_pending(n); }
+
+static int64_t tsub_wait_get(int wl, uint32_t n)
+{
+    int64_t sum = 0;
+    if (wl == TD_WL_METHOD_NEXTFRAME_I64) {
+        for (uint32_t i = 0; i < n; i++) {
+            td_outcome o;
+            if (td_task_i64_get(tsub_tasks[i], &o) == TD_OK && o.status == TD_SUCCEEDED) sum += o.value;
+        }
+    } else {
+        for (uint32_t i = 0; i < n; i++) {
+            td_outcome o;
+            if (td_task_get(tsub_tasks[i].task, &o) == TD_OK && o.status == TD_SUCCEEDED) sum++;
+        }
+    }
+    return sum;
+}
+
+/* ---- gates ------------------------------------------------------------------------------- */
+
+static int tsub_gates_reset(uint32_t n, uint32_t susp)
+{
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t k = 0; k < susp; k++) td_completion_source_reset(tsub_gates[i * TD_SUBJECT_MAX_SUSPENSIONS + k]);
+    return 0;
+}
+
+static int tsub_gates_start(int typed, uint32_t n, uint32_t susp)
+{
+    td_method *m = typed ? &tsub_gate_i64_method : &tsub_gate_method;
+    for (uint32_t i = 0; i < n; i++) {
+        td_runner *r = td_runner_rent(m);
+        tsub_gate_frame *f = TD_FRAME(r, tsub_gate_frame);
+        f->slot = i;
+        f->susp = susp;
+        tsub_tasks[i] = td_runner_start_i64(r);
+    }
+    return 0;
+}
+
+static int tsub_gates_complete(uint32_t n, uint32_t k)
+{
+    int bad = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (td_completion_source_set_result(tsub_gates[i * TD_SUBJECT_MAX_SUSPENSIONS + k], (int64_t)(i + k)) != TD_OK)
+            bad = -1;
+    return bad;
+}
+
+static uint32_t tsub_gates_pending(uint32_t n) { return tsub_pending(n); }
+
+static int64_t tsub_gates_get(int typed, uint32_t n, uint32_t susp)
+{
+    (void)susp;
+    return tsub_wait_get(typed ? TD_WL_METHOD_NEXTFRAME_I64 : TD_WL_METHOD_NEXTFRAME, n);
+}
+
+/* ---- throughput loops ---------------------------------------------------------------------- */
+
+static int tsub_loops_start(int kind, uint32_t n, uint32_t awaits)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        td_runner *r = td_runner_rent(&tsub_loop_method);
+        tsub_loop_frame *f = TD_FRAME(r, tsub_loop_frame);
+        f->awaits = awaits;
+        f->kind = kind;
+        tsub_tasks[i] = td_runner_start_i64(r);
+    }
+    return 0;
+}
+
+static uint32_t tsub_loops_pending(uint32_t n) { return tsub_pending(n); }
+
+static int64_t tsub_loops_get(int kind, uint32_t n)
+{
+    return tsub_wait_get(kind == TD_LOOP_NEXTFRAME_I64 ? TD_WL_METHOD_NEXTFRAME_I64 : TD_WL_METHOD_NEXTFRAME, n);
+}
+
+/* ---- whenany ---------------------------------------------------------------------------------- */
+
+static int64_t tsub_whenany(int typed, uint32_t inputs, uint32_t reps)
+{
+    td_auto_source *src[TD_SUBJECT_MAX_WHENANY];
+    uint32_t tok[TD_SUBJECT_MAX_WHENANY];
+    td_task in[TD_SUBJECT_MAX_WHENANY];
+    td_task_i64 in64[TD_SUBJECT_MAX_WHENANY];
+    int64_t sum = 0;
+    for (uint32_t rep = 0; rep < reps; rep++) {
+        for (uint32_t j = 0; j < inputs; j++) {
+            src[j] = td_auto_source_rent();
+            in[j] = td_auto_source_task(src[j]);
+            in64[j] = td_task_i64_of(in[j]);
+            tok[j] = in[j].token;
+        }
+        int winner = -1;
+        td_task_i64 w = typed ? td_when_any_i64(in64, (int)inputs, &winner) : td_when_any(in, (int)inputs);
+        for (uint32_t j = inputs; j-- > 0;) td_auto_source_set_result(src[j], tok[j], 100 + (int64_t)j);
+        td_outcome o;
+        if (td_task_i64_get(w, &o) != TD_OK || o.status != TD_SUCCEEDED) return -1;
+        if (typed && winner != (int)inputs - 1) return -2;
+        sum += o.value;
+    }
+    return sum;
+}
+
+const td_subject_ops td_subject = {
+    "tandem", "stackless",
+    tsub_init, tsub_set_flow, tsub_retain, tsub_capacities,
+    tsub_completed_get, tsub_from_result_get, tsub_method_completed_get, tsub_method_completed_i64_get,
+    tsub_wait_schedule, tsub_frame, tsub_wait_pending, tsub_wait_get,
+    tsub_gates_reset, tsub_gates_start, tsub_gates_complete, tsub_gates_pending, tsub_gates_get,
+    tsub_loops_start, tsub_loops_pending, tsub_loops_get,
+    tsub_whenany,
+    NULL,
+};
