@@ -37,7 +37,14 @@ td_runner *td_runner_rent(td_method *m)
 static int runner_start(td_runner *r, uint32_t *token, int64_t *value)
 {
     *token = td_source_token(&r->source);
-    r->method->step(r, r->frame);
+    if (td_runtime_settings.flow) {
+        /* Like an async method's builder: the caller's context survives the call. */
+        void *caller = td_context_current();
+        r->method->step(r, r->frame);
+        td_context_restore_(caller);
+    } else {
+        r->method->step(r, r->frame);
+    }
     uint32_t w = td_atomic_load_u32(&r->source.word);
     if (TD_WORD_STATUS(w) == TD_SUCCEEDED && !(w & TD_WORD_CLAIMED)) {
         *value = r->source.value;
@@ -68,9 +75,17 @@ td_task_i64 td_runner_start_i64(td_runner *r)
 void td_runner_move_next(void *arg)
 {
     td_runner *r = (td_runner *)arg;
-    if (r->flowed)
-        td_context_restore_(r->context);
+    if (!r->flowed) {
+        r->method->step(r, r->frame);
+        return;
+    }
+    /* Resume in the captured context; the resuming thread gets its own back afterwards
+     * (only a local is touched after the step: the runner may be gone). */
+    void *resumer = td_context_current();
+    td_context_restore_(r->context);
+    r->flowed = 0;
     r->method->step(r, r->frame);
+    td_context_restore_(resumer);
 }
 
 int td_runner_suspend_(td_runner *r)
@@ -78,7 +93,7 @@ int td_runner_suspend_(td_runner *r)
     td_task t = r->awaiting.task;
     if (t.source == NULL)
         return 0;
-    if (td_runtime_settings.flow) {
+    if (td_runtime_settings.flow && !td_context_flow_suppressed_()) {
         r->context = td_context_capture_();
         r->flowed = 1;
     }

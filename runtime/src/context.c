@@ -47,4 +47,6 @@ void *td_context_capture_(void)
     return pthread_getspecific(context_key);
 }
 
+int td_context_flow_suppressed_(void) { return pthread_getspecific(context_suppress_key) != NULL; }
+
 void td_context_restore_(void *ctx) { pthread_setspecific(context_key, ctx); }

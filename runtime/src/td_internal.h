@@ -19,6 +19,8 @@ extern td_pool td_auto_source_pool;
 
 /* The loop module's per-thread "current context" support lives in context.c (flow). */
 void *td_context_capture_(void);
+/* 1 when flow is suppressed on this thread: a suspension captures nothing. */
+int td_context_flow_suppressed_(void);
 void td_context_restore_(void *ctx);
 
 /* Runtime lifetime hooks of other modules. */
