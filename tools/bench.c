@@ -1,0 +1,308 @@
+/*
+ * bench.c - `tandem bench`: one benchmark suite in one player process.
+ *
+ * Stages the working tree (or takes --staging), builds the player of the backend with
+ * every subject and the five bench suites (or reuses WORK/<backend> when the reuse rule
+ * allows it: staged sources byte-identical, binaries matching their manifest), runs ONE
+ * tandem-player process for the chosen subjects, writes its JSON report (SUITES.md) and
+ * prints a table: row, ns/op per subject, tandem/peer ratios, allocations per op.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+
+#include "tl_err.h"
+#include "tl_fs.h"
+#include "tl_json.h"
+#include "tl_manifest.h"
+#include "tl_proc.h"
+
+int td_verb_build(int argc, char **argv);
+int td_verb_stage(int argc, char **argv);
+
+#define BENCH_MAX_SUBJECTS 8
+
+static const char *const bench_suites[] = { "primary", "builderlifecycle", "throughput", "whenany", "buildercycle",
+                                            NULL };
+
+static void bench_usage(FILE *o)
+{
+    fprintf(o,
+            "usage: tandem bench --suite S --backend aot|jit [--subjects a,b,...]\n"
+            "                    [--retention matched|default] [--flow on|off] [--samples N]\n"
+            "                    [--out FILE] [--work DIR] [--staging DIR] [--quick] [--filter TEXT]\n\n"
+            "Run one benchmark suite (primary, builderlifecycle, throughput, whenany,\n"
+            "buildercycle; SUITES.md) in one player process and write its JSON report.\n\n"
+            "  --suite S          the suite\n"
+            "  --backend B        aot (clang -O2 modules) or jit (libtcc at start-up)\n"
+            "  --subjects LIST    comma-separated subjects (default tandem,callback,fcontext,ucontext);\n"
+            "                     the first is compared with each of the others\n"
+            "  --retention R      matched (default: pools raised to each 1,024/4,096 cohort) or default\n"
+            "  --flow on|off      context flow for rows without their own flow arm (default off)\n"
+            "  --samples N        measured samples (default 8; --quick 2)\n"
+            "  --warmup N         warm-up calls (default 1)\n"
+            "  --out FILE         the report (default WORK/<suite>-<backend>.json)\n"
+            "  --work DIR         staging and players (default out/bench); players are reused\n"
+            "                     from WORK/<backend> when the reuse rule allows it\n"
+            "  --staging DIR      an existing staging folder (default: stage the working tree)\n"
+            "  --quick            few samples, small N (tests)\n"
+            "  --filter TEXT      only rows whose name contains TEXT\n"
+            "  --timeout SEC      player timeout (default 1200)\n\n"
+            "exit: 0 a complete, validated report; 1 a failed or incomplete run; 2 usage\n");
+}
+
+/* The player folder has every subject and every bench suite built in. */
+static int bench_player_has(const char *dir, const char *backend, char **subjects, int nsub)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/player-%s.json", dir, backend);
+    cJSON *d = NULL;
+    if (!tl_is_file(path) || tl_json_load(path, &d)) return 0;
+    int ok = 1;
+    const cJSON *su = cJSON_GetObjectItemCaseSensitive(d, "suites");
+    for (int i = 0; bench_suites[i] && ok; i++) {
+        int found = 0;
+        const cJSON *it;
+        cJSON_ArrayForEach(it, su) found |= cJSON_IsString(it) && !strcmp(it->valuestring, bench_suites[i]);
+        ok = found;
+    }
+    const cJSON *sb = cJSON_GetObjectItemCaseSensitive(d, "subjects");
+    for (int i = 0; i < nsub && ok; i++) {
+        int found = 0;
+        const cJSON *it;
+        cJSON_ArrayForEach(it, sb) {
+            const cJSON *n = cJSON_GetObjectItemCaseSensitive(it, "name");
+            found |= cJSON_IsString(n) && !strcmp(n->valuestring, subjects[i]);
+        }
+        ok = found;
+    }
+    cJSON_Delete(d);
+    return ok;
+}
+
+static int bench_player(const char *backend, const char *work, const char *staging, char **subjects, int nsub,
+                        char *dir, size_t dirlen)
+{
+    char why[512];
+    snprintf(dir, dirlen, "%s/%s", work, backend);
+    if (tl_is_dir(dir) && tl_players_reusable(dir, staging, why, sizeof why) &&
+        bench_player_has(dir, backend, subjects, nsub)) {
+        printf("tandem bench: reusing %s (%s)\n", dir, why);
+        return 0;
+    }
+    fflush(stdout);
+    char *argv[32];
+    int n = 0;
+    argv[n++] = "build";
+    argv[n++] = "--backend";
+    argv[n++] = (char *)backend;
+    argv[n++] = "--out";
+    argv[n++] = dir;
+    argv[n++] = "--staging";
+    argv[n++] = (char *)staging;
+    for (int i = 0; bench_suites[i]; i++) {
+        argv[n++] = "--suite";
+        argv[n++] = (char *)bench_suites[i];
+    }
+    argv[n] = NULL;
+    return td_verb_build(n, argv) != 0;
+}
+
+/* ---- the table ---- */
+
+static const cJSON *bench_row(const cJSON *rows, const char *subject, const char *name)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, rows) {
+        const cJSON *s = cJSON_GetObjectItemCaseSensitive(it, "subject");
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(it, "name");
+        if (cJSON_IsString(s) && cJSON_IsString(n) && !strcmp(s->valuestring, subject) &&
+            !strcmp(n->valuestring, name))
+            return it;
+    }
+    return NULL;
+}
+
+static double bench_num(const cJSON *row, const char *key)
+{
+    const cJSON *v = row ? cJSON_GetObjectItemCaseSensitive(row, key) : NULL;
+    return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+/* primary: ratio of means (nsPerOp); other suites: median of per-sample values. */
+static void bench_print_table(const cJSON *doc, const char *suite, char **subjects, int nsub)
+{
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(doc, "rows");
+    const char *stat = !strcmp(suite, "primary") ? "nsPerOp" : "medianNsPerOp";
+    printf("\n%s (%s, ns/op = %s)\n", suite, cJSON_GetObjectItemCaseSensitive(doc, "backend")->valuestring, stat);
+    printf("%-50s %-2s", "row", "g");
+    for (int i = 0; i < nsub; i++) printf(" %11.11s", subjects[i]);
+    for (int i = 1; i < nsub; i++) {
+        char h[32];
+        snprintf(h, sizeof h, "%.3s/%.4s", subjects[0], subjects[i]);
+        printf(" %9s", h);
+    }
+    printf(" %s\n", "alloc/op (B/op)");
+    const cJSON *it;
+    cJSON_ArrayForEach(it, rows) {
+        const cJSON *s = cJSON_GetObjectItemCaseSensitive(it, "subject");
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(it, "name");
+        if (!cJSON_IsString(s) || !cJSON_IsString(n) || strcmp(s->valuestring, subjects[0])) continue;
+        const char *name = n->valuestring;
+        printf("%-50.50s %-2s", name, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "gated")) ? "G" : "");
+        double v[BENCH_MAX_SUBJECTS];
+        for (int i = 0; i < nsub; i++) {
+            const cJSON *r = bench_row(rows, subjects[i], name);
+            v[i] = r && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "supported")) ? bench_num(r, stat) : -1;
+            if (v[i] < 0) printf(" %11s", "NA");
+            else printf(" %11.2f", v[i]);
+        }
+        for (int i = 1; i < nsub; i++) {
+            if (v[0] < 0 || v[i] <= 0) printf(" %9s", "-");
+            else printf(" %9.3f", v[0] / v[i]);
+        }
+        printf(" ");
+        for (int i = 0; i < nsub; i++) {
+            const cJSON *r = bench_row(rows, subjects[i], name);
+            double a = bench_num(r, "allocsPerOp"), b = bench_num(r, "allocBytesPerOp");
+            if (a < 0) printf("%sNA", i ? " " : "");
+            else printf("%s%.3g(%.3g)", i ? " " : "", a, b);
+        }
+        printf("\n");
+    }
+}
+
+int td_verb_bench(int argc, char **argv)
+{
+    const char *suite = NULL, *backend = NULL, *subjects_arg = "tandem,callback,fcontext,ucontext";
+    const char *retention = "matched", *flow = "off", *out = NULL, *work = "out/bench", *staging = NULL;
+    const char *filter = NULL, *samples = NULL, *warmup = "1", *timeout = "1200";
+    int quick = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            bench_usage(stdout);
+            return 0;
+        }
+        if (!strcmp(a, "--quick")) {
+            quick = 1;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "tandem bench: %s needs a value\n", a);
+            bench_usage(stderr);
+            return 2;
+        }
+        const char *v = argv[++i];
+        if (!strcmp(a, "--suite")) suite = v;
+        else if (!strcmp(a, "--backend")) backend = v;
+        else if (!strcmp(a, "--subjects")) subjects_arg = v;
+        else if (!strcmp(a, "--retention")) retention = v;
+        else if (!strcmp(a, "--flow")) flow = v;
+        else if (!strcmp(a, "--samples")) samples = v;
+        else if (!strcmp(a, "--warmup")) warmup = v;
+        else if (!strcmp(a, "--out")) out = v;
+        else if (!strcmp(a, "--work")) work = v;
+        else if (!strcmp(a, "--staging")) staging = v;
+        else if (!strcmp(a, "--filter")) filter = v;
+        else if (!strcmp(a, "--timeout")) timeout = v;
+        else {
+            fprintf(stderr, "tandem bench: unknown option %s\n", a);
+            bench_usage(stderr);
+            return 2;
+        }
+    }
+    int known = 0;
+    for (int i = 0; suite && bench_suites[i]; i++) known |= !strcmp(suite, bench_suites[i]);
+    if (!known || !backend || (strcmp(backend, "aot") && strcmp(backend, "jit")) ||
+        (strcmp(retention, "matched") && strcmp(retention, "default")) || (strcmp(flow, "on") && strcmp(flow, "off")) ||
+        (samples && atoi(samples) < 1)) {
+        fprintf(stderr, "tandem bench: need --suite (primary|builderlifecycle|throughput|whenany|buildercycle), "
+                        "--backend aot|jit, --retention matched|default, --flow on|off, --samples >= 1\n");
+        bench_usage(stderr);
+        return 2;
+    }
+    char *subjects[BENCH_MAX_SUBJECTS];
+    int nsub = 0;
+    char *list = strdup(subjects_arg);
+    for (char *tok = strtok(list, ","); tok && nsub < BENCH_MAX_SUBJECTS; tok = strtok(NULL, ","))
+        if (*tok) subjects[nsub++] = tok;
+    if (!nsub) {
+        free(list);
+        fprintf(stderr, "tandem bench: --subjects is empty\n");
+        return 2;
+    }
+    int rc = 1;
+    char staged[4096], dir[4096], report[4096];
+    if (tl_mkdirs(work)) {
+        tl_error(work, "--work", "cannot create the folder");
+        goto done;
+    }
+    if (!staging) {
+        snprintf(staged, sizeof staged, "%s/staging", work);
+        char *sargv[] = { "stage", "--out", staged, NULL };
+        fflush(stdout);
+        if (td_verb_stage(3, sargv) != 0) goto done;
+        staging = staged;
+    }
+    if (bench_player(backend, work, staging, subjects, nsub, dir, sizeof dir)) goto done;
+    if (out) snprintf(report, sizeof report, "%s", out);
+    else snprintf(report, sizeof report, "%s/%s-%s.json", work, suite, backend);
+
+    char *pargv[64], mods[BENCH_MAX_SUBJECTS][4200], player[4200], root[4200];
+    int n = 0;
+    snprintf(player, sizeof player, "%s/tandem-player", dir);
+    pargv[n++] = player;
+    pargv[n++] = "--backend";
+    pargv[n++] = (char *)backend;
+    for (int i = 0; i < nsub; i++) {
+        if (!strcmp(backend, "aot")) snprintf(mods[i], sizeof mods[i], "%s/%s.so", dir, subjects[i]);
+        else snprintf(mods[i], sizeof mods[i], "%s/src/tandem-player-%s.c", dir, subjects[i]);
+        pargv[n++] = !strcmp(backend, "aot") ? "--module" : "--tu";
+        pargv[n++] = mods[i];
+    }
+    if (!strcmp(backend, "jit")) {
+        snprintf(root, sizeof root, "%s/src", dir);
+        pargv[n++] = "--root";
+        pargv[n++] = root;
+    }
+    pargv[n++] = "--suite";
+    pargv[n++] = (char *)suite;
+    pargv[n++] = "--out";
+    pargv[n++] = report;
+    pargv[n++] = "--samples";
+    pargv[n++] = (char *)(samples ? samples : quick ? "2" : "8");
+    pargv[n++] = "--warmup";
+    pargv[n++] = (char *)warmup;
+    pargv[n++] = "--retention";
+    pargv[n++] = (char *)retention;
+    pargv[n++] = "--flow";
+    pargv[n++] = (char *)flow;
+    pargv[n++] = "--timeout";
+    pargv[n++] = (char *)timeout;
+    if (quick) pargv[n++] = "--quick";
+    if (filter) {
+        pargv[n++] = "--filter";
+        pargv[n++] = (char *)filter;
+    }
+    pargv[n] = NULL;
+    fflush(stdout);
+    int prc = tl_run(pargv);
+    cJSON *doc = NULL;
+    if (!tl_is_file(report) || tl_json_load(report, &doc)) {
+        tl_error(report, NULL, "the player (exit %d) wrote no readable report", prc);
+        goto done;
+    }
+    bench_print_table(doc, suite, subjects, nsub);
+    int completed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "completed"));
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(doc, "failure");
+    const cJSON *msg = cJSON_GetObjectItemCaseSensitive(f, "message");
+    printf("\nreport: %s  completed: %s%s%s\n", report, completed ? "true" : "false",
+           cJSON_IsString(msg) ? "  failure: " : "", cJSON_IsString(msg) ? msg->valuestring : "");
+    cJSON_Delete(doc);
+    rc = completed && prc == 0 ? 0 : 1;
+done:
+    free(list);
+    return rc;
+}
