@@ -7,15 +7,12 @@
 #include "task.h"
 #include "pool.h"
 #include "runtime.h"
-#include "stream.h"
-#include "channel.h"
-#include "operators.h"
-#include "adapter.h"
 #include "cancel.h"
 #include "completion.h"
 #include "async.h"
 #include "loop.h"
 #include "compose.h"
 #include "context.h"
+#include "threads.h"
 
 #endif
