@@ -88,6 +88,8 @@ typedef struct gr_row {
     double claimed_nspo;                        /* a stated row ns/op (mean or total); NaN if absent */
     double claimed_alloc;                       /* stated alloc bytes/op; NaN if absent */
     double retained;                            /* retained bytes; NaN if absent */
+    int gated;                                  /* the report's own gated flag; -1 absent */
+    int arrays_disagree;                        /* raw arrays differ from the sample records */
 } gr_row;
 
 typedef struct gr_report {

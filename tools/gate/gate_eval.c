@@ -92,6 +92,9 @@ static int close_enough(double claimed, double actual, double tol)
 static void check_arith(gate_result *res, const gr_report *r, const gr_row *e)
 {
     double tol = res->cfg->tolerance;
+    if (e->arrays_disagree)
+        invalid(res, "%s: row '%s' subject '%s': the raw arrays do not match the sample records", r->file, e->name,
+                e->subject);
     if (!e->n) return;
     double *v = values(e);
     double tot_ns = 0, tot_ops = 0, tot_bytes = 0;
@@ -378,8 +381,14 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
         }
         for (size_t k = 0; k < rows.n; k++) {
             const char *row = rows.v[k];
-            int row_ro = 0, sync = 0;
-            if (sc)
+            int row_ro = 0, sync = 0, flag = -1;
+            /* the report's own gated flag wins; the configured patterns apply without it */
+            for (size_t i = 0; i < ngr; i++) {
+                const gr_row *ea = find_entry(gr[i], row, cfg->subject);
+                if (ea && ea->gated >= 0 && flag != 0) flag = ea->gated;
+            }
+            if (flag >= 0) row_ro = !flag;
+            else if (sc)
                 for (int p = 0; p < sc->nreport_only; p++) row_ro |= gate_pattern_match(row, sc->report_only[p]);
             if (sc)
                 for (int p = 0; p < sc->nsync; p++) sync |= gate_pattern_match(row, sc->sync[p]);

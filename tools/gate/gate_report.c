@@ -14,6 +14,16 @@
  *     or one per row with subjects { "<name>": { ...same entry fields... } }.
  *   A sample may also be a bare number / decimal string (raw ns) with "ops" or
  *   "opsPerSample" given on the entry. Integers may be strings (beyond 2^53).
+ *
+ * The player shell's bench report (players/shell/main.c, row_stats) writes per entry:
+ *   sampleRecords [ {ns, ops, allocs, frees, bytes, check, controlNs, retainedBytes} ],
+ *   the same as parallel arrays ns[], ops[], allocs[], allocBytes[], controlNs[],
+ *   retained[], check[]; gated (bool), sampleCount, opsPerSample, controlSubtracted
+ *   (controlNs is subtracted only when true), nsPerOp = (sum ns - sum control) / sum ops,
+ *   medianNsPerOp, allocsPerOp, allocBytesPerOp, retainedBytes (last sample's);
+ *   settings.retention, settings.flow; environment.optimisationFlags.
+ * When both the records and the arrays are present they must agree (else INVALID as
+ * arithmetic not matching the raw samples).
  */
 #include "gate.h"
 
@@ -93,15 +103,24 @@ static void read_entry(gr_report *r, gr_row *row, const cJSON *e)
     row->claimed_nspo = field(e, "nsPerOp");
     row->claimed_alloc = field(e, "allocBytesPerOp");
     row->retained = field(e, "retainedBytes");
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(e, "gated");
+    row->gated = cJSON_IsBool(g) ? cJSON_IsTrue(g) : -1;
+    const cJSON *cs = cJSON_GetObjectItemCaseSensitive(e, "controlSubtracted");
+    int subtract = !cs || cJSON_IsTrue(cs); /* absent: a stated controlNs is subtracted */
     double ops_default = field(e, "opsPerSample");
-    if (isnan(ops_default)) ops_default = field(e, "ops");
-    const cJSON *ss = cJSON_GetObjectItemCaseSensitive(e, "samples");
+    const cJSON *ops_arr = cJSON_GetObjectItemCaseSensitive(e, "ops");
+    if (isnan(ops_default) && !cJSON_IsArray(ops_arr)) ops_default = field(e, "ops");
+    const cJSON *ss = cJSON_GetObjectItemCaseSensitive(e, "sampleRecords");
+    if (!ss) ss = cJSON_GetObjectItemCaseSensitive(e, "samples");
+    const cJSON *ns_arr = cJSON_GetObjectItemCaseSensitive(e, "ns");
+    if (!ss && cJSON_IsArray(ns_arr)) ss = ns_arr;
     if (!ss) return;
     if (!cJSON_IsArray(ss)) { fail(r, "row '%s': samples is not an array", row->name); return; }
     int n = cJSON_GetArraySize(ss);
     row->s = calloc((size_t)n + 1, sizeof *row->s);
     const cJSON *allocs = cJSON_GetObjectItemCaseSensitive(e, "allocs");
     const cJSON *bytes = cJSON_GetObjectItemCaseSensitive(e, "allocBytes");
+    const cJSON *ctrl = cJSON_GetObjectItemCaseSensitive(e, "controlNs");
     const cJSON *x;
     cJSON_ArrayForEach(x, ss) {
         gr_sample *s = &row->s[row->n];
@@ -110,7 +129,7 @@ static void read_entry(gr_report *r, gr_row *row, const cJSON *e)
             s->ns = field(x, "ns");
             s->ops = field(x, "ops");
             if (isnan(s->ops)) s->ops = ops_default;
-            s->control_ns = field(x, "controlNs");
+            s->control_ns = subtract ? field(x, "controlNs") : 0;
             if (isnan(s->control_ns)) s->control_ns = 0;
             s->allocs = field(x, "allocs");
             s->bytes = field(x, "bytes");
@@ -118,8 +137,9 @@ static void read_entry(gr_report *r, gr_row *row, const cJSON *e)
             s->claimed_nspo = field(x, "nsPerOp");
         } else {
             s->ns = num(x);
-            s->ops = ops_default;
-            s->control_ns = 0;
+            s->ops = cJSON_IsArray(ops_arr) ? num(cJSON_GetArrayItem(ops_arr, (int)row->n)) : ops_default;
+            s->control_ns = subtract && cJSON_IsArray(ctrl) ? num(cJSON_GetArrayItem(ctrl, (int)row->n)) : 0;
+            if (isnan(s->control_ns)) s->control_ns = 0;
             s->allocs = cJSON_IsArray(allocs) ? num(cJSON_GetArrayItem(allocs, (int)row->n)) : NAN;
             s->bytes = cJSON_IsArray(bytes) ? num(cJSON_GetArrayItem(bytes, (int)row->n)) : NAN;
         }
@@ -130,8 +150,15 @@ static void read_entry(gr_report *r, gr_row *row, const cJSON *e)
             row->n++;
             return;
         }
+        /* the parallel arrays, when present beside the records, must agree with them */
+        if (ss != ns_arr && cJSON_IsArray(ns_arr)) {
+            double a = num(cJSON_GetArrayItem(ns_arr, (int)row->n));
+            double o = cJSON_IsArray(ops_arr) ? num(cJSON_GetArrayItem(ops_arr, (int)row->n)) : s->ops;
+            if (a != s->ns || o != s->ops) row->arrays_disagree = 1;
+        }
         row->n++;
     }
+    if (ss != ns_arr && cJSON_IsArray(ns_arr) && cJSON_GetArraySize(ns_arr) != (int)row->n) row->arrays_disagree = 1;
 }
 
 static gr_row *new_row(gr_report *r, const char *name, const char *subject)
@@ -143,6 +170,7 @@ static gr_row *new_row(gr_report *r, const char *name, const char *subject)
     row->subject = xdup(subject);
     row->supported = 1;
     row->claimed_mean = row->claimed_median = row->claimed_nspo = row->claimed_alloc = row->retained = NAN;
+    row->gated = -1;
     return row;
 }
 
@@ -174,6 +202,7 @@ void gr_report_load(const char *runs_dir, const char *rel, gr_report *r)
     r->retention = xdup(s ? s : "matched");
     s = sfield(doc, "flags");
     if (!s) s = sfield(env, "flags");
+    if (!s) s = sfield(env, "optimisationFlags");
     if (!s) s = sfield(env, "optimisation");
     r->flags = s ? xdup(s) : NULL;
     s = sfield(env, "buildType");

@@ -1,0 +1,865 @@
+/*
+ * attempt.c - `tandem attempt`: the whole measured attempt (SUITES.md "The attempt").
+ *
+ *   <attempt>/quiet-pregate.json   other processes' CPU over a few seconds before anything runs
+ *            staging/              `tandem stage` (staging.json)
+ *            players/<backend>/    `tandem build` (or reused from --players-from, reuse rule)
+ *            compile-check.json    both backends build (or reuse) + every subject loads
+ *                                  (AOT dlopen, JIT libtcc compile) in the player shell
+ *            runs/pNN-<suite>-<backend>-<rR|default>.json   one report per process
+ *            runs/observations/pNN-....json                 arguments, pid, times, exit,
+ *                                  binary hashes before/after, noise status, tries
+ *            runs/failed-runs/     reports/outputs of failed tries (kept)
+ *            runs/logs/            stdout/stderr of every try
+ *            gate/                 gate.md, gate-summary.json, gate-chart.svg, gate-config.json
+ *            attempt-manifest.json rewritten after every process
+ *            attempt.log           every step
+ *            files.sha256          every attempt file (sha256sum format)
+ *            runs.zip              the runs archive (`tandem pack`)
+ * Helpers in tools/attempt/ (att.h).
+ */
+#include "attempt/att.h"
+#include "gate/gate.h"
+
+#include "tl_err.h"
+#include "tl_fs.h"
+#include "tl_hash.h"
+#include "tl_json.h"
+#include "tl_manifest.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef TANDEM_BINARY_DIR
+#define TANDEM_BINARY_DIR "build"
+#endif
+
+#define MAXP 256
+#define MAXS 8
+
+static const char *const gated_suites[] = { "primary", "builderlifecycle", "throughput" };
+
+typedef struct aproc {
+    int idx, round;               /* round 0 = report-only processes */
+    char suite[32], backend[8], retention[16];
+    char name[128];               /* pNN-suite-backend-rR */
+    char status[32];              /* pending ok failed infra-failed */
+    int tries;
+    double seconds;
+    char outcome[160];
+} aproc;
+
+typedef struct att {
+    char dir[PATH_MAX], self[PATH_MAX];
+    FILE *log;
+    uint64_t t0;
+    cJSON *man;
+    aproc p[MAXP];
+    int np;
+    char players[2][PATH_MAX];    /* per backend */
+    const char *backends[2];
+    int nb;
+    char *subjects[MAXS];
+    int ns;
+    int quick, samples, warmup, cpu;
+    double timeout, start_deadline;
+    int fault_kind, fault_proc;   /* tests only */
+} att;
+
+static void alog(att *a, int to_stderr, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void alog(att *a, int to_stderr, const char *fmt, ...)
+{
+    char b[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b, sizeof b, fmt, ap);
+    va_end(ap);
+    double el = (double)(att_now_ns() - a->t0) / 1e9;
+    if (a->log) { fprintf(a->log, "[%7.1fs] %s\n", el, b); fflush(a->log); }
+    if (to_stderr) fprintf(stderr, "attempt [%5.0fs] %s\n", el, b);
+}
+
+static void usage(FILE *o)
+{
+    fprintf(o,
+            "usage: tandem attempt [--label L] [--subjects a,b] [--players-from DIR] [--rounds N]\n"
+            "                      [--quick] [--out DIR] [--require-quiet] [--samples N]\n"
+            "                      [--backends aot,jit] [--report-only S,S] [--timeout SEC]\n"
+            "\n"
+            "The measured attempt: quiet pre-gate, stage, build or reuse both players (compile\n"
+            "check), then interleaved player processes: N rounds (default 3), backend order\n"
+            "flipping each round, suite order rotating (primary, builderlifecycle, throughput /\n"
+            "builderlifecycle, throughput, primary / ...), then report-only default-retention\n"
+            "processes (--report-only, default whenany,buildercycle): 22 processes for two\n"
+            "backends and 3 rounds. Each process is pinned to one CPU, has a start deadline and a\n"
+            "timeout, an observation file, and one retry on an infrastructure failure (crash or\n"
+            "hang without the player's own failure marker). Then the gate, files.sha256 and the\n"
+            "runs archive.\n"
+            "\n"
+            "  --label L          attempt name (default: attempt); the folder is\n"
+            "                     %s/attempts/<label>[-N], never overwritten\n"
+            "  --out DIR          attempt folder (must not exist, or be empty)\n"
+            "  --subjects a,b     subjects (default tandem,fcontext); the first is gated against the rest\n"
+            "  --players-from DIR reuse players/<backend>/ there when the reuse rule allows\n"
+            "  --rounds N         rounds of gated processes (default 3; --quick: 1)\n"
+            "  --quick            the suites' quick mode (small N, few samples): tests, smoke checks\n"
+            "  --samples N        samples per process (default 5; --quick: 3)\n"
+            "  --require-quiet    refuse when the pre-gate finds the host busy (default: flag, continue)\n"
+            "  --timeout SEC      per-process timeout (default 150; start deadline 60)\n"
+            "\n"
+            "Exit: the gate's: 0 PASS, 3 FAIL, 1 INVALID or aborted, 2 usage.\n",
+            TANDEM_BINARY_DIR);
+}
+
+/* ---- small helpers ---------------------------------------------------------------- */
+
+static char *path2(const att *a, const char *rel) { return tl_join(a->dir, rel); }
+
+static int split(const char *s, char **out, int max)
+{
+    int n = 0;
+    char *c = strdup(s), *save = NULL;
+    for (char *t = strtok_r(c, ",", &save); t && n < max; t = strtok_r(NULL, ",", &save))
+        if (*t) out[n++] = strdup(t);
+    free(c);
+    return n;
+}
+
+static void save_manifest(att *a)
+{
+    char *p = path2(a, "attempt-manifest.json");
+    cJSON *procs = cJSON_GetObjectItemCaseSensitive(a->man, "processes");
+    if (procs) cJSON_DeleteItemFromObjectCaseSensitive(a->man, "processes");
+    procs = cJSON_AddArrayToObject(a->man, "processes");
+    for (int i = 0; i < a->np; i++) {
+        const aproc *q = &a->p[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "index", q->idx);
+        cJSON_AddStringToObject(o, "name", q->name);
+        cJSON_AddStringToObject(o, "suite", q->suite);
+        cJSON_AddStringToObject(o, "backend", q->backend);
+        cJSON_AddStringToObject(o, "retention", q->retention);
+        if (q->round) cJSON_AddNumberToObject(o, "round", q->round);
+        else cJSON_AddStringToObject(o, "round", "report-only");
+        cJSON_AddStringToObject(o, "status", q->status);
+        cJSON_AddNumberToObject(o, "tries", q->tries);
+        cJSON_AddNumberToObject(o, "seconds", round(q->seconds * 1000) / 1000);
+        if (q->outcome[0]) cJSON_AddStringToObject(o, "outcome", q->outcome);
+        char rel[300];
+        snprintf(rel, sizeof rel, "runs/%s.json", q->name);
+        cJSON_AddStringToObject(o, "report", rel);
+        snprintf(rel, sizeof rel, "runs/observations/%s.json", q->name);
+        cJSON_AddStringToObject(o, "observation", rel);
+        cJSON_AddItemToArray(procs, o);
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(a->man, "elapsedSeconds");
+    cJSON_AddNumberToObject(a->man, "elapsedSeconds", round((double)(att_now_ns() - a->t0) / 1e7) / 100);
+    tl_json_save(p, a->man);
+    free(p);
+}
+
+static void man_set_str(att *a, const char *key, const char *v)
+{
+    cJSON_DeleteItemFromObjectCaseSensitive(a->man, key);
+    cJSON_AddStringToObject(a->man, key, v);
+    save_manifest(a);
+}
+
+/* Run `tandem <args>` (this executable) with output appended to attempt.log. */
+static int run_tool(att *a, char *const *args)
+{
+    char line[4096] = "";
+    size_t k = 0;
+    for (int i = 0; args[i]; i++) k += (size_t)snprintf(line + k, sizeof line - k, " %s", args[i]);
+    alog(a, 0, "run: tandem%s", line);
+    char *argv[64];
+    int n = 0;
+    argv[n++] = a->self;
+    for (int i = 0; args[i] && n < 62; i++) argv[n++] = args[i];
+    argv[n] = NULL;
+    char *lp = path2(a, "attempt.log");
+    att_child c;
+    int rc = att_run_child(argv, lp, lp, -1, 600, 1800, 0, &c);
+    /* the child wrote the log through its own descriptor; our FILE* appends after it */
+    free(lp);
+    if (rc) return -1;
+    if (a->log) fseek(a->log, 0, SEEK_END);
+    return c.exited ? c.code : 128 + c.sig;
+}
+
+/* SHA-256 of the files a process runs ("path sha" lines hashed into one). */
+static void binaries_hash(const att *a, int b, char out[TL_SHA256_HEX], cJSON *list)
+{
+    tl_strlist files = { 0 };
+    tl_walk(a->players[b], NULL, TL_WALK_REFUSE_SYMLINKS, NULL, NULL, &files);
+    tl_strlist_sort(&files);
+    tl_sha256 h;
+    tl_sha256_init(&h);
+    for (size_t i = 0; i < files.n; i++) {
+        const char *f = files.v[i];
+        size_t l = strlen(f);
+        int relevant = !strcmp(f, "tandem-player") || (l > 3 && !strcmp(f + l - 3, ".so")) ||
+                       (!strncmp(f, "src/", 4) && l > 2 && (!strcmp(f + l - 2, ".c") || !strcmp(f + l - 2, ".h")));
+        if (!relevant) continue;
+        char *p = tl_join(a->players[b], f), hex[TL_SHA256_HEX];
+        uint64_t bytes;
+        if (tl_sha256_file(p, hex, &bytes)) snprintf(hex, sizeof hex, "unreadable");
+        free(p);
+        char line[PATH_MAX + 80];
+        int n = snprintf(line, sizeof line, "%s  %s\n", hex, f);
+        tl_sha256_update(&h, line, (size_t)n);
+        if (list && (!strcmp(f, "tandem-player") || (l > 3 && !strcmp(f + l - 3, ".so")))) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "path", f);
+            cJSON_AddStringToObject(o, "sha256", hex);
+            cJSON_AddItemToArray(list, o);
+        }
+    }
+    tl_sha256_final(&h, out);
+    tl_strlist_free(&files);
+}
+
+/* argv of one player process (from player-<backend>.json). */
+static int player_argv(const att *a, int b, const aproc *q, const char *report, char **argv, char *store, size_t slen)
+{
+    char *pj = NULL;
+    char name[64];
+    snprintf(name, sizeof name, "player-%s.json", a->backends[b]);
+    pj = tl_join(a->players[b], name);
+    cJSON *d;
+    int bad = tl_json_load(pj, &d);
+    free(pj);
+    if (bad) return -1;
+    int n = 0;
+    size_t k = 0;
+#define PUT(s) (argv[n++] = store + k, k += (size_t)snprintf(store + k, slen - k, "%s", (s)) + 1)
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s/tandem-player", a->players[b]);
+    PUT(tmp);
+    PUT("--backend");
+    PUT(a->backends[b]);
+    const cJSON *subs = cJSON_GetObjectItemCaseSensitive(d, "subjects");
+    for (int s = 0; s < a->ns; s++) {
+        const cJSON *e, *hit = NULL;
+        cJSON_ArrayForEach(e, subs) {
+            const cJSON *nm = cJSON_GetObjectItemCaseSensitive(e, "name");
+            if (cJSON_IsString(nm) && !strcmp(nm->valuestring, a->subjects[s])) hit = e;
+        }
+        if (!hit) { cJSON_Delete(d); return -2; }
+        const cJSON *mod = cJSON_GetObjectItemCaseSensitive(hit, !strcmp(a->backends[b], "aot") ? "module" : "tu");
+        if (!cJSON_IsString(mod)) { cJSON_Delete(d); return -2; }
+        PUT(!strcmp(a->backends[b], "aot") ? "--module" : "--tu");
+        snprintf(tmp, sizeof tmp, "%s/%s", a->players[b], mod->valuestring);
+        PUT(tmp);
+    }
+    if (!strcmp(a->backends[b], "jit")) {
+        PUT("--root");
+        snprintf(tmp, sizeof tmp, "%s/src", a->players[b]);
+        PUT(tmp);
+    }
+    cJSON_Delete(d);
+    PUT("--suite");
+    PUT(q->suite);
+    PUT("--retention");
+    PUT(q->retention);
+    PUT("--samples");
+    snprintf(tmp, sizeof tmp, "%d", a->samples);
+    PUT(tmp);
+    PUT("--warmup");
+    snprintf(tmp, sizeof tmp, "%d", a->warmup);
+    PUT(tmp);
+    if (a->quick) PUT("--quick");
+    PUT("--out");
+    PUT(report);
+#undef PUT
+    argv[n] = NULL;
+    return n;
+}
+
+/* The player's last "TANDEM-PLAYER-RESULT:" line, or "" when none. */
+static void marker(const char *out_path, char *m, size_t len)
+{
+    char *buf;
+    size_t l;
+    m[0] = 0;
+    if (tl_read_all(out_path, &buf, &l)) return;
+    const char *key = "TANDEM-PLAYER-RESULT:";
+    char *p = buf, *last = NULL;
+    while ((p = strstr(p, key))) { last = p; p += strlen(key); }
+    if (last) {
+        last += strlen(key);
+        while (*last == ' ') last++;
+        snprintf(m, len, "%.*s", (int)strcspn(last, "\n"), last);
+    }
+    free(buf);
+}
+
+static void move_to(const char *from, const char *to)
+{
+    if (!tl_is_file(from)) return;
+    tl_mkdirs_parent(to);
+    rename(from, to);
+}
+
+/* One process, with one retry on an infrastructure failure. 0 ok, 1 failed. */
+static int run_process(att *a, aproc *q, int total)
+{
+    int b = !strcmp(q->backend, a->backends[0]) ? 0 : 1;
+    char rel[256], *report, *obs_path, *outp, *errp;
+    snprintf(rel, sizeof rel, "runs/%s.json", q->name);
+    report = path2(a, rel);
+    snprintf(rel, sizeof rel, "runs/observations/%s.json", q->name);
+    obs_path = path2(a, rel);
+    tl_mkdirs_parent(obs_path);
+    cJSON *obs = cJSON_CreateObject();
+    cJSON_AddStringToObject(obs, "process", q->name);
+    cJSON_AddNumberToObject(obs, "index", q->idx);
+    cJSON_AddStringToObject(obs, "suite", q->suite);
+    cJSON_AddStringToObject(obs, "backend", q->backend);
+    cJSON_AddStringToObject(obs, "retention", q->retention);
+    cJSON *tries = cJSON_AddArrayToObject(obs, "tries");
+    int rc = 1;
+    for (int t = 1; t <= 2; t++) {
+        q->tries = t;
+        snprintf(rel, sizeof rel, "runs/logs/%s.try%d.out", q->name, t);
+        outp = path2(a, rel);
+        snprintf(rel, sizeof rel, "runs/logs/%s.try%d.err", q->name, t);
+        errp = path2(a, rel);
+        tl_mkdirs_parent(outp);
+        char *argv[64], store[16384];
+        int n = player_argv(a, b, q, report, argv, store, sizeof store);
+        if (n < 0) {
+            alog(a, 1, "%s: cannot form the player command (player-%s.json lacks a subject?)", q->name, q->backend);
+            snprintf(q->outcome, sizeof q->outcome, "no player command");
+            free(outp);
+            free(errp);
+            break;
+        }
+        char before[TL_SHA256_HEX], after[TL_SHA256_HEX];
+        cJSON *tr = cJSON_CreateObject();
+        cJSON_AddItemToArray(tries, tr);
+        cJSON *args = cJSON_AddArrayToObject(tr, "arguments");
+        for (int i = 0; i < n; i++) cJSON_AddItemToArray(args, cJSON_CreateString(argv[i]));
+        cJSON *bins = cJSON_AddArrayToObject(tr, "binaries");
+        binaries_hash(a, b, before, bins);
+        int fault = (a->fault_proc == q->idx && t == 1) ? a->fault_kind : 0;
+        time_t wall0 = time(NULL);
+        att_child c;
+        uint64_t st = att_now_ns();
+        att_run_child(argv, outp, errp, a->cpu, a->start_deadline, a->timeout, fault, &c);
+        binaries_hash(a, b, after, NULL);
+        char m[128];
+        marker(outp, m, sizeof m);
+        int own_failure = !strncmp(m, "fail", 4) || !strncmp(m, "error", 5);
+        int ok = c.exited && c.code == 0 && !strcmp(m, "pass") && tl_is_file(report);
+        int infra = !ok && !own_failure;
+        const char *kind = ok ? "ok" : own_failure ? "player-failure" : c.killed_start ? "start-deadline"
+                           : c.killed_timeout ? "hang-killed" : c.signaled ? "crash" : "infrastructure";
+        int same_bins = !strcmp(before, after);
+        if (!same_bins) { ok = 0; infra = 0; kind = "binary-changed"; }
+        char wall[32];
+        strftime(wall, sizeof wall, "%Y-%m-%dT%H:%M:%SZ", gmtime(&wall0));
+        cJSON_AddNumberToObject(tr, "try", t);
+        cJSON_AddNumberToObject(tr, "pid", c.pid);
+        cJSON_AddStringToObject(tr, "started", wall);
+        cJSON_AddNumberToObject(tr, "startOffsetSeconds", round((double)(st - a->t0) / 1e6) / 1000);
+        cJSON_AddNumberToObject(tr, "seconds", round(c.seconds * 1000) / 1000);
+        if (c.exited) cJSON_AddNumberToObject(tr, "exitCode", c.code);
+        else cJSON_AddNullToObject(tr, "exitCode");
+        if (c.signaled) cJSON_AddNumberToObject(tr, "signal", c.sig);
+        cJSON_AddBoolToObject(tr, "killedAtStartDeadline", c.killed_start);
+        cJSON_AddBoolToObject(tr, "killedAtTimeout", c.killed_timeout);
+        cJSON_AddStringToObject(tr, "marker", m);
+        cJSON_AddStringToObject(tr, "outcome", kind);
+        cJSON_AddNumberToObject(tr, "cpu", a->cpu);
+        cJSON_AddStringToObject(tr, "binariesBefore", before);
+        cJSON_AddStringToObject(tr, "binariesAfter", after);
+        cJSON_AddBoolToObject(tr, "binariesUnchanged", same_bins);
+        if (fault) cJSON_AddStringToObject(tr, "injectedFault", fault == 1 ? "crash" : "hang");
+        /* noise: other processes' CPU during the run */
+        const char *noise = c.other_cpu > 25.0 ? "busy" : "quiet";
+        cJSON *nz = cJSON_AddObjectToObject(tr, "noise");
+        cJSON_AddStringToObject(nz, "status", noise);
+        cJSON_AddNumberToObject(nz, "otherCpuPercent", round(c.other_cpu * 10) / 10);
+        cJSON *top = cJSON_AddArrayToObject(nz, "busiest");
+        for (int k = 0; k < 3; k++)
+            if (c.top[k][0]) cJSON_AddItemToArray(top, cJSON_CreateString(c.top[k]));
+        snprintf(q->outcome, sizeof q->outcome, "%s%s%s (exit %d%s)", kind, m[0] ? ", marker " : "", m,
+                 c.exited ? c.code : -1, c.signaled ? ", signal" : "");
+        q->seconds += c.seconds;
+        alog(a, 0, "%s try %d: %s in %.2f s, other CPU %.1f%%", q->name, t, q->outcome, c.seconds, c.other_cpu);
+        if (ok) {
+            cJSON_DeleteItemFromObjectCaseSensitive(obs, "noise");
+            cJSON_AddItemToObject(obs, "noise", cJSON_Duplicate(nz, 1));
+            rc = 0;
+            free(outp);
+            free(errp);
+            break;
+        }
+        /* keep the failed try's files under failed-runs/ */
+        char dst[PATH_MAX];
+        snprintf(rel, sizeof rel, "runs/failed-runs/%s.try%d.json", q->name, t);
+        char *d = path2(a, rel);
+        move_to(report, d);
+        free(d);
+        snprintf(dst, sizeof dst, "runs/failed-runs/%s.try%d.out", q->name, t);
+        d = path2(a, dst);
+        if (tl_is_file(outp)) { char *buf; size_t l; if (!tl_read_all(outp, &buf, &l)) { tl_mkdirs_parent(d); tl_write_atomic(d, buf, l, 0644); free(buf); } }
+        free(d);
+        free(outp);
+        free(errp);
+        alog(a, 1, "process %d/%d %s: try %d %s%s", q->idx, total, q->name, t, q->outcome,
+             infra && t == 1 ? ": infrastructure failure, retrying once" : "");
+        if (!infra) break;
+    }
+    strcpy(q->status, rc == 0 ? (q->tries > 1 ? "ok-after-retry" : "ok") : "failed");
+    cJSON_AddStringToObject(obs, "status", q->status);
+    if (!cJSON_GetObjectItemCaseSensitive(obs, "noise")) {
+        cJSON *nz = cJSON_AddObjectToObject(obs, "noise");
+        cJSON_AddStringToObject(nz, "status", "failed");
+    }
+    tl_json_save(obs_path, obs);
+    cJSON_Delete(obs);
+    free(report);
+    free(obs_path);
+    return rc;
+}
+
+/* files.sha256 of the whole attempt folder (sha256sum format, sorted by path). */
+static int write_sums(att *a)
+{
+    tl_strlist files = { 0 };
+    static const char *const skip[] = { "files.sha256", NULL };
+    if (tl_walk(a->dir, NULL, TL_WALK_REFUSE_SYMLINKS, NULL, skip, &files)) return 1;
+    tl_strlist_sort(&files);
+    char **full = calloc(files.n + 1, sizeof *full);
+    tl_hash_result *res = calloc(files.n + 1, sizeof *res);
+    for (size_t i = 0; i < files.n; i++) full[i] = tl_join(a->dir, files.v[i]);
+    tl_hash_files((const char *const *)full, files.n, res, 0);
+    size_t cap = 4096, len = 0;
+    char *s = malloc(cap);
+    int bad = 0;
+    for (size_t i = 0; i < files.n; i++) {
+        if (res[i].err) bad = 1;
+        size_t need = strlen(files.v[i]) + 80;
+        if (len + need >= cap) { cap = (len + need) * 2; s = realloc(s, cap); }
+        len += (size_t)sprintf(s + len, "%s  %s\n", res[i].hex, files.v[i]);
+        free(full[i]);
+    }
+    char *p = path2(a, "files.sha256");
+    if (!bad) bad = tl_write_atomic(p, s, len, 0644) != 0;
+    free(p);
+    free(s);
+    free(full);
+    free(res);
+    alog(a, 0, "files.sha256: %zu files", files.n);
+    tl_strlist_free(&files);
+    return bad;
+}
+
+static int pick_dir(att *a, const char *out, const char *label)
+{
+    if (out) {
+        snprintf(a->dir, sizeof a->dir, "%s", out);
+        if (tl_is_dir(a->dir) || tl_is_file(a->dir)) {
+            tl_strlist l = { 0 };
+            tl_walk(a->dir, NULL, TL_WALK_REFUSE_SYMLINKS, NULL, NULL, &l);
+            int empty = tl_is_dir(a->dir) && l.n == 0;
+            tl_strlist_free(&l);
+            if (!empty) {
+                tl_error(a->dir, "--out", "exists and is not empty: an attempt folder is never overwritten");
+                return 1;
+            }
+        }
+    } else {
+        const char *l = label ? label : "attempt";
+        char base[PATH_MAX];
+        snprintf(base, sizeof base, "%s/attempts/%s", TANDEM_BINARY_DIR, l);
+        snprintf(a->dir, sizeof a->dir, "%s", base);
+        for (int k = 2; tl_is_dir(a->dir) || tl_is_file(a->dir); k++) snprintf(a->dir, sizeof a->dir, "%s-%d", base, k);
+    }
+    int e = tl_mkdirs(a->dir);
+    if (e) { tl_error(a->dir, "--out", "cannot create: %s", strerror(e)); return 1; }
+    char *abs = tl_abspath(a->dir);
+    snprintf(a->dir, sizeof a->dir, "%s", abs);
+    free(abs);
+    return 0;
+}
+
+static int quiet_pregate(att *a, double secs, int require)
+{
+    att_cpu_snap s0, s1;
+    att_cpu_take(&s0, 0);
+    struct timespec ts = { (time_t)secs, (long)((secs - (time_t)secs) * 1e9) };
+    nanosleep(&ts, NULL);
+    att_cpu_take(&s1, 0);
+    char top[5][96];
+    double cpu = att_cpu_between(&s0, &s1, top, 5);
+    att_cpu_free(&s0);
+    att_cpu_free(&s1);
+    const double limit = 25.0;
+    const char *status = cpu > limit ? "busy" : "quiet";
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "schemaVersion", 1);
+    cJSON_AddStringToObject(o, "kind", "tandem-quiet-pregate");
+    cJSON_AddStringToObject(o, "status", status);
+    cJSON_AddNumberToObject(o, "otherCpuPercent", round(cpu * 10) / 10);
+    cJSON_AddNumberToObject(o, "limitPercent", limit);
+    cJSON_AddNumberToObject(o, "seconds", secs);
+    cJSON_AddNumberToObject(o, "cpus", (double)sysconf(_SC_NPROCESSORS_ONLN));
+    cJSON_AddStringToObject(o, "policy", require ? "refuse when busy" : "flag when busy, continue");
+    cJSON *t = cJSON_AddArrayToObject(o, "busiest");
+    for (int k = 0; k < 5; k++)
+        if (top[k][0]) cJSON_AddItemToArray(t, cJSON_CreateString(top[k]));
+    char *p = path2(a, "quiet-pregate.json");
+    tl_json_save(p, o);
+    free(p);
+    cJSON_Delete(o);
+    alog(a, 1, "quiet pre-gate: %s (other processes %.1f%% of one CPU over %.0f s; limit %.0f%%)", status, cpu, secs, limit);
+    man_set_str(a, "quietPregate", status);
+    if (cpu > limit && require) {
+        alog(a, 1, "refusing: the host is busy and --require-quiet was given");
+        return 1;
+    }
+    return 0;
+}
+
+int td_verb_attempt(int argc, char **argv)
+{
+    static att A;
+    att *a = &A;
+    memset(a, 0, sizeof *a);
+    a->t0 = att_now_ns();
+    const char *label = NULL, *subjects = "tandem,fcontext", *players_from = NULL, *out = NULL, *backends = "aot,jit";
+    const char *report_only = "whenany,buildercycle", *fault = NULL;
+    int rounds = -1, require_quiet = 0, samples = -1;
+    double timeout = 150;
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        if (!strcmp(o, "--help") || !strcmp(o, "-h")) { usage(stdout); return 0; }
+        else if (!strcmp(o, "--quick")) a->quick = 1;
+        else if (!strcmp(o, "--require-quiet")) require_quiet = 1;
+        else if (!strcmp(o, "--label") || !strcmp(o, "--subjects") || !strcmp(o, "--players-from") ||
+                 !strcmp(o, "--rounds") || !strcmp(o, "--out") || !strcmp(o, "--samples") || !strcmp(o, "--backends") ||
+                 !strcmp(o, "--report-only") || !strcmp(o, "--timeout") || !strcmp(o, "--test-fault")) {
+            if (i + 1 >= argc) { fprintf(stderr, "tandem attempt: %s needs a value\n", o); return 2; }
+            const char *v = argv[++i];
+            if (!strcmp(o, "--label")) label = v;
+            else if (!strcmp(o, "--subjects")) subjects = v;
+            else if (!strcmp(o, "--players-from")) players_from = v;
+            else if (!strcmp(o, "--rounds")) rounds = atoi(v);
+            else if (!strcmp(o, "--out")) out = v;
+            else if (!strcmp(o, "--samples")) samples = atoi(v);
+            else if (!strcmp(o, "--backends")) backends = v;
+            else if (!strcmp(o, "--report-only")) report_only = v;
+            else if (!strcmp(o, "--timeout")) timeout = atof(v);
+            else fault = v;
+        } else { fprintf(stderr, "tandem attempt: unknown option '%s'\n", o); usage(stderr); return 2; }
+    }
+    if (label && (!*label || strchr(label, '/') || label[0] == '.')) { fprintf(stderr, "tandem attempt: bad --label\n"); return 2; }
+    if (rounds < 0) rounds = a->quick ? 1 : 3;
+    if (rounds < 1 || rounds > 20 || timeout <= 0) { fprintf(stderr, "tandem attempt: --rounds 1..20, --timeout > 0\n"); return 2; }
+    a->samples = samples > 0 ? samples : a->quick ? 3 : 5;
+    a->warmup = 1;
+    a->timeout = timeout;
+    a->start_deadline = timeout < 60 ? timeout : 60;
+    a->ns = split(subjects, a->subjects, MAXS);
+    char *bl[2];
+    a->nb = split(backends, bl, 2);
+    for (int b = 0; b < a->nb; b++) {
+        if (strcmp(bl[b], "aot") && strcmp(bl[b], "jit")) { fprintf(stderr, "tandem attempt: --backends aot,jit\n"); return 2; }
+        a->backends[b] = bl[b];
+    }
+    if (a->ns < 2 || a->nb < 1) { fprintf(stderr, "tandem attempt: need two subjects and a backend\n"); return 2; }
+    /* hidden, tests only: --test-fault crash@N|hang@N, honoured with TANDEM_TEST_FAULTS=1 */
+    if (fault) {
+        const char *env = getenv("TANDEM_TEST_FAULTS");
+        if (!env || strcmp(env, "1")) { fprintf(stderr, "tandem attempt: --test-fault is for tests (TANDEM_TEST_FAULTS=1)\n"); return 2; }
+        a->fault_kind = !strncmp(fault, "crash@", 6) ? 1 : !strncmp(fault, "hang@", 5) ? 2 : 0;
+        a->fault_proc = atoi(strchr(fault, '@') ? strchr(fault, '@') + 1 : "0");
+        if (!a->fault_kind || a->fault_proc < 1) { fprintf(stderr, "tandem attempt: --test-fault crash@N|hang@N\n"); return 2; }
+    }
+    ssize_t sl = readlink("/proc/self/exe", a->self, sizeof a->self - 1);
+    if (sl <= 0) { fprintf(stderr, "tandem attempt: cannot find this executable\n"); return 1; }
+    a->self[sl] = 0;
+    /* pin to the last CPU we may run on */
+    cpu_set_t set;
+    a->cpu = -1;
+    if (!sched_getaffinity(0, sizeof set, &set))
+        for (int c = CPU_SETSIZE - 1; c >= 0; c--)
+            if (CPU_ISSET(c, &set)) { a->cpu = c; break; }
+
+    if (pick_dir(a, out, label)) return 1;
+    char *lp = path2(a, "attempt.log");
+    a->log = fopen(lp, "a");
+    free(lp);
+    a->man = cJSON_CreateObject();
+    cJSON_AddNumberToObject(a->man, "schemaVersion", 1);
+    cJSON_AddStringToObject(a->man, "kind", "tandem-attempt");
+    cJSON_AddStringToObject(a->man, "label", label ? label : "attempt");
+    cJSON_AddStringToObject(a->man, "folder", a->dir);
+    cJSON *jargs = cJSON_AddArrayToObject(a->man, "arguments");
+    for (int i = 0; i < argc; i++) cJSON_AddItemToArray(jargs, cJSON_CreateString(argv[i]));
+    cJSON *js = cJSON_AddArrayToObject(a->man, "subjects");
+    for (int s = 0; s < a->ns; s++) cJSON_AddItemToArray(js, cJSON_CreateString(a->subjects[s]));
+    cJSON *jb = cJSON_AddArrayToObject(a->man, "backends");
+    for (int b = 0; b < a->nb; b++) cJSON_AddItemToArray(jb, cJSON_CreateString(a->backends[b]));
+    cJSON_AddNumberToObject(a->man, "rounds", rounds);
+    cJSON_AddNumberToObject(a->man, "samples", a->samples);
+    cJSON_AddNumberToObject(a->man, "warmup", a->warmup);
+    cJSON_AddBoolToObject(a->man, "quick", a->quick);
+    cJSON_AddNumberToObject(a->man, "pinnedCpu", a->cpu);
+    cJSON_AddNumberToObject(a->man, "timeoutSeconds", a->timeout);
+    cJSON_AddNumberToObject(a->man, "startDeadlineSeconds", a->start_deadline);
+    cJSON_AddStringToObject(a->man, "stage", "pregate");
+    alog(a, 1, "folder %s", a->dir);
+    int rc = 1;
+
+    /* 1. quiet pre-gate */
+    if (quiet_pregate(a, a->quick ? 1.0 : 3.0, require_quiet)) { man_set_str(a, "stage", "refused-busy"); goto done; }
+
+    /* 2. stage */
+    man_set_str(a, "stage", "staging");
+    {
+        char *st = path2(a, "staging");
+        char *args[] = { "stage", "--out", st, NULL };
+        int r = run_tool(a, args);
+        free(st);
+        if (r) { alog(a, 1, "stage failed (exit %d); see attempt.log", r); man_set_str(a, "stage", "stage-failed"); goto done; }
+        tl_staging sj;
+        char *sd = path2(a, "staging");
+        if (!tl_staging_load(sd, &sj)) {
+            cJSON_AddStringToObject(a->man, "stagingHash", sj.staging_hash);
+            if (sj.git_head) cJSON_AddStringToObject(a->man, "gitHead", sj.git_head);
+            cJSON_AddBoolToObject(a->man, "dirty", sj.dirty);
+            alog(a, 1, "staged %zu files, stagingHash %.16s...%s", sj.nfiles, sj.staging_hash, sj.dirty ? " (dirty tree)" : "");
+            tl_staging_free(&sj);
+        }
+        free(sd);
+    }
+
+    /* 3. build or reuse the players; compile check */
+    man_set_str(a, "stage", "players");
+    {
+        cJSON *cc = cJSON_CreateObject();
+        cJSON_AddNumberToObject(cc, "schemaVersion", 1);
+        cJSON_AddStringToObject(cc, "kind", "tandem-compile-check");
+        cJSON *ccb = cJSON_AddArrayToObject(cc, "backends");
+        cJSON *jp = cJSON_AddArrayToObject(a->man, "players");
+        char *sd = path2(a, "staging");
+        int bad = 0;
+        for (int b = 0; b < a->nb && !bad; b++) {
+            cJSON *e = cJSON_CreateObject();
+            cJSON_AddItemToArray(ccb, e);
+            cJSON_AddStringToObject(e, "backend", a->backends[b]);
+            int reused = 0;
+            char why[1024] = "";
+            if (players_from) {
+                char cand[PATH_MAX];
+                snprintf(cand, sizeof cand, "%s/%s", players_from, a->backends[b]);
+                if (!tl_is_dir(cand)) snprintf(cand, sizeof cand, "%s/players/%s", players_from, a->backends[b]);
+                char *abs = tl_abspath(cand);
+                if (tl_is_dir(abs) && tl_players_reusable(abs, sd, why, sizeof why)) {
+                    snprintf(a->players[b], sizeof a->players[b], "%s", abs);
+                    reused = 1;
+                }
+                alog(a, 1, "%s players from %s: %s (%s)", a->backends[b], abs, reused ? "reused" : "not reusable", why);
+                free(abs);
+            }
+            uint64_t t = att_now_ns();
+            if (!reused) {
+                char rel[64];
+                snprintf(rel, sizeof rel, "players/%s", a->backends[b]);
+                char *pd = path2(a, rel);
+                snprintf(a->players[b], sizeof a->players[b], "%s", pd);
+                char *args[40];
+                int n = 0;
+                args[n++] = "build";
+                args[n++] = "--backend";
+                args[n++] = (char *)a->backends[b];
+                args[n++] = "--staging";
+                args[n++] = sd;
+                args[n++] = "--out";
+                args[n++] = pd;
+                for (int s = 0; s < a->ns && n < 36; s++) { args[n++] = "--subject"; args[n++] = a->subjects[s]; }
+                args[n] = NULL;
+                alog(a, 1, "building the %s player (compile check)", a->backends[b]);
+                int r = run_tool(a, args);
+                free(pd);
+                if (r) { alog(a, 1, "%s build failed (exit %d): compile check failed; see attempt.log", a->backends[b], r); bad = 1; }
+            }
+            cJSON_AddStringToObject(e, "players", a->players[b]);
+            cJSON_AddBoolToObject(e, "reused", reused);
+            if (why[0]) cJSON_AddStringToObject(e, "reuseRule", why);
+            cJSON_AddNumberToObject(e, "buildSeconds", round((double)(att_now_ns() - t) / 1e6) / 1000);
+            /* load check: every subject loads (AOT dlopen, JIT libtcc compile) in the shell */
+            if (!bad) {
+                char *pargv[64], store[16384];
+                aproc probe = { 0 };
+                snprintf(probe.suite, sizeof probe.suite, "primary");
+                snprintf(probe.retention, sizeof probe.retention, "matched");
+                int n = player_argv(a, b, &probe, "/dev/null", pargv, store, sizeof store);
+                if (n < 0) { alog(a, 1, "%s player lacks a subject", a->backends[b]); bad = 1; }
+                else {
+                    /* keep --backend and the modules; replace the rest with --subjects */
+                    int k = 0;
+                    while (k < n && strcmp(pargv[k], "--suite")) k++;
+                    pargv[k] = "--subjects";
+                    pargv[k + 1] = NULL;
+                    char lo[64], le[64];
+                    snprintf(lo, sizeof lo, "compile-check-%s.out", a->backends[b]);
+                    snprintf(le, sizeof le, "compile-check-%s.err", a->backends[b]);
+                    char *po = path2(a, lo), *pe = path2(a, le);
+                    att_child c;
+                    att_run_child(pargv, po, pe, -1, 120, 300, 0, &c);
+                    free(po);
+                    free(pe);
+                    int ok = c.exited && c.code == 0;
+                    cJSON_AddBoolToObject(e, "loads", ok);
+                    cJSON_AddNumberToObject(e, "loadSeconds", round(c.seconds * 1000) / 1000);
+                    alog(a, 1, "compile check %s: every subject %s (%.1f s)", a->backends[b],
+                         ok ? "loads" : "does NOT load", c.seconds);
+                    if (!ok) bad = 1;
+                }
+            }
+            cJSON *pe = cJSON_CreateObject();
+            cJSON_AddStringToObject(pe, "backend", a->backends[b]);
+            cJSON_AddStringToObject(pe, "folder", a->players[b]);
+            cJSON_AddBoolToObject(pe, "reused", reused);
+            char bidp[PATH_MAX], *bid = NULL;
+            size_t bl2;
+            snprintf(bidp, sizeof bidp, "%s/build-id-%s", a->players[b], a->backends[b]);
+            if (!tl_read_all(bidp, &bid, &bl2)) { bid[strcspn(bid, "\n")] = 0; cJSON_AddStringToObject(pe, "buildId", bid); free(bid); }
+            cJSON_AddItemToArray(jp, pe);
+        }
+        char *ccp = path2(a, "compile-check.json");
+        cJSON_AddBoolToObject(cc, "passed", !bad);
+        tl_json_save(ccp, cc);
+        free(ccp);
+        cJSON_Delete(cc);
+        free(sd);
+        if (bad) { man_set_str(a, "stage", "compile-check-failed"); goto done; }
+    }
+
+    /* 4. the plan */
+    {
+        char *ro[8];
+        int nro = split(report_only, ro, 8);
+        for (int r = 0; r < rounds; r++)
+            for (int bi = 0; bi < a->nb; bi++) {
+                int b = (r % 2 == 0) ? bi : a->nb - 1 - bi;
+                for (int s = 0; s < 3; s++) {
+                    aproc *q = &a->p[a->np];
+                    q->idx = a->np + 1;
+                    q->round = r + 1;
+                    snprintf(q->suite, sizeof q->suite, "%s", gated_suites[(s + r) % 3]);
+                    snprintf(q->backend, sizeof q->backend, "%s", a->backends[b]);
+                    snprintf(q->retention, sizeof q->retention, "matched");
+                    snprintf(q->name, sizeof q->name, "p%02d-%s-%s-r%d", q->idx, q->suite, q->backend, r + 1);
+                    strcpy(q->status, "pending");
+                    a->np++;
+                }
+            }
+        for (int bi = 0; bi < a->nb; bi++)
+            for (int s = 0; s < nro; s++) {
+                aproc *q = &a->p[a->np];
+                q->idx = a->np + 1;
+                snprintf(q->suite, sizeof q->suite, "%s", ro[s]);
+                snprintf(q->backend, sizeof q->backend, "%s", a->backends[bi]);
+                snprintf(q->retention, sizeof q->retention, "default");
+                snprintf(q->name, sizeof q->name, "p%02d-%s-%s-default", q->idx, q->suite, q->backend);
+                strcpy(q->status, "pending");
+                a->np++;
+            }
+        for (int s = 0; s < nro; s++) free(ro[s]);
+    }
+    man_set_str(a, "stage", "processes");
+    alog(a, 1, "%d processes: %d rounds x %d suites x %d backends + %d report-only; %d samples each, pinned to CPU %d",
+         a->np, rounds, 3, a->nb, a->np - rounds * 3 * a->nb, a->samples, a->cpu);
+    {
+        uint64_t ps = att_now_ns();
+        int failed = 0;
+        for (int i = 0; i < a->np; i++) {
+            aproc *q = &a->p[i];
+            if (run_process(a, q, a->np)) failed++;
+            save_manifest(a);
+            double el = (double)(att_now_ns() - ps) / 1e9, per = el / (i + 1);
+            fprintf(stderr, "attempt: process %d of %d %-40s %-16s elapsed %.0f s, about %.0f s left\n", i + 1, a->np,
+                    q->name, q->status, (double)(att_now_ns() - a->t0) / 1e9, per * (a->np - i - 1));
+            alog(a, 0, "process %d of %d %s: %s", i + 1, a->np, q->name, q->status);
+        }
+        cJSON_AddNumberToObject(a->man, "failedProcesses", failed);
+    }
+
+    /* 5. gate */
+    man_set_str(a, "stage", "gate");
+    {
+        char *gd = path2(a, "gate"), *rd = path2(a, "runs");
+        tl_mkdirs(gd);
+        gate_config cfg;
+        gate_config_default(&cfg);
+        snprintf(cfg.subject, sizeof cfg.subject, "%s", a->subjects[0]);
+        cfg.nbackends = a->nb;
+        for (int b = 0; b < a->nb; b++) snprintf(cfg.backends[b], sizeof cfg.backends[b], "%s", a->backends[b]);
+        cfg.processes = rounds;
+        cfg.expected_processes = a->np;
+        for (int s = 0; s < cfg.nsuites; s++) cfg.suites[s].samples = a->samples;
+        cJSON *cj = gate_config_json(&cfg);
+        char *cp = tl_join(gd, "gate-config.json");
+        tl_json_save(cp, cj);
+        cJSON_Delete(cj);
+        gate_opts go = { rd, gd, cp, 1 };
+        gate_config cfg2;
+        gate_config_default(&cfg2);
+        int crc = gate_config_load(cp, &cfg2); /* what the gate reads is what was written */
+        rc = crc ? GATE_INVALID : gate_run(&go, &cfg2);
+        free(cp);
+        alog(a, 1, "gate: %s", gate_verdict_name(rc));
+        man_set_str(a, "verdict", gate_verdict_name(rc));
+        cJSON_DeleteItemFromObjectCaseSensitive(a->man, "gateReport");
+        cJSON_AddStringToObject(a->man, "gateReport", "gate/gate.md");
+        free(gd);
+        free(rd);
+    }
+    /* 6. the runs archive (tandem pack: runs/files.sha256 + runs.zip), then files.sha256 */
+    man_set_str(a, "stage", "archive");
+    {
+        char *rd = path2(a, "runs"), *zp = path2(a, "runs.zip");
+        char *args[] = { "pack", rd, "--out", zp, NULL };
+        int r = run_tool(a, args);
+        if (r) alog(a, 1, "pack failed (exit %d)", r);
+        free(rd);
+        free(zp);
+    }
+    man_set_str(a, "stage", "done");
+    cJSON_AddStringToObject(a->man, "archive", "runs.zip");
+    save_manifest(a);
+    if (write_sums(a)) alog(a, 1, "files.sha256 could not be written");
+    {
+        double el = (double)(att_now_ns() - a->t0) / 1e9;
+        alog(a, 0, "done in %.1f s", el);
+        printf("attempt: %s in %.0f s; report %s/gate/gate.md\n", gate_verdict_name(rc), el, a->dir);
+    }
+    goto out;
+done:
+    save_manifest(a);
+    printf("attempt: aborted (%s); log %s/attempt.log\n",
+           cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(a->man, "stage")), a->dir);
+    rc = 1;
+out:
+    if (a->log) fclose(a->log);
+    cJSON_Delete(a->man);
+    for (int s = 0; s < a->ns; s++) free(a->subjects[s]);
+    for (int b = 0; b < a->nb; b++) free((char *)a->backends[b]);
+    return rc;
+}
