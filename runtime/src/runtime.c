@@ -18,6 +18,9 @@ int td_context_runtime_init_(void);
 void td_context_runtime_shutdown_(void);
 int td_async_set_all_capacities_(uint32_t capacity);
 void td_async_runtime_shutdown_(void);
+int td_stream_runtime_init_(uint32_t capacity);
+void td_stream_runtime_shutdown_(void);
+int td_stream_set_capacity_(uint32_t capacity);
 
 void td_settings_defaults(td_settings *s)
 {
@@ -45,6 +48,9 @@ int td_runtime_init(const td_settings *s)
         rc = td_pool_init(&td_auto_source_pool, "auto-source", sizeof(td_source), cap);
     if (rc == TD_OK)
         rc = td_async_set_all_capacities_(s->runner_pool_capacity);
+    /* Streams, channels, operators and adapters (stream.c chains the others). */
+    if (rc == TD_OK)
+        rc = td_stream_runtime_init_(cap);
     if (rc == TD_OK)
         rc = td_cancel_runtime_init_(cap);
     if (rc == TD_OK)
@@ -70,6 +76,7 @@ void td_runtime_shutdown(void)
     td_waits_runtime_shutdown_();
     td_cancel_runtime_shutdown_();
     td_async_runtime_shutdown_();
+    td_stream_runtime_shutdown_();
     td_pool_destroy(&td_auto_source_pool);
     td_pool_destroy(&td_error_source_pool);
     td_context_runtime_shutdown_();
@@ -84,6 +91,8 @@ int td_set_source_pool_capacity(uint32_t capacity)
     int rc = td_pool_set_capacity(&td_error_source_pool, capacity);
     if (rc == TD_OK)
         rc = td_pool_set_capacity(&td_auto_source_pool, capacity);
+    if (rc == TD_OK)
+        rc = td_stream_set_capacity_(capacity);
     if (rc == TD_OK)
         rc = td_cancel_set_capacity_(capacity);
     if (rc == TD_OK)

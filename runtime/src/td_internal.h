@@ -19,6 +19,8 @@ extern td_pool td_auto_source_pool;
 
 /* The loop module's per-thread "current context" support lives in context.c (flow). */
 void *td_context_capture_(void);
+/* 1 when flow is suppressed on this thread: a suspension captures nothing. */
+int td_context_flow_suppressed_(void);
 void td_context_restore_(void *ctx);
 
 /* Runtime lifetime hooks of other modules. */
@@ -44,5 +46,16 @@ td_task td_loop_marker_task_(td_loop *loop, uint32_t t, uint32_t target);
 uint32_t td_loop_next_run_frame_(td_loop *loop, uint32_t t);
 int td_loop_add_item_retire_(td_loop *loop, td_timing t, td_item_fn fn, td_continuation_fn retire, void *arg);
 #define TD_LOOP_END_OF_FRAME ((td_timing)TD_TIMING_COUNT)
+
+/* Pools of streams, channels, operators and adapters (stream.c's hooks call the others). */
+int td_channel_runtime_init_(uint32_t capacity);
+void td_channel_runtime_shutdown_(void);
+int td_channel_set_capacity_(uint32_t capacity);
+int td_operators_runtime_init_(uint32_t capacity);
+void td_operators_runtime_shutdown_(void);
+int td_operators_set_capacity_(uint32_t capacity);
+int td_adapter_runtime_init_(uint32_t capacity);
+void td_adapter_runtime_shutdown_(void);
+int td_adapter_set_capacity_(uint32_t capacity);
 
 #endif
