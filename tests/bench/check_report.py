@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""check_report.py REPORT SUITE BACKEND SAMPLES: validity of one bench report (SUITES.md).
+Complete and validated, the row set and gated rows of the suite for every subject,
+sample counts, and the arithmetic of every row recomputed from its raw samples.
+Timings are never judged."""
+import json, sys
+
+SUBJECTS = ["tandem", "callback", "fcontext", "ucontext"]
+
+def primary_rows():
+    rows = {"Completed get-result": 1, "FromResult<int> get-result": 1,
+            "Async method completed get-result": 1, "Async method completed<int> get-result": 1,
+            "empty-loop control": 0}
+    for flow in (0, 1):
+        for wl in (["NextFrame"] if not flow else []) + ["Async method NextFrame", "Async method<int> NextFrame"]:
+            for n in (128, 4096):
+                for ph in ("scheduling", "get-result"):
+                    rows["%s %s N=%d%s" % (wl, ph, n, " flow on" if flow else "")] = 0 if flow else 1
+    return rows
+
+def bl_rows():
+    rows = {}
+    for flow in ("off", "on"):
+        for t in ("untyped", "typed"):
+            for s in (1, 4):
+                for n in (1, 128, 4096):
+                    rows["Lifecycle %s suspensions=%d N=%d flow %s" % (t, s, n, flow)] = int(flow == "off" and n >= 128)
+                    rows["Resumption %s suspensions=%d N=%d flow %s" % (t, s, n, flow)] = 0
+    return rows
+
+EXPECTED = {
+    "primary": (primary_rows(), 24, 16),
+    "builderlifecycle": (bl_rows(), 48, 8),
+    "throughput": ({"nextframe N=1024": 1, "nextframe N=4096": 1, "yield N=1024": 1, "yield N=4096": 1,
+                    "nextframe typed N=1024": 1}, 5, 5),
+    "whenany": ({"WhenAny %s inputs=%d" % (t, i): 0 for t in ("untyped", "typed") for i in (2, 16, 32)}, 6, 0),
+    "buildercycle": ({"Cycle scheduling N=128": 0, "Cycle gate-completion N=128": 0,
+                      "Cycle consumption N=128": 0}, 3, 0),
+}
+
+errors = []
+def err(msg):
+    errors.append(msg)
+
+def num(v, what):
+    if isinstance(v, str):
+        if not v.lstrip("-").isdigit():
+            err("%s: %r is not an integer string" % (what, v))
+            return 0
+        if abs(int(v)) <= 2 ** 53:
+            err("%s: %s written as a string below 2^53" % (what, v))
+        return int(v)
+    if not isinstance(v, (int, float)) or (isinstance(v, float) and v != int(v)):
+        err("%s: %r is not an integer" % (what, v))
+        return 0
+    return int(v)
+
+def close(a, b):
+    return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
+
+def main():
+    path, suite, backend, samples = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    d = json.load(open(path))
+    for k in ("schemaVersion", "suite", "backend", "buildId", "subjects", "completed", "failure", "settings",
+              "environment", "rows"):
+        if k not in d:
+            err("missing %s" % k)
+    if errors:
+        return
+    if d["suite"] != suite or d["backend"] != backend:
+        err("suite/backend %s/%s, expected %s/%s" % (d["suite"], d["backend"], suite, backend))
+    if d["completed"] is not True or d["failure"] is not None:
+        err("not completed: %s" % json.dumps(d["failure"]))
+    if not d["buildId"] or d["buildId"].startswith("unverified"):
+        err("build id %r" % d["buildId"])
+    for k in ("retention", "flow"):
+        if k not in d["settings"]:
+            err("settings.%s missing" % k)
+    for k in ("host", "cpu", "compiler", "optimisationFlags"):
+        if k not in d["environment"]:
+            err("environment.%s missing" % k)
+    names = [s["name"] for s in d["subjects"]]
+    if sorted(names) != sorted(SUBJECTS):
+        err("subjects %s" % names)
+    want, nmetrics, ngated = EXPECTED[suite]
+    if sum(1 for v in want if not v.startswith("empty-loop")) != nmetrics or sum(want.values()) != ngated:
+        err("checker table inconsistent")
+    for subj in SUBJECTS:
+        rows = {r["name"]: r for r in d["rows"] if r["subject"] == subj}
+        if set(rows) != set(want):
+            err("%s: rows differ: missing %s, extra %s" % (subj, sorted(set(want) - set(rows)),
+                                                            sorted(set(rows) - set(want))))
+        supported = 0
+        for name, r in rows.items():
+            what = "%s/%s" % (subj, name)
+            if not r["supported"]:
+                if not r.get("reason"):
+                    err("%s: NA without a reason" % what)
+                continue
+            supported += 1
+            if name in want and bool(r["gated"]) != bool(want[name]):
+                err("%s: gated %s, expected %s" % (what, r["gated"], bool(want[name])))
+            ns = [num(v, what + " ns") for v in r["ns"]]
+            ops = [num(v, what + " ops") for v in r["ops"]]
+            allocs = [num(v, what + " allocs") for v in r["allocs"]]
+            bts = [num(v, what + " allocBytes") for v in r["allocBytes"]]
+            ctrl = [num(v, what + " controlNs") for v in r["controlNs"]]
+            ret = [num(v, what + " retained") for v in r["retained"]]
+            if not (len(ns) == len(ops) == len(allocs) == len(bts) == len(ctrl) == len(ret) == samples
+                    == r["sampleCount"]):
+                err("%s: %d samples, expected %d" % (what, len(ns), samples))
+                continue
+            if any(o <= 0 for o in ops) or any(t <= 0 for t in ns):
+                err("%s: a sample with no ops or no time" % what)
+                continue
+            sub = r["controlSubtracted"]
+            c = [x if sub else 0 for x in ctrl]
+            mean = (sum(ns) - sum(c)) / sum(ops)
+            per = sorted((ns[i] - c[i]) / ops[i] for i in range(samples))
+            med = per[samples // 2] if samples % 2 else (per[samples // 2 - 1] + per[samples // 2]) / 2
+            if not close(mean, r["nsPerOp"]):
+                err("%s: nsPerOp %s, samples give %s" % (what, r["nsPerOp"], mean))
+            if not close(med, r["medianNsPerOp"]):
+                err("%s: medianNsPerOp %s, samples give %s" % (what, r["medianNsPerOp"], med))
+            if not close(sum(allocs) / sum(ops), r["allocsPerOp"]):
+                err("%s: allocsPerOp %s" % (what, r["allocsPerOp"]))
+            if not close(sum(bts) / sum(ops), r["allocBytesPerOp"]):
+                err("%s: allocBytesPerOp %s" % (what, r["allocBytesPerOp"]))
+            if num(r["retainedBytes"], what) != ret[-1]:
+                err("%s: retainedBytes %s, last sample %s" % (what, r["retainedBytes"], ret[-1]))
+            if r["opsPerSample"] != ops[0]:
+                err("%s: opsPerSample" % what)
+        if subj in ("tandem", "callback") and supported != len(want):
+            err("%s: %d of %d rows supported" % (subj, supported, len(want)))
+
+if __name__ == "__main__":
+    main()
+    if errors:
+        for e in errors[:30]:
+            print("check_report: " + e, file=sys.stderr)
+        print("check_report: %s INVALID (%d problems)" % (sys.argv[1], len(errors)))
+        sys.exit(1)
+    print("check_report: %s valid" % sys.argv[1])
