@@ -113,7 +113,7 @@ static void usage(FILE *o)
             "  --players-from DIR reuse players/<backend>/ there when the reuse rule allows\n"
             "  --rounds N         rounds of gated processes (default 3; --quick: 1)\n"
             "  --quick            the suites' quick mode (small N, few samples): tests, smoke checks\n"
-            "  --samples N        samples per process (default 5; --quick: 3)\n"
+            "  --samples N        samples per process after 1 warm-up (default 8; --quick: 3)\n"
             "  --require-quiet    refuse when the pre-gate finds the host busy (default: flag, continue)\n"
             "  --timeout SEC      per-process timeout (default 150; start deadline 60)\n"
             "\n"
@@ -569,7 +569,7 @@ int td_verb_attempt(int argc, char **argv)
     if (label && (!*label || strchr(label, '/') || label[0] == '.')) { fprintf(stderr, "tandem attempt: bad --label\n"); return 2; }
     if (rounds < 0) rounds = a->quick ? 1 : 3;
     if (rounds < 1 || rounds > 20 || timeout <= 0) { fprintf(stderr, "tandem attempt: --rounds 1..20, --timeout > 0\n"); return 2; }
-    a->samples = samples > 0 ? samples : a->quick ? 3 : 5;
+    a->samples = samples > 0 ? samples : a->quick ? 3 : 8;
     a->warmup = 1;
     a->timeout = timeout;
     a->start_deadline = timeout < 60 ? timeout : 60;

@@ -129,7 +129,12 @@ int att_run_child(char *const argv[], const char *out_path, const char *err_path
             sched_setaffinity(0, sizeof set, &set);
         }
         if (fault == 1) { signal(SIGSEGV, SIG_DFL); raise(SIGSEGV); }
-        if (fault == 2) for (;;) pause();
+        if (fault == 2) { /* started (it wrote), then hangs: killed at the timeout */
+            static const char msg[] = "tandem attempt: injected hang (tests)\n";
+            ssize_t w = write(2, msg, sizeof msg - 1);
+            (void)w;
+            for (;;) pause();
+        }
         execv(argv[0], argv);
         fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
