@@ -95,6 +95,7 @@ static void usage(FILE *o)
             "usage: tandem attempt [--label L] [--subjects a,b] [--players-from DIR] [--rounds N]\n"
             "                      [--quick] [--out DIR] [--require-quiet] [--samples N]\n"
             "                      [--backends aot,jit] [--report-only S,S] [--timeout SEC]\n"
+            "                      [--from-git REV]\n"
             "\n"
             "The measured attempt: quiet pre-gate, stage, build or reuse both players (compile\n"
             "check), then interleaved player processes: N rounds (default 3), backend order\n"
@@ -116,6 +117,7 @@ static void usage(FILE *o)
             "  --samples N        samples per process after 1 warm-up (default 8; --quick: 3)\n"
             "  --require-quiet    refuse when the pre-gate finds the host busy (default: flag, continue)\n"
             "  --timeout SEC      per-process timeout (default 150; start deadline 60)\n"
+            "  --from-git REV     stage revision REV (tandem stage --from-git) instead of the working tree\n"
             "\n"
             "Exit: the gate's: 0 PASS, 3 FAIL, 1 INVALID or aborted, 2 usage.\n",
             TANDEM_BINARY_DIR);
@@ -462,7 +464,6 @@ static int write_sums(att *a)
     free(s);
     free(full);
     free(res);
-    alog(a, 0, "files.sha256: %zu files", files.n);
     tl_strlist_free(&files);
     return bad;
 }
@@ -541,7 +542,7 @@ int td_verb_attempt(int argc, char **argv)
     memset(a, 0, sizeof *a);
     a->t0 = att_now_ns();
     const char *label = NULL, *subjects = "tandem,fcontext", *players_from = NULL, *out = NULL, *backends = "aot,jit";
-    const char *report_only = "whenany,buildercycle", *fault = NULL;
+    const char *report_only = "whenany,buildercycle", *fault = NULL, *from_git = NULL;
     int rounds = -1, require_quiet = 0, samples = -1;
     double timeout = 150;
     for (int i = 1; i < argc; i++) {
@@ -551,7 +552,8 @@ int td_verb_attempt(int argc, char **argv)
         else if (!strcmp(o, "--require-quiet")) require_quiet = 1;
         else if (!strcmp(o, "--label") || !strcmp(o, "--subjects") || !strcmp(o, "--players-from") ||
                  !strcmp(o, "--rounds") || !strcmp(o, "--out") || !strcmp(o, "--samples") || !strcmp(o, "--backends") ||
-                 !strcmp(o, "--report-only") || !strcmp(o, "--timeout") || !strcmp(o, "--test-fault")) {
+                 !strcmp(o, "--report-only") || !strcmp(o, "--timeout") || !strcmp(o, "--test-fault") ||
+                 !strcmp(o, "--from-git")) {
             if (i + 1 >= argc) { fprintf(stderr, "tandem attempt: %s needs a value\n", o); return 2; }
             const char *v = argv[++i];
             if (!strcmp(o, "--label")) label = v;
@@ -563,6 +565,7 @@ int td_verb_attempt(int argc, char **argv)
             else if (!strcmp(o, "--backends")) backends = v;
             else if (!strcmp(o, "--report-only")) report_only = v;
             else if (!strcmp(o, "--timeout")) timeout = atof(v);
+            else if (!strcmp(o, "--from-git")) from_git = v;
             else fault = v;
         } else { fprintf(stderr, "tandem attempt: unknown option '%s'\n", o); usage(stderr); return 2; }
     }
@@ -632,7 +635,7 @@ int td_verb_attempt(int argc, char **argv)
     man_set_str(a, "stage", "staging");
     {
         char *st = path2(a, "staging");
-        char *args[] = { "stage", "--out", st, NULL };
+        char *args[] = { "stage", "--out", st, from_git ? "--from-git" : NULL, (char *)from_git, NULL };
         int r = run_tool(a, args);
         free(st);
         if (r) { alog(a, 1, "stage failed (exit %d); see attempt.log", r); man_set_str(a, "stage", "stage-failed"); goto done; }
@@ -844,10 +847,12 @@ int td_verb_attempt(int argc, char **argv)
     man_set_str(a, "stage", "done");
     cJSON_AddStringToObject(a->man, "archive", "runs.zip");
     save_manifest(a);
-    if (write_sums(a)) alog(a, 1, "files.sha256 could not be written");
     {
+        /* the last log line comes before files.sha256: nothing is written after it */
         double el = (double)(att_now_ns() - a->t0) / 1e9;
-        alog(a, 0, "done in %.1f s", el);
+        alog(a, 0, "done in %.1f s: %s; writing files.sha256 (last step)", el, gate_verdict_name(rc));
+        if (a->log) { fclose(a->log); a->log = NULL; }
+        if (write_sums(a)) fprintf(stderr, "attempt: files.sha256 could not be written\n");
         printf("attempt: %s in %.0f s; report %s/gate/gate.md\n", gate_verdict_name(rc), el, a->dir);
     }
     goto out;

@@ -1,5 +1,6 @@
 #!/bin/bash
 # test_gate.sh TANDEM MODE WORK: gate outputs and attempt tests (see CMakeLists.txt).
+# The attempts stage HEAD (--from-git HEAD): the working tree may be mid-edit.
 set -uo pipefail
 T=$1
 MODE=$2
@@ -33,7 +34,7 @@ quick)
   rm -rf "$W/quick"
   mkdir -p "$W"
   start=$(date +%s)
-  "$T" attempt --quick --out "$W/quick" >"$W/quick.log" 2>&1; rc=$?
+  "$T" attempt --quick --from-git HEAD --out "$W/quick" >"$W/quick.log" 2>&1; rc=$?
   echo "quick attempt: exit $rc in $(( $(date +%s) - start )) s"; tail -3 "$W/quick.log"
   case $rc in 0|3) ;; *) fail "quick attempt exit $rc (0 PASS or 3 FAIL expected)"; cat "$W/quick.log" ;; esac
   A="$W/quick"
@@ -58,7 +59,7 @@ crash|hang)
   rm -rf "$W/$MODE"
   if [ $MODE = crash ]; then F=crash@2; X=""; else F=hang@3; X="--timeout 10"; fi
   start=$(date +%s)
-  TANDEM_TEST_FAULTS=1 "$T" attempt --quick --out "$W/$MODE" --players-from "$P" --test-fault $F $X >"$W/$MODE.log" 2>&1; rc=$?
+  TANDEM_TEST_FAULTS=1 "$T" attempt --quick --from-git HEAD --out "$W/$MODE" --players-from "$P" --test-fault $F $X >"$W/$MODE.log" 2>&1; rc=$?
   echo "$MODE attempt: exit $rc in $(( $(date +%s) - start )) s"
   case $rc in 0|3) ;; *) fail "$MODE attempt exit $rc"; cat "$W/$MODE.log" ;; esac
   A="$W/$MODE"
