@@ -544,6 +544,14 @@ int tl_git_archive_read(const char *root, const char *rev, const char *const *pa
         }
     }
     archive_read_free(a);
+    /* libarchive stops at the end-of-archive blocks; git may still be writing the
+     * record padding. Drain the pipe so git never dies of SIGPIPE. */
+    {
+        char drain[65536];
+        ssize_t got;
+        while ((got = read(pfd[0], drain, sizeof drain)) > 0 || (got < 0 && errno == EINTR))
+            ;
+    }
     close(pfd[0]);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
