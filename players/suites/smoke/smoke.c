@@ -81,6 +81,7 @@ int td_suite_smoke(const td_player_host *host, void *ctx)
     s.flow = 0;
     s.tracking = 0;
     s.runner_pool_capacity = 128;
+    s.worker_threads = 2;                 /* the thread-pool cases need workers */
     int count = (int)(sizeof(smoke_cases) / sizeof(smoke_cases[0]));
     host->expect_cases(ctx, 42);
     for (int i = 0; i < count; i++) {

@@ -10,6 +10,7 @@
 #define SMOKE_H
 
 #include <pthread.h>
+#include <time.h>
 #include <string.h>
 #include <tandem/tandem.h>
 #include "tandem_player.h"

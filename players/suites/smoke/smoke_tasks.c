@@ -254,6 +254,7 @@ void smoke_case_15(SMOKE_ARGS)
     td_settings s;
     td_settings_defaults(&s);
     s.runner_pool_capacity = 128;
+    s.worker_threads = 2;
     td_runtime_init(&s);                      /* the suite shuts it down after the case */
     SMOKE_EQ(TD_OK, rc1);
     SMOKE_EQ(TD_SUCCEEDED, st1);

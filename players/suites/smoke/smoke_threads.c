@@ -1,0 +1,270 @@
+/*
+ * smoke_threads.c - the thread pool: 17 (immediate cancellation on the cancelling
+ * thread), 21 (switches), 22 (run-on-pool outcomes and completion threads), 23 (context
+ * flow across run-on-pool), 25 (untyped WhenAny with a worker winner).
+ */
+#include "smoke.h"
+
+typedef struct smoke_where { uintptr_t thread; volatile uint32_t hits; } smoke_where;
+
+static void smoke_note_where(void *arg)
+{
+    smoke_where *w = (smoke_where *)arg;
+    w->thread = td_thread_self();
+    td_atomic_fetch_add_u32(&w->hits, 1);
+}
+
+typedef struct smoke_canceller { td_cancel_source *cs; uintptr_t thread; } smoke_canceller;
+
+static void *smoke_cancel_on_worker(void *arg)
+{
+    smoke_canceller *c = (smoke_canceller *)arg;
+    c->thread = td_thread_self();
+    td_cancel_source_cancel(c->cs);
+    return NULL;
+}
+
+void smoke_case_17(SMOKE_ARGS)
+{
+    td_loop *loop = smoke_loop_begin(1, NULL);
+    for (int round = 0; round < 32; round++) {
+        td_cancel_source *cs = td_cancel_source_new();
+        td_wait_options o = td_wait_defaults();
+        o.cancel = td_cancel_source_token(cs);
+        o.cancel_immediately = 1;
+        td_task wait = round % 2 ? td_next_frame_ex(&o) : td_delay_frame_ex(1000, &o);
+        smoke_where where;
+        memset(&where, 0, sizeof(where));
+        SMOKE_EQ(TD_OK, td_task_on_completed(wait, smoke_note_where, &where));
+        smoke_canceller c = { cs, 0 };
+        pthread_t th;
+        SMOKE_TRUE(smoke_thread_start(&th, smoke_cancel_on_worker, &c));
+        smoke_thread_join(th);
+        SMOKE_EQ(1, where.hits);                         /* published by the cancel call ... */
+        SMOKE_TRUE(where.thread == c.thread);            /* ... on the cancelling worker */
+        td_outcome out;
+        SMOKE_EQ(TD_OK, td_task_get(wait, &out));
+        SMOKE_EQ(TD_CANCELED, out.status);
+        SMOKE_TRUE(out.error.cancel == cs);              /* the same token */
+        /* the next rental must not be completed early by the stale entry */
+        td_task next = td_delay_frame(2, TD_TIMING_UPDATE);
+        td_wait_options o2 = td_wait_defaults();
+        td_cancel_source *cs2 = td_cancel_source_new();
+        o2.cancel = td_cancel_source_token(cs2);
+        td_task fresh = td_delay_frame_ex(3, &o2);
+        td_loop_run_frame(loop);
+        SMOKE_EQ(TD_PENDING, smoke_status(fresh));
+        smoke_run_until(loop, fresh, 5);
+        SMOKE_EQ(TD_SUCCEEDED, smoke_status(fresh));
+        SMOKE_EQ(TD_SUCCEEDED, smoke_status(next));
+        td_task_forget_result(fresh);
+        td_loop_run_frame(loop);
+        td_cancel_source_free(cs2);
+        td_cancel_source_free(cs);
+    }
+    smoke_loop_end(loop);
+}
+
+/* main -> pool -> main, recording the thread at each stage */
+typedef struct { uintptr_t before, on_pool, back; int pool_flag; } smoke_switch_frame;
+static void smoke_switch_step(td_runner *r, smoke_switch_frame *f)
+{
+    TD_BEGIN(r);
+    f->before = td_thread_self();
+    TD_AWAIT(r, td_switch_to_thread_pool());
+    f->on_pool = td_thread_self();
+    f->pool_flag = td_is_worker_thread();
+    TD_AWAIT(r, td_switch_to_main_thread(TD_TIMING_UPDATE));
+    f->back = td_thread_self();
+    TD_END(r);
+}
+TD_METHOD_DEFINE(smoke_switch, smoke_switch_frame, smoke_switch_step);
+
+void smoke_case_21(SMOKE_ARGS)
+{
+    td_loop *loop = smoke_loop_begin(1, NULL);
+    td_runner *r = td_runner_rent(&smoke_switch_method);
+    smoke_switch_frame *f = TD_FRAME(r, smoke_switch_frame);
+    td_task t = td_runner_start(r);
+    SMOKE_TRUE(t.source != NULL);                     /* never completes inline */
+    for (int i = 0; i < 200 && smoke_status(t) == TD_PENDING; i++) {
+        td_loop_run_frame(loop);
+        if (smoke_status(t) == TD_PENDING) {
+            struct timespec ts = { 0, 1000000 };
+            nanosleep(&ts, NULL);
+        }
+    }
+    SMOKE_EQ(TD_SUCCEEDED, smoke_status(t));
+    uintptr_t before = f->before, on_pool = f->on_pool, back = f->back;
+    int flag = f->pool_flag;
+    td_outcome o;
+    SMOKE_EQ(TD_OK, td_task_get(t, &o));
+    SMOKE_TRUE(before == td_main_thread_id());
+    SMOKE_TRUE(on_pool != before);                   /* a different thread afterwards */
+    SMOKE_EQ(1, flag);
+    SMOKE_TRUE(back == td_main_thread_id());         /* the round trip returns to main */
+    smoke_loop_end(loop);
+}
+
+typedef struct smoke_work {
+    int mode;                  /* 0 success, 1 cancel, 2 fault, 3 held */
+    volatile uint32_t release, ran;
+    void *context_seen;
+    int pending_while_held;
+} smoke_work;
+
+static td_status smoke_work_fn(void *arg, td_cancel_token cancel, int64_t *result, td_error *error)
+{
+    smoke_work *w = (smoke_work *)arg;
+    (void)cancel;
+    td_atomic_store_u32(&w->ran, 1);
+    w->context_seen = td_context_current();
+    /* Held until the caller has subscribed (held longer in mode 3), so the completion
+     * thread is observed, never raced past. */
+    while (td_atomic_load_u32(&w->release) < (w->mode == 3 ? 2u : 1u))
+        td_cpu_relax();
+    if (w->mode == 1)
+        return TD_CANCELED;
+    if (w->mode == 2) {
+        error->code = TD_ERR_USER + 22;
+        error->message = "work fault";
+        return TD_FAULTED;
+    }
+    *result = 22;
+    return TD_SUCCEEDED;
+}
+
+/* Run one job and wait for its outcome; records the completion thread. */
+static int smoke_pool_round(td_loop *loop, smoke_work *w, int to_main, td_cancel_token token,
+                            td_outcome *o, uintptr_t *completed_on)
+{
+    td_task_i64 t = td_run_on_thread_pool_i64(smoke_work_fn, w, to_main, token);
+    smoke_where where;
+    memset(&where, 0, sizeof(where));
+    int rc = td_task_on_completed(t.task, smoke_note_where, &where);
+    if (rc == TD_DONE)                       /* only a pre-cancelled call completes inline */
+        where.thread = td_thread_self(), where.hits = 1;
+    td_atomic_store_u32(&w->release, 1);
+    for (int i = 0; i < 2000 && td_atomic_load_u32(&where.hits) == 0; i++) {
+        if (w->mode == 3 && i == 20) {
+            w->pending_while_held = smoke_status(t.task) == TD_PENDING;
+            td_atomic_store_u32(&w->release, 2);
+        }
+        td_loop_run_frame(loop);
+        struct timespec ts = { 0, 200000 };
+        nanosleep(&ts, NULL);
+    }
+    *completed_on = where.thread;
+    return td_task_i64_get(t, o);
+}
+
+void smoke_case_22(SMOKE_ARGS)
+{
+    td_loop *loop = smoke_loop_begin(1, NULL);
+    td_outcome o;
+    uintptr_t on;
+    smoke_work w;
+    /* pre-cancel: canceled, the work never runs */
+    td_cancel_source *pre = td_cancel_source_new();
+    td_cancel_source_cancel(pre);
+    memset(&w, 0, sizeof(w));
+    SMOKE_EQ(TD_OK, smoke_pool_round(loop, &w, 1, td_cancel_source_token(pre), &o, &on));
+    SMOKE_EQ(TD_CANCELED, o.status);
+    SMOKE_TRUE(o.error.cancel == pre);
+    SMOKE_EQ(0, w.ran);
+    for (int to_main = 0; to_main <= 1; to_main++) {
+        for (int mode = 0; mode <= 3; mode++) {
+            memset(&w, 0, sizeof(w));
+            w.mode = mode;
+            td_cancel_source *cs = td_cancel_source_new();
+            SMOKE_EQ(TD_OK, smoke_pool_round(loop, &w, to_main, td_cancel_source_token(cs), &o, &on));
+            SMOKE_EQ(1, w.ran);
+            if (mode == 0 || mode == 3) {
+                SMOKE_EQ(TD_SUCCEEDED, o.status);
+                SMOKE_EQ(22, o.value);
+                if (mode == 3)
+                    SMOKE_EQ(1, w.pending_while_held);     /* nothing published while held */
+            } else if (mode == 1) {
+                SMOKE_EQ(TD_CANCELED, o.status);
+                SMOKE_TRUE(o.error.cancel == cs);
+            } else {
+                SMOKE_EQ(TD_FAULTED, o.status);
+                SMOKE_EQ(TD_ERR_USER + 22, o.error.code);
+            }
+            /* the completion thread is the main thread exactly when asked */
+            SMOKE_EQ(to_main, on == td_main_thread_id());
+            td_cancel_source_free(cs);
+        }
+    }
+    td_cancel_source_free(pre);
+    smoke_loop_end(loop);
+}
+
+static int smoke_ctx_caller;
+
+void smoke_case_23(SMOKE_ARGS)
+{
+    td_loop *loop = smoke_loop_begin(1, NULL);
+    td_outcome o;
+    uintptr_t on;
+    smoke_work w;
+    void *seen[3];
+    for (int round = 0; round < 3; round++) {          /* flow on, flow off, suppressed */
+        td_flow_set(round != 1);
+        td_context_set(&smoke_ctx_caller);
+        int prev = round == 2 ? td_flow_suppress() : 0;
+        memset(&w, 0, sizeof(w));
+        SMOKE_EQ(TD_OK, smoke_pool_round(loop, &w, 0, td_cancel_none(), &o, &on));
+        if (round == 2)
+            td_flow_restore(prev);
+        seen[round] = w.context_seen;
+        SMOKE_TRUE(td_context_current() == &smoke_ctx_caller);   /* the caller keeps its own */
+    }
+    td_flow_set(0);
+    td_context_set(NULL);
+    SMOKE_TRUE(seen[0] == &smoke_ctx_caller);    /* flow on: the work sees the caller's context */
+    SMOKE_TRUE(seen[1] == NULL);                 /* flow off: the worker's own (none) */
+    SMOKE_TRUE(seen[2] == NULL);                 /* suppressed: nothing flows */
+    /* no leak into the worker: a later job without flow sees nothing */
+    memset(&w, 0, sizeof(w));
+    SMOKE_EQ(TD_OK, smoke_pool_round(loop, &w, 0, td_cancel_none(), &o, &on));
+    SMOKE_TRUE(w.context_seen == NULL);
+    smoke_loop_end(loop);
+}
+
+static td_status smoke_quick_work(void *arg, td_cancel_token cancel, td_error *error)
+{
+    (void)cancel; (void)error;
+    while (!td_atomic_load_u32((volatile uint32_t *)arg))   /* until the caller subscribed */
+        td_cpu_relax();
+    return TD_SUCCEEDED;
+}
+
+void smoke_case_25(SMOKE_ARGS)
+{
+    td_loop *loop = smoke_loop_begin(1, NULL);
+    td_completion_source *gate = td_completion_source_new();
+    volatile uint32_t subscribed = 0;
+    td_task in[3] = { td_completion_source_task(gate),
+                      td_run_on_thread_pool(smoke_quick_work, (void *)&subscribed, 0, td_cancel_none()),
+                      td_delay_frame(3, TD_TIMING_UPDATE) };
+    td_task_i64 any = td_when_any(in, 3);
+    smoke_where where;
+    memset(&where, 0, sizeof(where));
+    SMOKE_EQ(TD_OK, td_task_on_completed(any.task, smoke_note_where, &where));
+    td_atomic_store_u32(&subscribed, 1);
+    SMOKE_TRUE(smoke_wait_flag(&where.hits, 1));
+    td_outcome o;
+    SMOKE_EQ(TD_OK, td_task_i64_get(any, &o));
+    SMOKE_EQ(1, o.value);                                  /* the worker's job won */
+    SMOKE_TRUE(where.thread != td_main_thread_id());       /* published on a worker */
+    /* late losers complete safely and are consumed */
+    td_completion_source_set_result(gate, 1);
+    for (int i = 0; i < 4; i++)
+        td_loop_run_frame(loop);
+    td_status st;
+    SMOKE_EQ(TD_E_STALE, td_task_status(in[0], &st));
+    SMOKE_EQ(TD_SUCCEEDED, smoke_status(in[2]));           /* stateless: still answers */
+    td_completion_source_free(gate);
+    smoke_loop_end(loop);
+}
