@@ -60,6 +60,10 @@ int td_runtime_init(const td_settings *s)
     if (rc == TD_OK)
         rc = td_loop_runtime_init_();
     if (rc == TD_OK)
+        rc = td_shared_runtime_init_(cap);
+    if (rc == TD_OK)
+        rc = td_forget_runtime_init_(cap);
+    if (rc == TD_OK)
         rc = td_threads_runtime_init_(cap);
     /* Workers start last: a job may touch any pool or the main loop. */
     if (rc == TD_OK)
@@ -72,6 +76,9 @@ void td_runtime_shutdown(void)
     /* Workers stop first (running what is queued) while everything they use exists. */
     td_threads_runtime_shutdown_();
     td_loop_runtime_shutdown_();
+    /* After the loop: retiring it may complete forgotten or shared tasks. */
+    td_forget_runtime_shutdown_();
+    td_shared_runtime_shutdown_();
     td_compose_runtime_shutdown_();
     td_waits_runtime_shutdown_();
     td_cancel_runtime_shutdown_();
@@ -101,6 +108,10 @@ int td_set_source_pool_capacity(uint32_t capacity)
         rc = td_compose_set_capacity_(capacity);
     if (rc == TD_OK)
         rc = td_threads_set_capacity_(capacity);
+    if (rc == TD_OK)
+        rc = td_shared_set_capacity_(capacity);
+    if (rc == TD_OK)
+        rc = td_forget_set_capacity_(capacity);
     return rc;
 }
 

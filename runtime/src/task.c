@@ -16,6 +16,14 @@ static void task_run_continuation(td_source *s)
     s->cont_fn(s->cont_arg);
 }
 
+/* AWAITED (a single consumer) and SHARED (the shared handle that owns the source) both
+ * registered a continuation before their mode CAS; the completer runs it. */
+static int task_mode_has_continuation(uint32_t w)
+{
+    uint32_t mode = TD_WORD_MODE(w);
+    return mode == TD_MODE_AWAITED || mode == TD_MODE_SHARED;
+}
+
 int td_source_complete(td_source *s, uint32_t token, td_status st, int64_t value, const td_error *err)
 {
     uint32_t w = td_atomic_load_u32(&s->word);
@@ -32,7 +40,7 @@ int td_source_complete(td_source *s, uint32_t token, td_status st, int64_t value
         if (TD_WORD_VERSION(w) != token || TD_WORD_STATUS(w) != TD_PENDING)
             return TD_E_STALE;
     }
-    if (TD_WORD_MODE(w) == TD_MODE_AWAITED)
+    if (task_mode_has_continuation(w))
         task_run_continuation(s);
     return TD_OK;
 }
@@ -57,7 +65,7 @@ int td_source_try_complete(td_source *s, uint32_t token, td_status st, int64_t v
         if (td_atomic_cas_u32(&s->word, &w, done))
             break;
     }
-    if (TD_WORD_MODE(w) == TD_MODE_AWAITED)
+    if (task_mode_has_continuation(w))
         task_run_continuation(s);
     return TD_OK;
 }
@@ -188,17 +196,25 @@ void td_task_forget_result(td_task t)
     (void)td_task_get(t, &o);
 }
 
-int td_source_mark_shared(td_source *s, uint32_t token)
+int td_source_mark_shared(td_source *s, uint32_t token, td_continuation_fn fn, void *arg)
 {
     uint32_t w = td_atomic_load_u32(&s->word);
+    int rc = task_check(w, token);
+    if (rc != TD_OK)
+        return rc;
+    if (TD_WORD_MODE(w) == TD_MODE_AWAITED)
+        return TD_E_AWAITED;
+    /* Written before the CAS, like an awaiter's continuation (task.h). */
+    s->cont_fn = fn;
+    s->cont_arg = arg;
     for (;;) {
-        int rc = task_check(w, token);
+        if (td_atomic_cas_u32(&s->word, &w, (w & ~TD_WORD_MODE_MASK) | TD_MODE_SHARED))
+            return TD_WORD_STATUS(w) == TD_PENDING ? TD_OK : TD_DONE;
+        rc = task_check(w, token);
         if (rc != TD_OK)
             return rc;
         if (TD_WORD_MODE(w) == TD_MODE_AWAITED)
             return TD_E_AWAITED;
-        if (td_atomic_cas_u32(&s->word, &w, (w & ~TD_WORD_MODE_MASK) | TD_MODE_SHARED))
-            return TD_OK;
     }
 }
 

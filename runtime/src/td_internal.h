@@ -39,6 +39,12 @@ int td_threads_runtime_init_(uint32_t capacity);
 int td_threads_runtime_start_(uint32_t workers);
 void td_threads_runtime_shutdown_(void);
 int td_threads_set_capacity_(uint32_t capacity);
+int td_shared_runtime_init_(uint32_t capacity);
+void td_shared_runtime_shutdown_(void);
+int td_shared_set_capacity_(uint32_t capacity);
+int td_forget_runtime_init_(uint32_t capacity);
+void td_forget_runtime_shutdown_(void);
+int td_forget_set_capacity_(uint32_t capacity);
 
 /* Loop internals used by the waits. */
 void td_loop_install_(td_loop *loop, uint32_t t);

@@ -18,5 +18,7 @@
 #include "compose.h"
 #include "context.h"
 #include "threads.h"
+#include "shared.h"
+#include "forget.h"
 
 #endif

@@ -176,8 +176,11 @@ int td_source_complete(td_source *s, uint32_t token, td_status st, int64_t value
 int td_source_try_complete(td_source *s, uint32_t token, td_status st, int64_t value, const td_error *err);
 /* Back to pending with the next version (after consumption), clearing the slots. */
 void td_source_recycle(td_source *s);
-/* Mark a pending source as owned by a shared handle; fails if awaited or consumed. */
-int td_source_mark_shared(td_source *s, uint32_t token);
+/* Mark a source as owned by a shared handle and register the handle's continuation (run by
+ * the completer, as for an awaiter). TD_OK: pending, fn(arg) will run once on completion.
+ * TD_DONE: already complete, fn not registered (take it now). TD_E_AWAITED when a waiter
+ * registered first; TD_E_SHARED / TD_E_STALE when already shared / consumed or recycled. */
+int td_source_mark_shared(td_source *s, uint32_t token, td_continuation_fn fn, void *arg);
 /* Consume a source a shared handle owns (the handle is the only one allowed to). */
 int td_source_take_shared(td_source *s, uint32_t token, td_outcome *out);
 
