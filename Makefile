@@ -3,7 +3,7 @@
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 
-.PHONY: all deps configure build run test clean
+.PHONY: all deps configure build run demo test clean
 all: build
 
 deps:
@@ -15,7 +15,13 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# The main job: a default measured attempt (tandem vs fcontext, AOT and JIT players),
+# ending with the gate's verdict and the path of its report. Exit: the gate's (0 PASS,
+# 3 FAIL, 1 INVALID or aborted).
 run: build
+	@$(BUILD)/tandem attempt
+
+demo: build
 	@$(BUILD)/tandem demo
 
 test: build
