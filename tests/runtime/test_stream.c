@@ -229,9 +229,8 @@ static void writer_dispose_settles_pending_move(void)
     TD_CHECK_EQ(TD_OK, td_task_get(d, &o));
     TD_CHECK_EQ(TD_E_STALE, td_task_get(d, &o));
 
-    /* 2: the producer awaits its write (back-pressure) when a move is pending... no: after
-     * one item the producer waits on the write; dispose completes synchronously, the
-     * producer's cleanup running before the stream's. */
+    /* 2: after one item the producer waits on its write (back-pressure); dispose cancels
+     * that write, so it completes synchronously, the producer's cleanup running first. */
     td_completion_source_reset(gate);
     memset(&prod_template, 0, sizeof(prod_template));
     prod_template.n = 3;
