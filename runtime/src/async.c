@@ -7,6 +7,9 @@
 static void runner_release(td_source *s)
 {
     td_runner *r = (td_runner *)s;
+    /* Tracking (off by default) forgets the rental before the runner can be re-rented. */
+    if (TD_UNLIKELY(td_runtime_settings.tracking))
+        td_tracking_end_(r);
     td_method *m = r->method;
     td_source_recycle(&r->source);
     r->resume = 0;
@@ -37,6 +40,8 @@ td_runner *td_runner_rent(td_method *m)
 static int runner_start(td_runner *r, uint32_t *token, int64_t *value)
 {
     *token = td_source_token(&r->source);
+    if (TD_UNLIKELY(td_runtime_settings.tracking))
+        td_tracking_begin_(r, *token);
     if (td_runtime_settings.flow) {
         /* Like an async method's builder: the caller's context survives the call. */
         void *caller = td_context_current();

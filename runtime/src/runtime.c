@@ -64,6 +64,8 @@ int td_runtime_init(const td_settings *s)
     if (rc == TD_OK)
         rc = td_forget_runtime_init_(cap);
     if (rc == TD_OK)
+        rc = td_tracking_runtime_init_();
+    if (rc == TD_OK)
         rc = td_threads_runtime_init_(cap);
     /* Workers start last: a job may touch any pool or the main loop. */
     if (rc == TD_OK)
@@ -79,6 +81,7 @@ void td_runtime_shutdown(void)
     /* After the loop: retiring it may complete forgotten or shared tasks. */
     td_forget_runtime_shutdown_();
     td_shared_runtime_shutdown_();
+    td_tracking_runtime_shutdown_();
     td_compose_runtime_shutdown_();
     td_waits_runtime_shutdown_();
     td_cancel_runtime_shutdown_();

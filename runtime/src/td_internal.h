@@ -45,6 +45,11 @@ int td_shared_set_capacity_(uint32_t capacity);
 int td_forget_runtime_init_(uint32_t capacity);
 void td_forget_runtime_shutdown_(void);
 int td_forget_set_capacity_(uint32_t capacity);
+int td_tracking_runtime_init_(void);
+void td_tracking_runtime_shutdown_(void);
+/* Tracking hooks of async.c, called only when td_runtime_settings.tracking is on. */
+void td_tracking_begin_(td_runner *r, uint32_t token);
+void td_tracking_end_(td_runner *r);
 
 /* Loop internals used by the waits. */
 void td_loop_install_(td_loop *loop, uint32_t t);

@@ -20,5 +20,7 @@
 #include "threads.h"
 #include "shared.h"
 #include "forget.h"
+#include "tracking.h"
+#include "timer.h"
 
 #endif

@@ -1,0 +1,126 @@
+/* Active-task tracking (off by default): entries with method and start site, removal at
+ * consumption, nothing recorded when off, starts and releases from workers (TSan). */
+#include <tandem/tandem.h>
+#include <sched.h>
+#include "td_test.h"
+
+typedef struct { td_task_i64 gate; int64_t v; } gate_frame;
+static void gate_step(td_runner *r, gate_frame *f)
+{
+    TD_BEGIN(r);
+    TD_AWAIT_VALUE(r, f->gate, f->v);
+    TD_RETURN_VALUE(r, f->v);
+    TD_END(r);
+}
+TD_METHOD_DEFINE(tracked_gate, gate_frame, gate_step);
+
+typedef struct { int64_t v; } pool_frame;
+static void pool_step(td_runner *r, pool_frame *f)
+{
+    TD_BEGIN(r);
+    TD_AWAIT(r, td_switch_to_thread_pool());
+    TD_RETURN_VALUE(r, f->v);
+    TD_END(r);
+}
+TD_METHOD_DEFINE(tracked_pool, pool_frame, pool_step);
+
+static const td_tracking_entry *found[8];
+static td_tracking_entry seen[8];
+static int seen_n;
+static void collect(const td_tracking_entry *e, void *arg)
+{
+    (void)arg;
+    if (seen_n < 8)
+        seen[seen_n] = *e;
+    found[seen_n < 8 ? seen_n : 7] = e;
+    seen_n++;
+}
+
+static void off_by_default_records_nothing(void)
+{
+    TD_CHECK_EQ(0, td_runtime_settings.tracking);
+    td_auto_source *g = td_auto_source_rent();
+    td_task_i64 gt = td_auto_source_task_i64(g);
+    td_runner *r = td_runner_rent(&tracked_gate_method);
+    TD_FRAME(r, gate_frame)->gate = gt;
+    td_task_i64 t = TD_START_I64(r);
+    TD_CHECK_EQ(0, td_tracking_count());
+    td_auto_source_set_result(g, gt.task.token, 1);
+    td_outcome o;
+    TD_CHECK_EQ(TD_OK, td_task_i64_get(t, &o));
+}
+
+static void entries_with_sites_until_consumed(void)
+{
+    td_tracking_enable(1);
+    td_auto_source *g1 = td_auto_source_rent(), *g2 = td_auto_source_rent();
+    td_task_i64 gt1 = td_auto_source_task_i64(g1), gt2 = td_auto_source_task_i64(g2);
+    td_runner *r1 = td_runner_rent(&tracked_gate_method);
+    TD_FRAME(r1, gate_frame)->gate = gt1;
+    int line1 = __LINE__ + 1;
+    td_task_i64 t1 = TD_START_I64(r1);
+    td_runner *r2 = td_runner_rent(&tracked_gate_method);
+    TD_FRAME(r2, gate_frame)->gate = gt2;
+    td_task_i64 t2 = td_runner_start_i64(r2);            /* no site */
+    /* A method that completes synchronously is never left behind. */
+    td_runner *r3 = td_runner_rent(&tracked_gate_method);
+    TD_FRAME(r3, gate_frame)->gate = td_from_result(3);
+    TD_CHECK(TD_START_I64(r3).task.source == NULL);
+    TD_CHECK_EQ(2, td_tracking_count());
+    seen_n = 0;
+    TD_CHECK_EQ(2, td_tracking_foreach(collect, NULL));
+    TD_CHECK_EQ(2, seen_n);
+    TD_CHECK(seen[0].runner == r1);                       /* oldest first */
+    TD_CHECK_EQ(t1.task.token, seen[0].token);
+    TD_CHECK(strcmp(seen[0].method, "tracked_gate") == 0);
+    TD_CHECK(seen[0].file != NULL && strstr(seen[0].file, "test_threads_tracking.c") != NULL);
+    TD_CHECK_EQ(line1, seen[0].line);
+    TD_CHECK(seen[1].runner == r2);
+    TD_CHECK(seen[1].file == NULL);
+    TD_CHECK_EQ(0, seen[1].line);
+    TD_CHECK(seen[1].serial > seen[0].serial);
+    /* Completion alone keeps the entry; consumption removes it. */
+    td_auto_source_set_result(g1, gt1.task.token, 10);
+    TD_CHECK_EQ(2, td_tracking_count());
+    td_outcome o;
+    TD_CHECK_EQ(TD_OK, td_task_i64_get(t1, &o));
+    TD_CHECK_EQ(1, td_tracking_count());
+    td_auto_source_set_result(g2, gt2.task.token, 20);
+    td_task_forget_i64(t2);
+    TD_CHECK_EQ(0, td_tracking_count());
+    td_tracking_enable(0);
+}
+
+static void starts_and_releases_across_threads(void)
+{
+    td_tracking_enable(1);
+    for (int round = 0; round < 500; round++) {
+        td_runner *r = td_runner_rent(&tracked_pool_method);
+        TD_FRAME(r, pool_frame)->v = round;
+        td_task_i64 t = TD_START_I64(r);
+        td_status st = TD_PENDING;
+        while (td_task_status(t.task, &st) == TD_OK && st == TD_PENDING)
+            sched_yield();
+        td_outcome o;
+        TD_CHECK_EQ(TD_OK, td_task_i64_get(t, &o));
+        TD_CHECK_EQ(round, o.value);
+        TD_CHECK_EQ(0, td_tracking_count());
+    }
+    td_tracking_enable(0);
+}
+
+int main(void)
+{
+    td_settings s;
+    td_settings_defaults(&s);
+    s.worker_threads = 2;
+    if (td_runtime_init(&s) != TD_OK)
+        return 2;
+    td_method_register(&tracked_gate_method);
+    td_method_register(&tracked_pool_method);
+    TD_RUN(off_by_default_records_nothing);
+    TD_RUN(entries_with_sites_until_consumed);
+    TD_RUN(starts_and_releases_across_threads);
+    td_runtime_shutdown();
+    return TD_TEST_SUMMARY();
+}
