@@ -35,21 +35,27 @@ td_runner *td_runner_rent(td_method *m)
     return r;
 }
 
+/* The first step with flow on: like an async method's builder, the caller's context
+ * survives the call whatever the method does to it. Kept out of line so the flow-off
+ * start stays small enough to inline (runtime/contract.json). */
+static TD_NOINLINE void runner_first_step_flowing(td_runner *r)
+{
+    void *caller = td_context_current();
+    r->method->step(r, r->frame);
+    td_context_restore_(caller);
+}
+
 /* Run the step to its first suspension. When it completed synchronously with success,
  * nobody else can hold its token yet, so the runner goes straight back to its pool. */
-static int runner_start(td_runner *r, uint32_t *token, int64_t *value)
+TD_INLINE int runner_start(td_runner *r, uint32_t *token, int64_t *value)
 {
     *token = td_source_token(&r->source);
     if (TD_UNLIKELY(td_runtime_settings.tracking))
         td_tracking_begin_(r, *token);
-    if (td_runtime_settings.flow) {
-        /* Like an async method's builder: the caller's context survives the call. */
-        void *caller = td_context_current();
+    if (TD_UNLIKELY(td_runtime_settings.flow))
+        runner_first_step_flowing(r);
+    else
         r->method->step(r, r->frame);
-        td_context_restore_(caller);
-    } else {
-        r->method->step(r, r->frame);
-    }
     uint32_t w = td_atomic_load_u32(&r->source.word);
     if (TD_WORD_STATUS(w) == TD_SUCCEEDED && !(w & TD_WORD_CLAIMED)) {
         *value = r->source.value;
