@@ -23,9 +23,14 @@ static td_task_i64 smoke_later(int64_t v)
     return td_runner_start_i64(r);
 }
 
+static int smoke_unobserved;
+static void smoke_note_unobserved(const td_error *e, void *arg) { (void)e; (void)arg; smoke_unobserved++; }
+
 void smoke_case_24(SMOKE_ARGS)
 {
     td_loop *loop = smoke_loop_begin(1, NULL);
+    smoke_unobserved = 0;
+    td_set_unobserved_error_handler(smoke_note_unobserved, NULL);
     td_auto_source *a = td_auto_source_rent();
     td_task_i64 in[3] = { td_auto_source_task_i64(a), smoke_later(42),
                           td_task_i64_of(td_delay_frame(3, TD_TIMING_UPDATE)) };
@@ -50,6 +55,9 @@ void smoke_case_24(SMOKE_ARGS)
     SMOKE_EQ(91, o.value);
     smoke_run_until(loop, in2[1].task, 3);
     SMOKE_EQ(TD_E_STALE, td_task_status(in2[1].task, &st));   /* loser consumed */
+    td_set_unobserved_error_handler(NULL, NULL);
+    SMOKE_EQ(0, smoke_unobserved);             /* the faulting loser was observed */
+    SMOKE_EQ(0, td_unobserved_error_count());
     smoke_loop_end(loop);
 }
 

@@ -60,6 +60,9 @@ void smoke_case_16(SMOKE_ARGS)
     smoke_loop_end(loop);
 }
 
+static int smoke_timer_fires;
+static void smoke_count_fire(td_timer *t, void *arg) { (void)t; (void)arg; smoke_timer_fires++; }
+
 static int smoke_state;
 static int smoke_state_ready(void *arg) { (void)arg; return smoke_state == 3; }
 static int64_t smoke_value;
@@ -78,6 +81,10 @@ void smoke_case_18(SMOKE_ARGS)
     td_completion_source *never = td_completion_source_new();
     td_task_i64 timeout = td_timeout_i64(td_completion_source_task_i64(never), 500 * 1000000LL,
                                          TD_CLOCK_UNSCALED, 0, NULL);
+    smoke_timer_fires = 0;
+    td_timer *timer = td_timer_create(loop, 100 * 1000000LL, TD_CLOCK_UNSCALED, 1, smoke_count_fire, NULL);
+    SMOKE_TRUE(timer != NULL);
+    SMOKE_EQ(TD_OK, td_timer_start(timer));
     td_loop_set_time_scale(loop, 0.0);                 /* unscaled and realtime ignore it */
     int frames_real = -1, frames_seconds = -1, frames_until = -1, frames_changed = -1, frames_timeout = -1;
     for (int frame = 1; frame <= 70; frame++) {
@@ -97,6 +104,10 @@ void smoke_case_18(SMOKE_ARGS)
     SMOKE_EQ(5, frames_until);
     SMOKE_EQ(7, frames_changed);
     SMOKE_EQ(32, frames_timeout);       /* 32 x 16 ms >= 500 ms */
+    /* the repeating timer re-arms from the firing frame: every 7 frames (112 ms) */
+    SMOKE_EQ(10, smoke_timer_fires);
+    SMOKE_EQ(10, td_timer_fired(timer));
+    td_timer_free(timer);
     SMOKE_EQ(TD_OK, td_task_i64_get(changed, &o));
     SMOKE_EQ(2, o.value);
     SMOKE_EQ(TD_OK, td_task_i64_get(timeout, &o));
