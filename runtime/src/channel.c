@@ -409,6 +409,7 @@ typedef struct channel_all {
     td_cancel_source *cancel;        /* cancels the pending read at disposal */
     td_task_i64 pending;
     uint32_t reading, finished;
+    uint32_t cancelling;             /* inside td_cancel_source_cancel(cancel): do not free it */
 } channel_all;
 
 static void channel_all_finish(channel_all *a)
@@ -416,8 +417,10 @@ static void channel_all_finish(channel_all *a)
     if (a->finished)
         return;
     a->finished = 1;
-    td_cancel_source_free(a->cancel);
-    a->cancel = NULL;
+    if (!a->cancelling) {            /* else freed once the cancel call has returned */
+        td_cancel_source_free(a->cancel);
+        a->cancel = NULL;
+    }
     td_stream_base_disposed(&a->base);
 }
 
@@ -470,7 +473,15 @@ static td_task channel_all_dispose(td_stream *s)
     td_error e = td_cancel_error(a->cancel);
     td_stream_base_settle(&a->base, TD_CANCELED, 0, &e);           /* 1 */
     td_stream_base_add_owner(&a->base);
+    /* The cancelled read finishes the disposal inside the cancel call; the source is
+     * freed only after the cancel call has stopped touching it. */
+    a->cancelling = 1;
     td_cancel_source_cancel(a->cancel);                             /* 2: the read ends */
+    a->cancelling = 0;
+    if (a->finished) {
+        td_cancel_source_free(a->cancel);
+        a->cancel = NULL;
+    }
     if (!a->reading)
         channel_all_finish(a);                                      /* 5 */
     td_task r = td_stream_base_dispose_result(&a->base);
@@ -488,6 +499,7 @@ td_stream *td_channel_read_all(td_channel *ch)
     a->ch = ch;
     a->reading = 0;
     a->finished = 0;
+    a->cancelling = 0;
     a->pending = td_from_result(0);
     a->cancel = td_cancel_source_new();
     if (a->cancel == NULL) {

@@ -44,6 +44,7 @@ typedef struct operators_stream {
     td_task up_dispose;              /* the upstream's dispose task, until subscribed */
     uint32_t up_dispose_started, up_dispose_parked, up_disposed, finished;
     uint32_t stepping, step_again;
+    uint32_t cancelling;             /* inside td_cancel_source_cancel(cancel): do not free it */
 } operators_stream;
 
 static td_pool operators_pool;
@@ -226,8 +227,10 @@ static void operators_dispose_step(operators_stream *o)
             o->stepping = 0;
             if (o->cleanup)
                 o->cleanup(o->arg);                                      /* 4 */
-            td_cancel_source_free(o->cancel);
-            o->cancel = NULL;
+            if (!o->cancelling) {    /* else freed once the cancel call has returned */
+                td_cancel_source_free(o->cancel);
+                o->cancel = NULL;
+            }
             td_stream_base_disposed(&o->base);                           /* 5 */
             return;                  /* o may be back in its pool now */
         }
@@ -245,8 +248,17 @@ static td_task operators_dispose(td_stream *s)
     td_stream_base_settle(&o->base, TD_CANCELED, 0, &e);               /* 1 */
     /* Hold an owner: the dispose steps may complete and hand back `done` re-entrantly. */
     td_stream_base_add_owner(&o->base);
-    if (o->cancel)
+    if (o->cancel) {
+        /* The awaited task may finish inside the cancel call and the disposal with it;
+         * the source is freed only after the cancel call has stopped touching it. */
+        o->cancelling = 1;
         td_cancel_source_cancel(o->cancel);                              /* 2 */
+        o->cancelling = 0;
+        if (o->finished) {
+            td_cancel_source_free(o->cancel);
+            o->cancel = NULL;
+        }
+    }
     operators_dispose_step(o);
     td_task r = td_stream_base_dispose_result(&o->base);
     td_stream_base_drop_owner(&o->base);
@@ -275,6 +287,7 @@ static operators_stream *operators_new(td_stream *up, operators_kind kind, void 
     o->up_dispose_started = o->up_dispose_parked = o->up_disposed = o->finished = 0;
     o->up_dispose = td_completed();
     o->stepping = o->step_again = 0;
+    o->cancelling = 0;
     if (kind == OPERATORS_WHERE_AWAIT || kind == OPERATORS_SELECT_AWAIT) {
         o->cancel = td_cancel_source_new();
         if (o->cancel == NULL) {

@@ -179,6 +179,7 @@ struct td_stream_writer {
     uint32_t write_pending;
     uint32_t state;
     uint32_t cleaned;
+    uint32_t cancelling;             /* inside td_cancel_source_cancel(cancel): do not free it */
     td_stream_producer_fn producer;
     void *arg;
     td_continuation_fn cleanup;
@@ -201,8 +202,10 @@ static void stream_gen_finish_dispose(td_stream_writer *g)
     g->cleaned = 1;
     if (g->cleanup)
         g->cleanup(g->cleanup_arg);
-    td_cancel_source_free(g->cancel);
-    g->cancel = NULL;
+    if (!g->cancelling) {            /* else freed once the cancel call has returned */
+        td_cancel_source_free(g->cancel);
+        g->cancel = NULL;
+    }
     td_stream_base_disposed(&g->base);
 }
 
@@ -274,7 +277,15 @@ static td_task stream_gen_dispose(td_stream *s)
     g->base.disposed = 1;
     td_error e = td_cancel_error(g->cancel);
     td_stream_base_settle(&g->base, TD_CANCELED, 0, &e);          /* 1 */
+    /* The cancel callbacks may end the producer and finish the disposal; the source is
+     * freed only after the cancel call has stopped touching it. */
+    g->cancelling = 1;
     td_cancel_source_cancel(g->cancel);                            /* 2 */
+    g->cancelling = 0;
+    if (g->cleaned) {
+        td_cancel_source_free(g->cancel);
+        g->cancel = NULL;
+    }
     if (g->write_pending) {
         g->write_pending = 0;
         td_source_complete(&g->write, g->write_token, TD_CANCELED, 0, &e);
@@ -303,6 +314,7 @@ td_stream *td_stream_create(td_stream_producer_fn producer, void *arg,
     g->write_pending = 0;
     g->state = GEN_IDLE;
     g->cleaned = 0;
+    g->cancelling = 0;
     g->producer = producer;
     g->arg = arg;
     g->cleanup = cleanup;
