@@ -199,6 +199,42 @@ static int run_tool(att *a, char *const *args)
     return c.exited ? c.code : 128 + c.sig;
 }
 
+/* Run `tandem smoke` on each backend's players (reused as they are: the reuse rule holds,
+ * they were just built or checked). Reports go to smoke/. Returns 1 when a case failed. */
+static int attempt_smoke(att *a)
+{
+    int has_tandem = 0;
+    for (int s = 0; s < a->ns; s++)
+        has_tandem |= !strcmp(a->subjects[s], "tandem");
+    if (!has_tandem) {
+        alog(a, 1, "smoke skipped: the subjects do not include tandem");
+        man_set_str(a, "smoke", "skipped");
+        return 0;
+    }
+    man_set_str(a, "stage", "smoke");
+    char *sd = path2(a, "staging"), *out = path2(a, "smoke");
+    int bad = 0;
+    for (int b = 0; b < a->nb && !bad; b++) {
+        char parent[PATH_MAX];
+        snprintf(parent, sizeof parent, "%s", a->players[b]);
+        char *slash = strrchr(parent, '/');
+        if (slash)
+            *slash = 0;
+        char *args[] = { "smoke", "--backend", (char *)a->backends[b], "--players-from", parent,
+                         "--staging", sd, "--out", out, NULL };
+        uint64_t t = att_now_ns();
+        int r = run_tool(a, args);
+        alog(a, 1, "smoke %s: %s (%.1f s; smoke/smoke-%s.json)", a->backends[b],
+             r == 0 ? "42/42 cases passed" : "FAILED, see attempt.log", (double)(att_now_ns() - t) / 1e9,
+             a->backends[b]);
+        bad = r != 0;
+    }
+    man_set_str(a, "smoke", bad ? "failed" : "passed");
+    free(sd);
+    free(out);
+    return bad;
+}
+
 /* SHA-256 of the files a process runs ("path sha" lines hashed into one). */
 static void binaries_hash(const att *a, int b, char out[TL_SHA256_HEX], cJSON *list)
 {
@@ -753,6 +789,10 @@ int td_verb_attempt(int argc, char **argv)
         free(sd);
         if (bad) { man_set_str(a, "stage", "compile-check-failed"); goto done; }
     }
+
+    /* 3b. semantics before speed: the 42 smoke cases on each player; a runtime that fails
+     * them is not measured. */
+    if (attempt_smoke(a)) { man_set_str(a, "stage", "smoke-failed"); goto done; }
 
     /* 4. the plan */
     {
