@@ -9,8 +9,11 @@
  *   - a spin lock built on them;
  *   - thread identity (pthread_self on both);
  *   - inlining and branch hints (no-ops under tcc).
- * All atomics are sequentially consistent: the hot protocol uses one CAS per step, so
- * weaker orders would buy little and cost reasoning.
+ * Read-modify-writes (CAS, exchange, fetch-add) and td_atomic_store_* are sequentially
+ * consistent. td_atomic_store_release_u32 is a release store (x86-64: a plain mov, no
+ * lock): for a store that only publishes what was written before it (a spin unlock, a
+ * recycled source's new version, a single writer's publication) and that no later load
+ * of another location on the same thread relies on being ordered after.
  */
 #ifndef TD_PORT_H
 #define TD_PORT_H
@@ -38,6 +41,14 @@ TD_INLINE uint32_t td_atomic_load_u32(volatile uint32_t *p)
 TD_INLINE void td_atomic_store_u32(volatile uint32_t *p, uint32_t v)
 {
     __asm__ __volatile__("xchgl %0, %1" : "+r"(v), "+m"(*p) : : "memory");
+}
+
+/* x86-64 stores are release stores: only the compiler must not reorder (tcc does not). */
+TD_INLINE void td_atomic_store_release_u32(volatile uint32_t *p, uint32_t v)
+{
+    __asm__ __volatile__("" ::: "memory");
+    *p = v;
+    __asm__ __volatile__("" ::: "memory");
 }
 
 /* On failure *expected receives the current value. */
@@ -112,6 +123,8 @@ TD_INLINE uint32_t td_atomic_load_u32(volatile uint32_t *p)
 { return __atomic_load_n(p, __ATOMIC_SEQ_CST); }
 TD_INLINE void td_atomic_store_u32(volatile uint32_t *p, uint32_t v)
 { __atomic_store_n(p, v, __ATOMIC_SEQ_CST); }
+TD_INLINE void td_atomic_store_release_u32(volatile uint32_t *p, uint32_t v)
+{ __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 TD_INLINE int td_atomic_cas_u32(volatile uint32_t *p, uint32_t *expected, uint32_t desired)
 { return __atomic_compare_exchange_n(p, expected, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); }
 TD_INLINE uint32_t td_atomic_fetch_add_u32(volatile uint32_t *p, uint32_t v)
@@ -145,7 +158,7 @@ TD_INLINE void td_spin_lock(td_spinlock *l)
     }
 }
 
-TD_INLINE void td_spin_unlock(td_spinlock *l) { td_atomic_store_u32(&l->held, 0); }
+TD_INLINE void td_spin_unlock(td_spinlock *l) { td_atomic_store_release_u32(&l->held, 0); }
 
 /* Thread identity: an opaque integer, equal only for the same live thread. */
 TD_INLINE uintptr_t td_thread_self(void) { return (uintptr_t)pthread_self(); }

@@ -324,8 +324,9 @@ static void loop_merge_inbox(td_loop *loop)
 
 static void loop_run_timing(td_loop *loop, uint32_t t, uint32_t frame)
 {
-    td_atomic_store_u32(&loop->current, t);
-    td_atomic_store_u32(&loop->timing_frame[t], frame);
+    /* Release stores: readers on other threads only compare stamps (no store-load order). */
+    td_atomic_store_release_u32(&loop->current, t);
+    td_atomic_store_release_u32(&loop->timing_frame[t], frame);
     /* Items added from here on (by continuations or items) start next frame. */
     loop_items *l = &loop->items[t];
     uint32_t n = l->count;
@@ -452,6 +453,8 @@ int td_loop_runtime_init_(void)
     memset(&cfg, 0, sizeof(cfg));
     cfg.has_end_of_frame = 1;
     loop_owned = loop_main = td_loop_create(&cfg);
+    /* The main loop's thread owns the pools' unlocked segments (pool.h). */
+    td_pool_set_owner_thread(loop_main ? loop_main->thread : 0);
     return loop_main ? TD_OK : TD_E_NOMEM;
 }
 
@@ -460,6 +463,7 @@ void td_loop_runtime_shutdown_(void)
     td_loop_destroy(loop_owned);
     loop_owned = NULL;
     loop_main = NULL;
+    td_pool_set_owner_thread(0);
     while (loop_retired) {
         td_loop *next = loop_retired->next_retired;
         free(loop_retired);

@@ -1,11 +1,30 @@
 /*
- * pool.c - array-slot stacks (see include/tandem/pool.h).
- * Rent and return touch only the slot array under the spin lock; allocation happens
- * outside the lock and only when the pool is empty (rent) or full (return).
+ * pool.c - array-slot stacks in two segments (see include/tandem/pool.h).
+ *
+ * Invariants:
+ *   - `local[0 .. local_count)` is touched only by the owner thread (td_pool_owner_thread_)
+ *     and by the cold functions (which run on the owner thread or with no owner set);
+ *     local_count is stored with release stores so other threads may read it (bounds).
+ *   - `slots[0 .. count)` and the statistics are touched only under the spin lock.
+ *   - both segments have `capacity` slots; together they hold at most `capacity` objects,
+ *     except that returns racing on two threads may each see room for the last one.
+ *   - allocation happens outside the lock and only when the pool is empty (rent) or full
+ *     (return). A newly allocated object is zeroed.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "td_internal.h"
+
+volatile uintptr_t td_pool_owner_thread_;
+
+void td_pool_set_owner_thread(uintptr_t thread) { td_pool_owner_thread_ = thread; }
+
+/* 1 on the owner thread: the unlocked segment is ours. */
+static int pool_on_owner(void)
+{
+    uintptr_t owner = td_pool_owner_thread_;
+    return owner != 0 && owner == td_thread_self();
+}
 
 static void pool_free_object(td_pool *p, void *obj)
 {
@@ -20,9 +39,10 @@ int td_pool_init(td_pool *p, const char *name, size_t object_size, uint32_t capa
     p->name = name;
     p->object_size = object_size;
     if (capacity > 0) {
-        p->slots = (void **)calloc(capacity, sizeof(void *));
+        p->slots = (void **)calloc((size_t)capacity * 2, sizeof(void *));
         if (p->slots == NULL)
             return TD_E_NOMEM;
+        p->local = p->slots + capacity;
         p->slots_owned = 1;
     }
     p->capacity = capacity;
@@ -34,12 +54,17 @@ void td_pool_destroy(td_pool *p)
     td_spin_lock(&p->lock);
     for (uint32_t i = 0; i < p->count; i++)
         pool_free_object(p, p->slots[i]);
-    p->count = 0;
+    for (uint32_t i = 0; i < p->local_count; i++)
+        pool_free_object(p, p->local[i]);
+    td_atomic_store_release_u32(&p->count, 0);
+    td_atomic_store_release_u32(&p->local_count, 0);
     if (p->slots_owned)
         free(p->slots);
     p->slots = NULL;
+    p->local = NULL;
     p->slots_owned = 0;
     p->capacity = 0;
+    td_atomic_store_release_u32(&p->remote_rents, 0);
     td_spin_unlock(&p->lock);
 }
 
@@ -47,40 +72,45 @@ int td_pool_set_capacity(td_pool *p, uint32_t capacity)
 {
     void **fresh = NULL;
     if (capacity > 0) {
-        fresh = (void **)calloc(capacity, sizeof(void *));
+        fresh = (void **)calloc((size_t)capacity * 2, sizeof(void *));
         if (fresh == NULL)
             return TD_E_NOMEM;
     }
-    void **old;
-    int old_owned;
-    uint32_t excess_from, excess_to;
-    td_spin_lock(&p->lock);
-    excess_from = capacity < p->count ? capacity : p->count;
-    excess_to = p->count;
-    /* Objects beyond the new capacity are freed below, outside the lock. */
-    void **excess = NULL;
-    if (excess_to > excess_from) {
-        excess = (void **)malloc((excess_to - excess_from) * sizeof(void *));
-        if (excess == NULL) {
-            td_spin_unlock(&p->lock);
-            free(fresh);
-            return TD_E_NOMEM;
-        }
-        memcpy(excess, p->slots + excess_from, (excess_to - excess_from) * sizeof(void *));
+    /* Everything held, owner segment first (it is the one rented next on the owner). */
+    uint32_t held_max = p->capacity * 2;
+    void **held = held_max ? (void **)malloc(held_max * sizeof(void *)) : NULL;
+    if (held_max && held == NULL) {
+        free(fresh);
+        return TD_E_NOMEM;
     }
-    if (excess_from > 0)
-        memcpy(fresh, p->slots, excess_from * sizeof(void *));
-    old = p->slots;
-    old_owned = p->slots_owned;
+    td_spin_lock(&p->lock);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < p->count; i++)
+        held[n++] = p->slots[i];
+    for (uint32_t i = 0; i < p->local_count; i++)
+        held[n++] = p->local[i];
+    uint32_t keep = n < capacity ? n : capacity;
+    void **old = p->slots;
+    int old_owned = p->slots_owned;
     p->slots = fresh;
+    p->local = fresh ? fresh + capacity : NULL;
     p->slots_owned = fresh != NULL;
     p->capacity = capacity;
-    p->count = excess_from;
-    p->freed += excess_to - excess_from;
+    /* The most recently pooled objects (the tail of `held`) stay: in the owner segment when
+     * called on the owner thread, else in the shared one. */
+    uint32_t keep_local = pool_on_owner() ? keep : 0;
+    for (uint32_t i = 0; i < keep_local; i++)
+        p->local[i] = held[n - keep + i];
+    for (uint32_t i = keep_local; i < keep; i++)
+        p->slots[i - keep_local] = held[n - keep + i];
+    td_atomic_store_release_u32(&p->count, keep - keep_local);
+    td_atomic_store_release_u32(&p->local_count, keep_local);
+    td_atomic_store_release_u32(&p->remote_rents, 0);
+    p->freed += n - keep;
     td_spin_unlock(&p->lock);
-    for (uint32_t i = 0; i < excess_to - excess_from; i++)
-        pool_free_object(p, excess[i]);
-    free(excess);
+    for (uint32_t i = 0; i < n - keep; i++)
+        pool_free_object(p, held[i]);
+    free(held);
     if (old_owned)
         free(old);
     return TD_OK;
@@ -90,13 +120,20 @@ int td_pool_prefill(td_pool *p, uint32_t count)
 {
     if (count > p->capacity)
         count = p->capacity;
+    int owner = pool_on_owner();
     while (td_pool_count(p) < count) {
         void *obj = calloc(1, p->object_size);
         if (obj == NULL)
             return TD_E_NOMEM;
+        if (owner) {
+            p->local[p->local_count] = obj;
+            td_atomic_store_release_u32(&p->local_count, p->local_count + 1);
+            continue;
+        }
         td_spin_lock(&p->lock);
         if (p->count < p->capacity) {
-            p->slots[p->count++] = obj;
+            p->slots[p->count] = obj;
+            td_atomic_store_release_u32(&p->count, p->count + 1);
             obj = NULL;
         }
         td_spin_unlock(&p->lock);
@@ -105,14 +142,20 @@ int td_pool_prefill(td_pool *p, uint32_t count)
     return TD_OK;
 }
 
-void *td_pool_rent(td_pool *p)
+/* The locked path: other threads, and the owner once its segment is empty. */
+static TD_NOINLINE void *pool_rent_shared(td_pool *p, int owner)
 {
     void *obj = NULL;
     td_spin_lock(&p->lock);
-    if (TD_LIKELY(p->count > 0))
-        obj = p->slots[--p->count];
+    uint32_t n = p->count;
+    if (n > 0) {
+        obj = p->slots[n - 1];
+        td_atomic_store_release_u32(&p->count, n - 1);
+    } else if (!owner && !p->remote_rents) {
+        td_atomic_store_release_u32(&p->remote_rents, 1);
+    }
     td_spin_unlock(&p->lock);
-    if (TD_UNLIKELY(obj == NULL)) {
+    if (obj == NULL) {
         obj = calloc(1, p->object_size);
         td_spin_lock(&p->lock);
         p->allocated++;
@@ -121,11 +164,13 @@ void *td_pool_rent(td_pool *p)
     return obj;
 }
 
-void td_pool_return(td_pool *p, void *obj)
+static TD_NOINLINE void pool_return_shared(td_pool *p, void *obj)
 {
     td_spin_lock(&p->lock);
-    if (TD_LIKELY(p->count < p->capacity)) {
-        p->slots[p->count++] = obj;
+    uint32_t n = p->count;
+    if (n + td_atomic_load_u32(&p->local_count) < p->capacity) {
+        p->slots[n] = obj;
+        td_atomic_store_release_u32(&p->count, n + 1);
         obj = NULL;
     } else {
         p->freed++;
@@ -133,4 +178,30 @@ void td_pool_return(td_pool *p, void *obj)
     td_spin_unlock(&p->lock);
     if (obj)
         pool_free_object(p, obj);
+}
+
+void *td_pool_rent(td_pool *p)
+{
+    if (TD_LIKELY(pool_on_owner())) {
+        uint32_t n = p->local_count;
+        if (TD_LIKELY(n > 0)) {
+            td_atomic_store_release_u32(&p->local_count, n - 1);
+            return p->local[n - 1];
+        }
+        return pool_rent_shared(p, 1);
+    }
+    return pool_rent_shared(p, 0);
+}
+
+void td_pool_return(td_pool *p, void *obj)
+{
+    if (TD_LIKELY(pool_on_owner()) && TD_LIKELY(!td_atomic_load_u32(&p->remote_rents))) {
+        uint32_t n = p->local_count;
+        if (TD_LIKELY(n + td_atomic_load_u32(&p->count) < p->capacity)) {
+            p->local[n] = obj;
+            td_atomic_store_release_u32(&p->local_count, n + 1);
+            return;
+        }
+    }
+    pool_return_shared(p, obj);
 }

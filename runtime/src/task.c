@@ -80,7 +80,9 @@ void td_source_recycle(td_source *s)
     s->error.code = 0;
     s->error.message = NULL;
     s->error.cancel = NULL;
-    td_atomic_store_u32(&s->word, next | (w & TD_WORD_IMMORTAL));
+    /* A release store: the cleared slots are visible before the new version, and a
+     * holder of the old token reads either CONSUMED or the new version (stale both ways). */
+    td_atomic_store_release_u32(&s->word, next | (w & TD_WORD_IMMORTAL));
 }
 
 /* Shared checks of a query on a protocol source: the token and the consumption mode. */

@@ -2,6 +2,7 @@
 #include <tandem/tandem.h>
 #include "td_test.h"
 #include "td_alloc_count.h"
+#include <pthread.h>
 
 static void rent_return_capacity(void)
 {
@@ -69,10 +70,91 @@ static void runtime_capacity_settings(void)
     td_runtime_shutdown();
 }
 
+/* Two segments: the owner (main) thread's unlocked one, and the locked one other threads
+ * use. Objects cross in both directions; no object is lost or handed out twice, and a
+ * worker that keeps renting what the main thread returns stops allocating. */
+typedef struct { td_pool *p; void *obj; int op; } pool_job;
+
+static void *pool_worker(void *arg)
+{
+    pool_job *j = (pool_job *)arg;
+    if (j->op == 0)
+        td_pool_return(j->p, j->obj);
+    else
+        j->obj = td_pool_rent(j->p);
+    return NULL;
+}
+
+static void *pool_on_worker(td_pool *p, void *obj, int op)
+{
+    pool_job j;
+    pthread_t th;
+    j.p = p;
+    j.obj = obj;
+    j.op = op;
+    if (pthread_create(&th, NULL, pool_worker, &j) != 0)
+        return NULL;
+    pthread_join(th, NULL);
+    return j.obj;
+}
+
+static void owner_segment_and_workers(void)
+{
+    TD_CHECK_EQ(TD_OK, td_runtime_init(NULL));
+    td_pool p;
+    TD_CHECK_EQ(TD_OK, td_pool_init(&p, "segments", 48, 4));
+    /* Rent on main, return from a worker: the object lands in the shared segment and the
+     * main thread gets it back once its own segment is empty. */
+    void *a = td_pool_rent(&p);
+    TD_CHECK(a != NULL);
+    pool_on_worker(&p, a, 0);
+    TD_CHECK_EQ(1, td_pool_count(&p));
+    TD_CHECK(td_pool_rent(&p) == a);
+    TD_CHECK_EQ(1, p.allocated);
+    /* Main-thread rent/return is LIFO on the owner segment. */
+    void *b = td_pool_rent(&p);
+    td_pool_return(&p, a);
+    td_pool_return(&p, b);
+    TD_CHECK_EQ(2, td_pool_count(&p));
+    TD_CHECK(td_pool_rent(&p) == b);
+    td_pool_return(&p, b);
+    /* A worker finds the shared segment empty: it allocates, and from then on what the
+     * main thread returns goes where workers rent. */
+    void *c = pool_on_worker(&p, NULL, 1);
+    TD_CHECK(c != NULL && c != a && c != b);
+    TD_CHECK_EQ(3, p.allocated);
+    td_pool_return(&p, c);
+    TD_CHECK(pool_on_worker(&p, NULL, 1) == c);
+    td_pool_return(&p, c);
+    uint64_t allocated = p.allocated;
+    for (int i = 0; i < 100; i++) {
+        void *w = pool_on_worker(&p, NULL, 1);
+        TD_CHECK(w != NULL);
+        td_pool_return(&p, w);
+    }
+    TD_CHECK_EQ(allocated, p.allocated);
+    /* Capacity bounds both segments together: 4 held at most. */
+    void *held[6];
+    for (int i = 0; i < 6; i++)
+        held[i] = td_pool_rent(&p);
+    for (int i = 0; i < 3; i++)
+        td_pool_return(&p, held[i]);
+    for (int i = 3; i < 6; i++)
+        pool_on_worker(&p, held[i], 0);
+    TD_CHECK_EQ(4, td_pool_count(&p));
+    /* A capacity change keeps the most recent objects, on the owner's segment. */
+    TD_CHECK_EQ(TD_OK, td_pool_set_capacity(&p, 2));
+    TD_CHECK_EQ(2, td_pool_count(&p));
+    TD_CHECK_EQ(2, p.local_count);
+    td_pool_destroy(&p);
+    td_runtime_shutdown();
+}
+
 int main(void)
 {
     TD_RUN(rent_return_capacity);
     TD_RUN(warm_pool_is_allocation_free);
     TD_RUN(runtime_capacity_settings);
+    TD_RUN(owner_segment_and_workers);
     return TD_TEST_SUMMARY();
 }

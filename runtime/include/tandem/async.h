@@ -61,11 +61,11 @@ struct td_runner {
 /* Define `name##_method` for frame type F and step function STEP. The slot array of its
  * runner pool is static data: no initialisation is needed before the first call. */
 #define TD_METHOD_DEFINE(name, F, STEP)                                               \
-    static void *name##_runner_slots[TD_DEFAULT_METHOD_POOL_SLOTS];                    \
+    static void *name##_runner_slots[2 * TD_DEFAULT_METHOD_POOL_SLOTS];                \
     td_method name##_method = {                                                       \
         #name, (uint32_t)sizeof(F), (td_step_fn)(STEP),                               \
-        { TD_SPINLOCK_INIT, 0, TD_DEFAULT_METHOD_POOL_SLOTS,                          \
-          sizeof(td_runner) + sizeof(F), name##_runner_slots, #name, 0, 0, 0, 0 },    \
+        TD_POOL_STATIC_INIT(name##_runner_slots, TD_DEFAULT_METHOD_POOL_SLOTS,         \
+                            sizeof(td_runner) + sizeof(F), #name),                    \
         0 }
 #define TD_METHOD_DECLARE(name) extern td_method name##_method
 

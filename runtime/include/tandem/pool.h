@@ -5,7 +5,18 @@
  * when the pool is empty); return pushes one back (or frees it when the pool is full).
  * The slot array is allocated when the pool is set up or its capacity changes, never on
  * rent or return, so a warmed pool makes steady-state rent/return allocation-free.
- * Pools are shared across threads; a spin lock guards the few instructions of a push/pop.
+ * Pools are shared across threads, in two segments:
+ *   - the owner segment (`local`, `local_count`) belongs to the pool owner thread (the
+ *     main thread, td_pool_set_owner_thread, set by td_runtime_init's main loop): rent and
+ *     return on that thread push and pop it with no lock and no atomic read-modify-write;
+ *   - the shared segment (`slots`, `count`) is guarded by the spin lock; other threads rent
+ *     from it and return to it, and the owner rents from it once its own segment is empty.
+ * Once another thread has found the shared segment empty (`remote_rents`, sticky until the
+ * next capacity change), the owner returns to the shared segment too, so objects that other
+ * threads rent keep flowing back to them (steady state stays allocation-free).
+ * `capacity` bounds the objects held (both segments together; a return racing another
+ * thread's may keep one more, never more than the segment's slots). Capacity changes,
+ * prefill and destroy are cold and run on the owner thread (or with no owner set).
  */
 #ifndef TANDEM_POOL_H
 #define TANDEM_POOL_H
@@ -16,16 +27,29 @@
 
 typedef struct td_pool {
     td_spinlock lock;
-    uint32_t count;          /* free objects held */
-    uint32_t capacity;       /* slots available */
+    volatile uint32_t count; /* free objects held in the shared segment */
+    uint32_t capacity;       /* slots available in each segment */
     size_t object_size;
-    void **slots;
+    void **slots;            /* the shared segment: slots[0 .. capacity) */
     const char *name;
     uint64_t allocated;      /* objects ever allocated by rent (statistics) */
     uint64_t freed;          /* objects freed by return to a full pool */
     int slots_owned;         /* 1 when `slots` was allocated by the pool (else static) */
     void (*finalize)(void *obj); /* called before the pool frees an object (optional) */
+    void **local;            /* the owner segment: local[0 .. capacity) */
+    volatile uint32_t local_count;  /* written by the owner thread only */
+    volatile uint32_t remote_rents; /* 1 once another thread found the shared segment empty */
 } td_pool;
+
+/* The slot storage of a pool of capacity `cap` holds both segments: 2 * cap pointers.
+ * A static initialiser: TD_POOL_STATIC_INIT(storage, cap, object_size, name). */
+#define TD_POOL_STATIC_INIT(storage, cap, size, pname)                                  \
+    { TD_SPINLOCK_INIT, 0, (cap), (size), (storage), (pname), 0, 0, 0, 0, (storage) + (cap), 0, 0 }
+
+/* The thread whose rent/return take the unlocked owner segment (0: none, every thread locks).
+ * Cold: set once the pools' objects are quiescent (td_runtime_init / shutdown). */
+void td_pool_set_owner_thread(uintptr_t thread);
+extern volatile uintptr_t td_pool_owner_thread_;
 
 /* Set up a pool (cold): allocates the slot array. Returns TD_OK or TD_E_NOMEM. */
 int td_pool_init(td_pool *p, const char *name, size_t object_size, uint32_t capacity);
@@ -43,7 +67,11 @@ void *td_pool_rent(td_pool *p);
 /* Push an object back, or free it when the pool is full. */
 void td_pool_return(td_pool *p, void *obj);
 
-static inline uint32_t td_pool_count(const td_pool *p) { return p->count; }
+static inline uint32_t td_pool_count(const td_pool *p)
+{
+    td_pool *q = (td_pool *)p;
+    return td_atomic_load_u32(&q->count) + td_atomic_load_u32(&q->local_count);
+}
 static inline uint32_t td_pool_capacity(const td_pool *p) { return p->capacity; }
 
 #endif /* TANDEM_POOL_H */
