@@ -1,11 +1,16 @@
 /*
  * cancel.c - cancellation sources, tokens and registrations (include/tandem/cancel.h).
  *
- * A source keeps its registrations in a doubly linked list under a mutex and recycles
- * their nodes through a per-source free list, so a long-lived source registers and
- * unregisters without allocating once warm. Callbacks run outside the lock; the node
- * being run is published in `executing` so that unregistering it from another thread
- * waits for it to return.
+ * A source keeps its registrations in a doubly linked list under a mutex. Callbacks run
+ * outside the lock; the node being run is published in `executing` so that unregistering
+ * it from another thread waits for it to return.
+ *
+ * Registration nodes are type-stable: they come from one runtime-wide free list and are
+ * freed only at td_runtime_shutdown, never with their source. A registration names its
+ * node and the node's generation, which is bumped whenever the node leaves a registration
+ * (fired, removed, or its source freed). So td_cancel_unregister on a registration that
+ * already fired or whose source is gone reads only its own node, sees a newer generation
+ * and returns, whenever it is called (waits unregister lazily, when their last owner goes).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,14 +22,45 @@ struct td_cancel_node {
     td_continuation_fn fn;
     void *arg;
     int linked;
-    uint32_t generation;      /* bumped whenever the node leaves a registration */
+    volatile uint32_t generation;  /* bumped whenever the node leaves a registration */
+    td_cancel_node *all_next;      /* every node ever allocated (freed at shutdown) */
 };
+
+static td_spinlock cancel_nodes_lock = TD_SPINLOCK_INIT;
+static td_cancel_node *cancel_nodes_free;
+static td_cancel_node *cancel_nodes_all;
+
+static td_cancel_node *cancel_node_take(void)
+{
+    td_spin_lock(&cancel_nodes_lock);
+    td_cancel_node *n = cancel_nodes_free;
+    if (n)
+        cancel_nodes_free = n->next;
+    td_spin_unlock(&cancel_nodes_lock);
+    if (n == NULL && (n = (td_cancel_node *)calloc(1, sizeof(*n))) != NULL) {
+        td_spin_lock(&cancel_nodes_lock);
+        n->all_next = cancel_nodes_all;
+        cancel_nodes_all = n;
+        td_spin_unlock(&cancel_nodes_lock);
+    }
+    return n;
+}
+
+/* The node leaves its registration: later unregisters of it become no-ops. */
+static void cancel_node_retire(td_cancel_node *n)
+{
+    n->linked = 0;
+    td_atomic_fetch_add_u32(&n->generation, 1);
+    td_spin_lock(&cancel_nodes_lock);
+    n->next = cancel_nodes_free;
+    cancel_nodes_free = n;
+    td_spin_unlock(&cancel_nodes_lock);
+}
 
 struct td_cancel_source {
     pthread_mutex_t lock;
     volatile uint32_t canceled;
     td_cancel_node *head;
-    td_cancel_node *free_nodes;
     td_cancel_node *volatile executing;
     uintptr_t executing_thread;
     /* linked sources: registrations on the parents, removed when this one is freed */
@@ -53,7 +89,7 @@ td_cancel_source *td_cancel_source_new(void)
     return cs;
 }
 
-/* Free what the source owns beyond its node free list, ready for its next rental. */
+/* Free what the source owns, ready for its next rental. */
 static void cancel_source_reset(td_cancel_source *cs)
 {
     for (int i = 0; i < cs->parent_count; i++)
@@ -64,10 +100,7 @@ static void cancel_source_reset(td_cancel_source *cs)
     while (cs->head) {                        /* registrations never removed */
         td_cancel_node *n = cs->head;
         cs->head = n->next;
-        n->linked = 0;
-        n->generation++;
-        n->next = cs->free_nodes;
-        cs->free_nodes = n;
+        cancel_node_retire(n);
     }
     cs->canceled = 0;
     cs->executing = NULL;
@@ -85,18 +118,6 @@ static void cancel_source_destroy(td_cancel_source *cs)
 static void cancel_source_finalize(void *obj)
 {
     td_cancel_source *cs = (td_cancel_source *)obj;
-    td_cancel_node *n = cs->head;
-    while (n) {
-        td_cancel_node *next = n->next;
-        free(n);
-        n = next;
-    }
-    n = cs->free_nodes;
-    while (n) {
-        td_cancel_node *next = n->next;
-        free(n);
-        n = next;
-    }
     if (cs->mutex_ready)
         pthread_mutex_destroy(&cs->lock);
 }
@@ -108,7 +129,20 @@ int td_cancel_runtime_init_(uint32_t capacity)
     return rc;
 }
 
-void td_cancel_runtime_shutdown_(void) { td_pool_destroy(&cancel_pool); }
+void td_cancel_runtime_shutdown_(void)
+{
+    td_pool_destroy(&cancel_pool);
+    td_spin_lock(&cancel_nodes_lock);
+    td_cancel_node *n = cancel_nodes_all;
+    cancel_nodes_all = NULL;
+    cancel_nodes_free = NULL;
+    td_spin_unlock(&cancel_nodes_lock);
+    while (n) {
+        td_cancel_node *next = n->all_next;
+        free(n);
+        n = next;
+    }
+}
 int td_cancel_set_capacity_(uint32_t capacity) { return td_pool_set_capacity(&cancel_pool, capacity); }
 
 void td_cancel_source_free(td_cancel_source *cs)
@@ -157,9 +191,7 @@ int td_cancel_source_cancel(td_cancel_source *cs)
         n->fn(n->arg);
         pthread_mutex_lock(&cs->lock);
         td_atomic_store_ptr((void *volatile *)&cs->executing, NULL);
-        n->generation++;
-        n->next = cs->free_nodes;
-        cs->free_nodes = n;
+        cancel_node_retire(n);
     }
     pthread_mutex_unlock(&cs->lock);
     return 1;
@@ -179,10 +211,8 @@ td_cancel_registration td_cancel_register(td_cancel_token t, td_continuation_fn 
         fn(arg);
         return reg;
     }
-    td_cancel_node *n = cs->free_nodes;
-    if (n)
-        cs->free_nodes = n->next;
-    else if ((n = (td_cancel_node *)calloc(1, sizeof(*n))) == NULL) {
+    td_cancel_node *n = cancel_node_take();
+    if (n == NULL) {
         pthread_mutex_unlock(&cs->lock);
         return reg;
     }
@@ -204,7 +234,9 @@ td_cancel_registration td_cancel_register(td_cancel_token t, td_continuation_fn 
 void td_cancel_unregister(td_cancel_registration reg)
 {
     td_cancel_node *n = reg.node;
-    if (n == NULL)
+    /* A newer generation: the registration fired, was removed, or its source was freed;
+     * the node may serve another registration now and its owner may be gone. */
+    if (n == NULL || td_atomic_load_u32(&n->generation) != reg.generation)
         return;
     td_cancel_source *cs = n->owner;
     pthread_mutex_lock(&cs->lock);
@@ -215,10 +247,7 @@ void td_cancel_unregister(td_cancel_registration reg)
             cs->head = n->next;
         if (n->next)
             n->next->prev = n->prev;
-        n->linked = 0;
-        n->generation++;
-        n->next = cs->free_nodes;
-        cs->free_nodes = n;
+        cancel_node_retire(n);
         pthread_mutex_unlock(&cs->lock);
         return;
     }

@@ -232,6 +232,32 @@ static void attach_and_suppress(void)
     td_cancel_source_free(cs);
 }
 
+/* A wait unregisters its cancel registration lazily (when its loop item detaches), which
+ * may be after the token's source was freed. With no pooling (capacity 0) the source's
+ * memory is really gone: the sanitizer build catches any touch of it. */
+static void lazy_unregister_after_source_freed(void)
+{
+    td_loop *loop = fresh_loop();
+    TD_CHECK_EQ(TD_OK, td_set_source_pool_capacity(0));
+    for (int round = 0; round < 20; round++) {
+        td_cancel_source *cs = td_cancel_source_new();
+        td_wait_options o = td_wait_defaults();
+        o.cancel = td_cancel_source_token(cs);
+        o.cancel_immediately = round % 2;
+        td_task w = td_delay_frame_ex(1000, &o);
+        td_cancel_source_cancel(cs);
+        if (!o.cancel_immediately)
+            td_loop_run_frame(loop);
+        td_outcome out;
+        TD_CHECK_EQ(TD_OK, td_task_get(w, &out));
+        TD_CHECK_EQ(TD_CANCELED, out.status);
+        td_cancel_source_free(cs);
+        td_loop_run_frame(loop);          /* the item detaches and unregisters now */
+    }
+    TD_CHECK_EQ(TD_OK, td_set_source_pool_capacity(TD_DEFAULT_SOURCE_POOL_CAPACITY));
+    td_loop_destroy(loop);
+}
+
 int main(void)
 {
     if (td_runtime_init(NULL) != TD_OK)
@@ -243,6 +269,7 @@ int main(void)
     TD_RUN(tokens_registrations_and_links);
     TD_RUN(cancel_after_and_wait_cancellation);
     TD_RUN(attach_and_suppress);
+    TD_RUN(lazy_unregister_after_source_freed);
     td_runtime_shutdown();
     return TD_TEST_SUMMARY();
 }
