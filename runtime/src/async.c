@@ -15,6 +15,7 @@ static void runner_release(td_source *s)
     r->resume = 0;
     r->flowed = 0;
     r->context = NULL;
+    r->sync = NULL;
     memset(&r->awaiting, 0, sizeof(r->awaiting));
     memset(&r->last, 0, sizeof(r->last));
     memset(r->frame, 0, m->frame_size);
@@ -45,22 +46,31 @@ static TD_NOINLINE void runner_first_step_flowing(td_runner *r)
     td_context_restore_(caller);
 }
 
-/* Run the step to its first suspension. When it completed synchronously with success,
- * nobody else can hold its token yet, so the runner goes straight back to its pool. */
+/* Run the step to its first suspension. While it runs, r->sync points at `sync` (async.h):
+ * a synchronous completion lands there, not in the word. On success nobody else can hold
+ * the token yet, so the runner goes straight back to its pool; a fault or cancellation is
+ * published with a plain release store (still nobody to race with). After a suspension
+ * only the local `sync` is read: the runner may already be running elsewhere. */
 TD_INLINE int runner_start(td_runner *r, uint32_t *token, int64_t *value)
 {
-    *token = td_source_token(&r->source);
+    uint32_t sync = TD_PENDING;
+    uint32_t w = td_atomic_load_u32(&r->source.word);
+    *token = TD_WORD_VERSION(w);
     if (TD_UNLIKELY(td_runtime_settings.tracking))
         td_tracking_begin_(r, *token);
+    r->sync = &sync;
     if (TD_UNLIKELY(td_runtime_settings.flow))
         runner_first_step_flowing(r);
     else
         r->method->step(r, r->frame);
-    uint32_t w = td_atomic_load_u32(&r->source.word);
-    if (TD_WORD_STATUS(w) == TD_SUCCEEDED && !(w & TD_WORD_CLAIMED)) {
+    if (TD_LIKELY(sync == TD_SUCCEEDED)) {
         *value = r->source.value;
         runner_release(&r->source);
         return 1;
+    }
+    if (sync != TD_PENDING) {
+        r->sync = NULL;
+        td_atomic_store_release_u32(&r->source.word, (w & ~TD_WORD_STATUS_MASK) | sync);
     }
     return 0;
 }
@@ -108,8 +118,14 @@ int td_runner_suspend_(td_runner *r)
         r->context = td_context_capture_();
         r->flowed = 1;
     }
+    /* Leave the synchronous mode before the registration publishes the runner. */
+    uint32_t *sync = r->sync;
+    r->sync = NULL;
     /* After TD_OK the runner may already be running on another thread: return at once. */
-    return td_task_on_completed(t, td_runner_move_next, r) == TD_OK;
+    if (td_task_on_completed(t, td_runner_move_next, r) == TD_OK)
+        return 1;
+    r->sync = sync;
+    return 0;
 }
 
 int td_runner_take_(td_runner *r, int propagate, int64_t *value_out)
@@ -139,6 +155,14 @@ int td_runner_take_(td_runner *r, int propagate, int64_t *value_out)
 
 void td_runner_finish_(td_runner *r, td_status st, int64_t value, const td_error *err)
 {
+    if (r->sync) {
+        /* Still inside td_runner_start, never published: no CAS (see runner_start). */
+        r->source.value = value;
+        if (err)
+            r->source.error = *err;
+        *r->sync = (uint32_t)st;
+        return;
+    }
     td_source_complete(&r->source, td_source_token(&r->source), st, value, err);
 }
 

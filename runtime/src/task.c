@@ -24,6 +24,15 @@ static int task_mode_has_continuation(uint32_t w)
     return mode == TD_MODE_AWAITED || mode == TD_MODE_SHARED;
 }
 
+/* Publish an outcome with a release store. Only when no other party may write the word any
+ * more: the source is pending with its waiter (or shared handle) registered, so the mode is
+ * final, and this thread is the single completer (or holds the claim). Every other query
+ * then only reads the word (task.h). */
+static void task_publish(td_source *s, uint32_t w, td_status st)
+{
+    td_atomic_store_release_u32(&s->word, (w & ~(TD_WORD_STATUS_MASK | TD_WORD_CLAIMED)) | (uint32_t)st);
+}
+
 int td_source_complete(td_source *s, uint32_t token, td_status st, int64_t value, const td_error *err)
 {
     uint32_t w = td_atomic_load_u32(&s->word);
@@ -32,6 +41,13 @@ int td_source_complete(td_source *s, uint32_t token, td_status st, int64_t value
     s->value = value;
     if (err)
         s->error = *err;
+    if (task_mode_has_continuation(w)) {
+        /* The waiter (or shared handle) registered already: every other party now only
+         * reads the word, so a release store publishes the outcome. */
+        task_publish(s, w, st);
+        task_run_continuation(s);
+        return TD_OK;
+    }
     for (;;) {
         uint32_t done = (w & ~(TD_WORD_STATUS_MASK | TD_WORD_CLAIMED)) | (uint32_t)st;
         if (td_atomic_cas_u32(&s->word, &w, done))
@@ -60,6 +76,11 @@ int td_source_try_complete(td_source *s, uint32_t token, td_status st, int64_t v
     if (err)
         s->error = *err;
     w = td_atomic_load_u32(&s->word);
+    if (task_mode_has_continuation(w)) {
+        task_publish(s, w, st);     /* claimed and registered: nobody else writes the word */
+        task_run_continuation(s);
+        return TD_OK;
+    }
     for (;;) {
         uint32_t done = (w & ~(TD_WORD_STATUS_MASK | TD_WORD_CLAIMED)) | (uint32_t)st;
         if (td_atomic_cas_u32(&s->word, &w, done))

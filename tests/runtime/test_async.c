@@ -156,6 +156,52 @@ static void untyped_methods(void)
     td_completion_source_free(gate);
 }
 
+/* Synchronous completion inside td_runner_start (no CAS on the word): a success returns a
+ * source-free task; a fault or a propagated cancellation is published for the caller, with
+ * its token, and consumed once. An await of a completed task keeps the synchronous mode;
+ * after a real suspension the completion goes through the protocol. */
+static void synchronous_fault_and_cancel(void)
+{
+    td_runner *r = td_runner_rent(&plain_method);
+    TD_FRAME(r, plain_frame)->a = td_completed();
+    TD_FRAME(r, plain_frame)->fail = 1;
+    td_task t = td_runner_start(r);
+    TD_CHECK(t.source == &r->source);
+    td_status st;
+    TD_CHECK_EQ(TD_OK, td_task_status(t, &st));
+    TD_CHECK_EQ(TD_FAULTED, st);
+    td_outcome o;
+    TD_CHECK_EQ(TD_OK, td_task_get(t, &o));
+    TD_CHECK_EQ(TD_FAULTED, o.status);
+    TD_CHECK_EQ(TD_ERR_USER + 2, o.error.code);
+    TD_CHECK_EQ(TD_E_STALE, td_task_get(t, &o));
+    TD_CHECK(r->sync == NULL);
+
+    /* A propagated cancellation (the awaited task was canceled before the start). */
+    r = td_runner_rent(&plain_method);
+    TD_FRAME(r, plain_frame)->a = td_from_canceled(NULL);
+    t = td_runner_start(r);
+    TD_CHECK(t.source == &r->source);
+    TD_CHECK_EQ(TD_OK, td_task_get(t, &o));
+    TD_CHECK_EQ(TD_CANCELED, o.status);
+
+    /* Typed success after awaiting an already-completed source: no source, value inline. */
+    td_completion_source *gate = td_completion_source_new();
+    td_completion_source_set_result(gate, 40);
+    td_task_i64 v = start_add(td_completion_source_task_i64(gate), 2);
+    TD_CHECK(v.task.source == NULL);
+    TD_CHECK_EQ(42, v.value);
+    /* After a suspension: completed by the gate, through the word. */
+    td_completion_source_reset(gate);
+    v = start_add(td_completion_source_task_i64(gate), 5);
+    TD_CHECK(v.task.source != NULL);
+    TD_CHECK(((td_runner *)v.task.source)->sync == NULL);
+    TD_CHECK_EQ(TD_OK, td_completion_source_set_result(gate, 1));
+    TD_CHECK_EQ(TD_OK, td_task_i64_get(v, &o));
+    TD_CHECK_EQ(6, o.value);
+    td_completion_source_free(gate);
+}
+
 static void runner_pool_capacity(void)
 {
     td_method_register(&add_method);
@@ -185,6 +231,7 @@ int main(void)
     TD_RUN(nested_methods_and_faults);
     TD_RUN(outcome_without_propagation);
     TD_RUN(untyped_methods);
+    TD_RUN(synchronous_fault_and_cancel);
     TD_RUN(runner_pool_capacity);
     td_runtime_shutdown();
     return TD_TEST_SUMMARY();

@@ -10,6 +10,12 @@
  * inline, calls the step function with a pointer to that pooled frame (no copy in or out)
  * and goes back to its pool when its task is consumed, with the frame cleared.
  *
+ * Synchronous completion: td_runner_start points r->sync at its own local before the
+ * first step; td_runner_suspend_ clears it before registering a continuation. While it is
+ * set, nobody else holds the runner's token, so td_runner_finish_ writes the outcome and
+ * reports it there without touching the word (no CAS); start then releases a success at
+ * once (a source-free task) or publishes a fault with a plain store.
+ *
  * Invariant: once a step function has completed its runner (TD_RETURN, a propagated
  * fault) or registered a continuation (a suspending TD_AWAIT), it returns at once and
  * nothing touches the runner again on that thread: the task may already have been
@@ -55,6 +61,9 @@ struct td_runner {
     td_task_i64 awaiting;           /* the task the step is waiting on */
     void *context;                  /* ambient context captured at suspension (flow on) */
     td_outcome last;                /* outcome of the last TD_AWAIT_OUTCOME */
+    uint32_t *sync;                 /* while the first step runs on td_runner_start's thread
+                                     * and before any registration: where finish_ reports
+                                     * a synchronous completion (NULL otherwise) */
     union { int64_t i; double d; void *p; long double ld; } frame[]; /* the frame */
 };
 

@@ -16,6 +16,10 @@
  *   - a continuation is registered by writing it, then one CAS setting mode AWAITED
  *     while the status is still pending; whichever CAS comes second sees the other, so
  *     the continuation runs exactly once, either inline by the awaiter or by the completer.
+ *   - once a pending source's mode is AWAITED or SHARED, the mode is final and only its
+ *     completer (the single one, or the claim holder) writes the word: it publishes the
+ *     status with a release store instead of a CAS. A manual source's owner must not reset
+ *     it while a completion is in flight (the reset would be lost, as any racing reset is).
  *   - consumption is one CAS to mode CONSUMED; then the result is copied out and the
  *     source is released (its version bumped). Every later query with the old token
  *     fails with TD_E_STALE, never reads another rental's result.
