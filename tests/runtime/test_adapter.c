@@ -3,14 +3,7 @@
  * source across rounds (SMOKE 38; the pthread-completed cases are in test_threads_streams.c). */
 #include <tandem/tandem.h>
 #include "td_test.h"
-
-static td_status status_of(td_task t)
-{
-    td_status st = (td_status)-1;
-    if (td_task_status(t, &st) != TD_OK)
-        return (td_status)-1;
-    return st;
-}
+#include "td_test_runtime.h"
 
 /* A callback API that answers inline with a scripted (status, value). */
 typedef struct { int status; int64_t value; } script;

@@ -2,16 +2,10 @@
  * (Counting is off in sanitizer builds, which own malloc; the clang and tcc runs count.) */
 #include <tandem/tandem.h>
 #include "td_test.h"
+#include "td_test_runtime.h"
 #include "td_alloc_count.h"
 
 #define ROUNDS 2000
-
-static td_status status_of(td_task t)
-{
-    td_status st = (td_status)-1;
-    td_task_status(t, &st);
-    return st;
-}
 
 /* A method awaiting next_frame n times. */
 typedef struct { int i, n; } nf_frame;

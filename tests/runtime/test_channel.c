@@ -3,14 +3,7 @@
  * SMOKE 39-40. */
 #include <tandem/tandem.h>
 #include "td_test.h"
-
-static td_status status_of(td_task t)
-{
-    td_status st = (td_status)-1;
-    if (td_task_status(t, &st) != TD_OK)
-        return (td_status)-1;
-    return st;
-}
+#include "td_test_runtime.h"
 
 static void bounded_fifo_and_back_pressure(void)
 {

@@ -1,13 +1,9 @@
 /* Combinators and cancellation: when_all, when_any, race, timeout, tokens, suppression. */
 #include <tandem/tandem.h>
 #include "td_test.h"
+#include "td_test_runtime.h"
 
-static td_loop *fresh_loop(void)
-{
-    td_loop *loop = td_loop_create(NULL);
-    td_loop_set_main(loop);
-    return loop;
-}
+static td_loop *fresh_loop(void) { return fresh_loop_with(NULL, 1); }
 
 static void when_all_collects(void)
 {
@@ -88,12 +84,8 @@ static int64_t fake_clock(void *arg) { (void)arg; return fake_now; }
 
 static void timeouts_four_shapes(void)
 {
-    td_loop_config cfg;
-    memset(&cfg, 0, sizeof(cfg));
-    cfg.now = fake_clock;
     fake_now = 0;
-    td_loop *loop = td_loop_create(&cfg);
-    td_loop_set_main(loop);
+    td_loop *loop = fresh_loop_with(fake_clock, 0);
     td_completion_source *gate = td_completion_source_new();
     td_outcome o;
 

@@ -1,28 +1,15 @@
 /* The player loop: timings, frame waits, clocks, predicates, items, posts, retirement. */
 #include <tandem/tandem.h>
 #include "td_test.h"
+#include "td_test_runtime.h"
 
 static int64_t fake_now;
 static int64_t fake_clock(void *arg) { (void)arg; return fake_now; }
 
 static td_loop *fresh_loop(int end_of_frame)
 {
-    td_loop_config cfg;
-    memset(&cfg, 0, sizeof(cfg));
-    cfg.has_end_of_frame = end_of_frame;
-    cfg.now = fake_clock;
     fake_now = 0;
-    td_loop *loop = td_loop_create(&cfg);
-    td_loop_set_main(loop);
-    return loop;
-}
-
-static td_status status_of(td_task t)
-{
-    td_status st = (td_status)-1;
-    if (td_task_status(t, &st) != TD_OK)
-        return (td_status)-1;
-    return st;
+    return fresh_loop_with(fake_clock, end_of_frame);
 }
 
 static int order_log[64], order_len;

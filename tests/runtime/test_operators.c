@@ -3,24 +3,9 @@
  * (SMOKE 41), disposal of a chain with a pending await and its cleanup order (SMOKE 42). */
 #include <tandem/tandem.h>
 #include "td_test.h"
+#include "td_test_runtime.h"
 
-static td_loop *fresh_loop(void)
-{
-    td_loop_config cfg;
-    memset(&cfg, 0, sizeof(cfg));
-    cfg.has_end_of_frame = 1;
-    td_loop *loop = td_loop_create(&cfg);
-    td_loop_set_main(loop);
-    return loop;
-}
-
-static td_status status_of(td_task t)
-{
-    td_status st = (td_status)-1;
-    if (td_task_status(t, &st) != TD_OK)
-        return (td_status)-1;
-    return st;
-}
+static td_loop *fresh_loop(void) { return fresh_loop_with(NULL, 1); }
 
 enum { EV_P_CLEANUP = 1000, EV_SRC_CLEANUP, EV_A, EV_B, EV_PRED_CANCELED };
 static int64_t ev[64];

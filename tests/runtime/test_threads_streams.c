@@ -4,14 +4,7 @@
  * and a future completed on pthreads (SMOKE 38). Bounded rounds; every round asserts. */
 #include <tandem/tandem.h>
 #include "td_test.h"
-
-static td_status status_of(td_task t)
-{
-    td_status st = (td_status)-1;
-    if (td_task_status(t, &st) != TD_OK)
-        return (td_status)-1;
-    return st;
-}
+#include "td_test_runtime.h"
 
 /* Spin (bounded) until t is no longer pending; the loop keeps running if given. */
 static int settle(td_task t, td_loop *loop)
