@@ -7,7 +7,7 @@
  *   - 32-bit and pointer atomics (clang: __atomic builtins; tcc: x86-64 lock-prefixed
  *     inline asm; x86-64 loads/stores are already acquire/release, tcc reorders nothing);
  *   - a spin lock built on them;
- *   - thread identity (pthread_self on both);
+ *   - thread identity (pthread_self's value on both; read inline under clang/glibc);
  *   - inlining and branch hints (no-ops under tcc).
  * Read-modify-writes (CAS, exchange, fetch-add) and td_atomic_store_* are sequentially
  * consistent. td_atomic_store_release_u32 is a release store (x86-64: a plain mov, no
@@ -160,7 +160,18 @@ TD_INLINE void td_spin_lock(td_spinlock *l)
 
 TD_INLINE void td_spin_unlock(td_spinlock *l) { td_atomic_store_release_u32(&l->held, 0); }
 
-/* Thread identity: an opaque integer, equal only for the same live thread. */
+/* Thread identity: an opaque integer, equal only for the same live thread. The value is
+ * pthread_self()'s on both compilers; under clang on x86-64 glibc it is read inline from
+ * the thread control block (%fs:0x10 is where glibc's pthread_self reads it), no call. */
+#if !defined(__TINYC__) && defined(__x86_64__) && defined(__GLIBC__)
+TD_INLINE uintptr_t td_thread_self(void)
+{
+    uintptr_t self;
+    __asm__("movq %%fs:0x10, %0" : "=r"(self));
+    return self;
+}
+#else
 TD_INLINE uintptr_t td_thread_self(void) { return (uintptr_t)pthread_self(); }
+#endif
 
 #endif /* TD_PORT_H */

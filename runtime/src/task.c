@@ -118,7 +118,7 @@ static int task_check(uint32_t w, uint32_t token)
     return TD_OK;
 }
 
-int td_task_status(td_task t, td_status *out)
+int (td_task_status)(td_task t, td_status *out)
 {
     td_source *s = t.source;
     if (s == NULL) {
@@ -135,7 +135,7 @@ int td_task_status(td_task t, td_status *out)
     return TD_OK;
 }
 
-int td_task_on_completed(td_task t, td_continuation_fn fn, void *arg)
+int (td_task_on_completed)(td_task t, td_continuation_fn fn, void *arg)
 {
     td_source *s = t.source;
     if (s == NULL)
@@ -187,7 +187,7 @@ static int task_get(td_source *s, uint32_t token, td_outcome *out)
     return TD_OK;
 }
 
-int td_task_get(td_task t, td_outcome *out)
+int (td_task_get)(td_task t, td_outcome *out)
 {
     if (t.source == NULL) {
         out->status = TD_SUCCEEDED;
@@ -200,7 +200,7 @@ int td_task_get(td_task t, td_outcome *out)
     return task_get(t.source, t.token, out);
 }
 
-int td_task_i64_get(td_task_i64 t, td_outcome *out)
+int (td_task_i64_get)(td_task_i64 t, td_outcome *out)
 {
     if (t.task.source == NULL) {
         out->status = TD_SUCCEEDED;

@@ -115,6 +115,10 @@ struct td_source {
 #define TD_MODE_CONSUMED (3u << TD_WORD_MODE_SHIFT)
 #define TD_WORD_CLAIMED 0x10u           /* a racing completer owns the value slot */
 #define TD_WORD_IMMORTAL 0x20u          /* static source: never consumed or recycled */
+/* A stamp source (frame markers; a custom source, never recycled): its cont_arg points at a
+ * volatile uint32_t stamp, and a task on it has succeeded once (int32_t)(stamp - token) >= 0.
+ * The inline query fast paths below answer that without a call; until then its ops answer. */
+#define TD_WORD_STAMPED 0x40u
 #define TD_WORD_VERSION_SHIFT 8
 #define TD_WORD_VERSION_MASK 0xFFFFFF00u
 #define TD_TOKEN_MASK 0x00FFFFFFu
@@ -149,6 +153,10 @@ td_task_i64 td_from_canceled_i64(struct td_cancel_source *cancel);
 
 /* ---- queries (every one rejects a stale token with TD_E_STALE) ------------------- */
 
+/* Each query is an out-of-line function (the whole protocol) behind an inline fast path
+ * with the same name (a function-like macro): no source, or a stamp source whose stamp is
+ * reached (TD_WORD_STAMPED), answers without a call. `(td_task_get)(t, &o)` or a function
+ * pointer reaches the out-of-line function directly; both give the same answers. */
 int td_task_status(td_task t, td_status *out);
 /* Consume: copy the outcome and release the source. Single consumer. */
 int td_task_get(td_task t, td_outcome *out);
@@ -156,6 +164,66 @@ int td_task_i64_get(td_task_i64 t, td_outcome *out);
 /* Register the one continuation. TD_OK: it will be called once on completion (maybe on
  * another thread). TD_DONE: already complete, not registered. Negative: error. */
 int td_task_on_completed(td_task t, td_continuation_fn fn, void *arg);
+
+/* 1 when s is a stamp source whose stamp reached `token` (TD_WORD_STAMPED). */
+TD_INLINE int td_source_stamp_reached_(const td_source *s, uint32_t token)
+{
+    return (td_atomic_load_u32((volatile uint32_t *)&s->word) & TD_WORD_STAMPED) &&
+           (int32_t)(td_atomic_load_u32((volatile uint32_t *)s->cont_arg) - token) >= 0;
+}
+
+TD_INLINE void td_outcome_succeeded_(td_outcome *out, int64_t value)
+{
+    out->status = TD_SUCCEEDED;
+    out->value = value;
+    out->error.code = 0;
+    out->error.message = NULL;
+    out->error.cancel = NULL;
+}
+
+TD_INLINE int td_task_status_fast_(td_task t, td_status *out)
+{
+    if (t.source == NULL || td_source_stamp_reached_(t.source, t.token)) {
+        *out = TD_SUCCEEDED;
+        return TD_OK;
+    }
+    return (td_task_status)(t, out);
+}
+
+TD_INLINE int td_task_get_fast_(td_task t, td_outcome *out)
+{
+    if (t.source == NULL || td_source_stamp_reached_(t.source, t.token)) {
+        td_outcome_succeeded_(out, 0);
+        return TD_OK;
+    }
+    return (td_task_get)(t, out);
+}
+
+TD_INLINE int td_task_i64_get_fast_(td_task_i64 t, td_outcome *out)
+{
+    if (t.task.source == NULL) {
+        td_outcome_succeeded_(out, t.value);
+        return TD_OK;
+    }
+    if (td_source_stamp_reached_(t.task.source, t.task.token)) {
+        td_outcome_succeeded_(out, 0);
+        return TD_OK;
+    }
+    return (td_task_i64_get)(t, out);
+}
+
+TD_INLINE int td_task_on_completed_fast_(td_task t, td_continuation_fn fn, void *arg)
+{
+    if (t.source == NULL || td_source_stamp_reached_(t.source, t.token))
+        return TD_DONE;
+    return (td_task_on_completed)(t, fn, arg);
+}
+
+#define td_task_status(t, out) td_task_status_fast_((t), (out))
+#define td_task_get(t, out) td_task_get_fast_((t), (out))
+#define td_task_i64_get(t, out) td_task_i64_get_fast_((t), (out))
+#define td_task_on_completed(t, fn, arg) td_task_on_completed_fast_((t), (fn), (arg))
+
 /* Consume and discard (the result is observed; faults are not reported). */
 void td_task_forget_result(td_task t);
 
