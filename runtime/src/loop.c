@@ -139,12 +139,18 @@ static int loop_marker_status(td_source *s, uint32_t token, td_status *out)
     return TD_OK;
 }
 
+static int loop_queue_push(loop_queue *q, td_continuation_fn fn, void *arg, uint32_t target);
+
 static int loop_marker_on_completed(td_source *s, uint32_t token, td_continuation_fn fn, void *arg)
 {
     loop_marker *m = (loop_marker *)s;
-    if (loop_marker_done(m, token) || td_atomic_load_u32(&m->loop->retired))
+    td_loop *loop = m->loop;
+    if (loop_marker_done(m, token) || td_atomic_load_u32(&loop->retired))
         return TD_DONE;
-    int rc = td_loop_post_at(m->loop, (td_timing)m->timing, token, fn, arg);
+    /* The loop's own thread queues directly (td_loop_post_at's local path, inlined). */
+    if (TD_LIKELY(td_thread_self() == loop->thread && ((loop->installed >> m->timing) & 1u)))
+        return loop_queue_push(&loop->queues[m->timing], fn, arg, token);
+    int rc = td_loop_post_at(loop, (td_timing)m->timing, token, fn, arg);
     return rc == TD_OK ? TD_OK : rc;
 }
 

@@ -103,6 +103,25 @@ int td_runner_suspend_(td_runner *r);
 int td_runner_take_(td_runner *r, int propagate, int64_t *value_out);
 void td_runner_finish_(td_runner *r, td_status st, int64_t value, const td_error *err);
 
+/* The resumption's fast path (inline): a source-free task or a reached stamp source (frame
+ * waits) succeeded and needs no consumption; anything else takes td_runner_take_. */
+TD_INLINE int td_runner_take_now_(td_runner *r, int64_t *value_out)
+{
+    td_source *s = r->awaiting.task.source;
+    if (s == NULL) {
+        if (value_out)
+            *value_out = r->awaiting.value;
+        return 0;
+    }
+    if (td_source_stamp_reached_(s, r->awaiting.task.token)) {
+        r->awaiting.task.source = NULL;
+        if (value_out)
+            *value_out = 0;
+        return 0;
+    }
+    return td_runner_take_(r, 1, value_out);
+}
+
 #define TD_BEGIN(r) switch ((r)->resume) { case 0:
 
 /* Await an untyped task; a fault or cancellation completes this method the same way. */
@@ -112,7 +131,7 @@ void td_runner_finish_(td_runner *r, td_status st, int64_t value, const td_error
         (r)->resume = __LINE__;                                                        \
         if (td_runner_suspend_(r)) return;                                             \
     case __LINE__:                                                                     \
-        if (td_runner_take_((r), 1, NULL)) return;                                     \
+        if (td_runner_take_now_((r), NULL)) return;                                    \
     } while (0)
 
 /* Await a typed task and store its result in `dst`; faults propagate. */
@@ -122,7 +141,7 @@ void td_runner_finish_(td_runner *r, td_status st, int64_t value, const td_error
         (r)->resume = __LINE__;                                                        \
         if (td_runner_suspend_(r)) return;                                             \
     case __LINE__:                                                                     \
-        if (td_runner_take_((r), 1, &(dst))) return;                                   \
+        if (td_runner_take_now_((r), &(dst))) return;                                  \
     } while (0)
 
 /* Await without propagation: the outcome lands in (r)->last (suppression). */

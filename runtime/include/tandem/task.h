@@ -196,7 +196,11 @@ TD_INLINE int td_task_get_fast_(td_task t, td_outcome *out)
         td_outcome_succeeded_(out, 0);
         return TD_OK;
     }
-    return (td_task_get)(t, out);
+    /* Through a local: the caller's outcome never escapes, so it can live in registers. */
+    td_outcome o;
+    int rc = (td_task_get)(t, &o);
+    *out = o;
+    return rc;
 }
 
 TD_INLINE int td_task_i64_get_fast_(td_task_i64 t, td_outcome *out)
@@ -209,7 +213,10 @@ TD_INLINE int td_task_i64_get_fast_(td_task_i64 t, td_outcome *out)
         td_outcome_succeeded_(out, 0);
         return TD_OK;
     }
-    return (td_task_i64_get)(t, out);
+    td_outcome o;
+    int rc = (td_task_i64_get)(t, &o);
+    *out = o;
+    return rc;
 }
 
 TD_INLINE int td_task_on_completed_fast_(td_task t, td_continuation_fn fn, void *arg)
