@@ -103,8 +103,8 @@ int td_backend_include_dirs(const char *root, char **dirs, int max);
 
 /* Extra link libraries of a subject: the lines of <root>/players/subjects/<subject>/link.libs
  * (absolute library paths; blank lines and '#' comments skipped). The AOT backend links
- * them into the subject's module; under tcc the subject names them with
- * `#pragma comment(lib, ...)`. Returns how many were written (each malloc'd), 0 if none. */
+ * them into the subject's module; the JIT backend adds them to the subject's TCCState.
+ * Returns how many were written (each malloc'd), 0 if none. */
 int td_backend_subject_libs(const char *root, const char *subject, char **libs, int max);
 
 #endif /* TD_BACKEND_H */

@@ -125,6 +125,19 @@ static int jit_compile(const char *tu, const td_backend_options *o, TCCState **o
         return -1;
     }
     int rc = tcc_add_file(s, tuabs);
+    /* The subject's link libraries (players/subjects/<subject>/link.libs), as the AOT
+     * backend links them; the subject is named by the TU's file name. */
+    const char *base = strrchr(tuabs, '/') ? strrchr(tuabs, '/') + 1 : tuabs;
+    char subject[256];
+    if (rc == 0 && sscanf(base, "tandem-player-%255[^.].c", subject) == 1) {
+        char *libs[8];
+        int nlibs = td_backend_subject_libs(root, subject, libs, 8);
+        for (int i = 0; i < nlibs; i++) {
+            if (rc == 0 && tcc_add_file(s, libs[i]) != 0)
+                rc = -1;
+            free(libs[i]);
+        }
+    }
     if (rc == 0 && errs.count == 0) rc = tcc_relocate(s, TCC_RELOCATE_AUTO) < 0 ? -1 : 0;
     *ns = td_backend_now_ns() - t0;
     if (rc != 0 || errs.count) {

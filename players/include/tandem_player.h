@@ -70,6 +70,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "../../runtime/port/td_port.h"
 
 /* Bump when a struct layout or a callback's meaning changes. Appending a callback at
  * the end of td_player_host does not bump it (modules check host->size instead). */
@@ -171,16 +172,9 @@ typedef struct td_player_module {
     int (*run_suite)(const char *suite, const td_player_host *host, void *ctx);
 } td_player_module;
 
-#if defined(__TINYC__)
-#  define TD_PLAYER_EXPORT
-#  define TD_PLAYER_COMPILER "tcc"
-#elif defined(__clang__)
-#  define TD_PLAYER_EXPORT __attribute__((visibility("default")))
-#  define TD_PLAYER_COMPILER "clang"
-#else
-#  define TD_PLAYER_EXPORT __attribute__((visibility("default")))
-#  define TD_PLAYER_COMPILER "gcc"
-#endif
+/* Compiler differences live in the runtime's port layer (runtime/port/td_port.h). */
+#define TD_PLAYER_EXPORT TD_EXPORT
+#define TD_PLAYER_COMPILER TD_COMPILER_NAME
 
 /* ---- helpers for suites (static inline: each TU gets its own copy) ---------------- */
 

@@ -29,12 +29,7 @@
 #include "tandem_player.h"
 #include "td_subject.h"
 
-#if defined(__TINYC__)
-/* tcc does not optimise: nothing to hide. */
-#  define TB_OPAQUE(x) ((void)0)
-#else
-#  define TB_OPAQUE(x) __asm__ __volatile__("" : "+r"(x))
-#endif
+#define TB_OPAQUE(x) TD_OPAQUE(x)      /* runtime/port/td_port.h */
 
 typedef struct tb_run {
     const td_player_host *host;

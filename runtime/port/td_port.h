@@ -24,6 +24,9 @@
 #if defined(__TINYC__)
 #  define TD_INLINE static inline
 #  define TD_NOINLINE
+/* tcc exports every global and does not optimise: nothing to mark or to hide. */
+#  define TD_EXPORT
+#  define TD_OPAQUE(x) ((void)0)
 #  define TD_LIKELY(x) (x)
 #  define TD_UNLIKELY(x) (x)
 #  define TD_COMPILER_NAME "tcc"
@@ -111,6 +114,10 @@ TD_INLINE void td_cpu_relax(void) { __asm__ __volatile__("pause" ::: "memory"); 
 #else /* clang, gcc */
 #  define TD_INLINE static inline __attribute__((always_inline))
 #  define TD_NOINLINE __attribute__((noinline))
+/* Visible from a -fvisibility=hidden module (its one entry table). */
+#  define TD_EXPORT __attribute__((visibility("default")))
+/* Hide a value from the optimiser (benchmarks: keep a computed result alive). */
+#  define TD_OPAQUE(x) __asm__ __volatile__("" : "+r"(x))
 #  define TD_LIKELY(x) __builtin_expect(!!(x), 1)
 #  define TD_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #  if defined(__clang__)

@@ -3,13 +3,9 @@
  * (libboost-context-dev, C linkage). The scheduler, pools and rows are td_stackful.h;
  * this file is only the context switch. Linking: AOT modules link
  * /usr/lib/x86_64-linux-gnu/libboost_context.so (players/subjects/fcontext/link.libs, read by
- * the AOT backend); under tcc the pragma below makes libtcc load it.
+ * both backends: the AOT one links it into the module, the JIT one adds it to the TCCState).
  */
 #include <stddef.h>
-
-#ifdef __TINYC__
-#pragma comment(lib, "boost_context")
-#endif
 
 typedef void *fcontext_t;
 typedef struct { fcontext_t fctx; void *data; } transfer_t;
