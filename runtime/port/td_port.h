@@ -30,6 +30,9 @@
 #  define TD_LIKELY(x) (x)
 #  define TD_UNLIKELY(x) (x)
 #  define TD_COMPILER_NAME "tcc"
+/* 0: inline fast-path wrappers would only add a call (tcc never inlines); headers then map
+ * their fast-path names straight to the out-of-line functions. */
+#  define TD_PORT_INLINES 0
 #  if !defined(__x86_64__)
 #    error "tandem: the tcc port supports x86-64 only"
 #  endif
@@ -118,6 +121,7 @@ TD_INLINE void td_cpu_relax(void) { __asm__ __volatile__("pause" ::: "memory"); 
 #  define TD_EXPORT __attribute__((visibility("default")))
 /* Hide a value from the optimiser (benchmarks: keep a computed result alive). */
 #  define TD_OPAQUE(x) __asm__ __volatile__("" : "+r"(x))
+#  define TD_PORT_INLINES 1
 #  define TD_LIKELY(x) __builtin_expect(!!(x), 1)
 #  define TD_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #  if defined(__clang__)

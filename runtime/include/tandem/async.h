@@ -121,6 +121,9 @@ TD_INLINE int td_runner_take_now_(td_runner *r, int64_t *value_out)
     }
     return td_runner_take_(r, 1, value_out);
 }
+#if !TD_PORT_INLINES     /* tcc never inlines: the wrapper would only add a call */
+#define td_runner_take_now_(r, value_out) td_runner_take_((r), 1, (value_out))
+#endif
 
 #define TD_BEGIN(r) switch ((r)->resume) { case 0:
 

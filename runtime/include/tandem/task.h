@@ -226,10 +226,12 @@ TD_INLINE int td_task_on_completed_fast_(td_task t, td_continuation_fn fn, void 
     return (td_task_on_completed)(t, fn, arg);
 }
 
+#if TD_PORT_INLINES     /* where the compiler inlines (td_port.h); else plain calls */
 #define td_task_status(t, out) td_task_status_fast_((t), (out))
 #define td_task_get(t, out) td_task_get_fast_((t), (out))
 #define td_task_i64_get(t, out) td_task_i64_get_fast_((t), (out))
 #define td_task_on_completed(t, fn, arg) td_task_on_completed_fast_((t), (fn), (arg))
+#endif
 
 /* Consume and discard (the result is observed; faults are not reported). */
 void td_task_forget_result(td_task t);
