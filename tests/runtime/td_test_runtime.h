@@ -4,7 +4,9 @@
 #ifndef TD_TEST_RUNTIME_H
 #define TD_TEST_RUNTIME_H
 
+#include <sched.h>
 #include <string.h>
+#include <time.h>
 #include <tandem/tandem.h>
 
 /* The status of t, or -1 when the query fails (stale, shared...). */
@@ -26,6 +28,40 @@ static inline td_loop *fresh_loop_with(td_now_fn now, int has_end_of_frame)
     td_loop *loop = td_loop_create(&cfg);
     td_loop_set_main(loop);
     return loop;
+}
+
+static inline int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Run frames of the main loop until `t` is no longer pending (10 s bound).
+ * Returns 1 when it completed. */
+static inline int pump_until_done(td_task t)
+{
+    int64_t end = now_ns() + 10000000000LL;
+    td_status st = TD_PENDING;
+    while (td_task_status(t, &st) == TD_OK && st == TD_PENDING) {
+        if (now_ns() > end)
+            return 0;
+        td_loop_run_frame(td_loop_main());
+        sched_yield();
+    }
+    return 1;
+}
+
+/* Wait (10 s bound) until *flag == value. Returns 1 when reached. */
+static inline int spin_until(volatile uint32_t *flag, uint32_t value)
+{
+    int64_t end = now_ns() + 10000000000LL;
+    while (td_atomic_load_u32(flag) != value) {
+        if (now_ns() > end)
+            return 0;
+        sched_yield();
+    }
+    return 1;
 }
 
 #endif

@@ -4,6 +4,7 @@
 #include <tandem/tandem.h>
 #include "td_alloc_count.h"
 #include "td_test.h"
+#include "td_test_gated.h"
 
 static int reports;
 static int last_code;
@@ -15,15 +16,7 @@ static void on_unobserved(const td_error *e, void *arg)
     last_arg = arg;
 }
 
-typedef struct { td_task_i64 gate; int64_t v; } gate_frame;
-static void gate_step(td_runner *r, gate_frame *f)
-{
-    TD_BEGIN(r);
-    TD_AWAIT_VALUE(r, f->gate, f->v);
-    TD_RETURN_VALUE(r, f->v);
-    TD_END(r);
-}
-TD_METHOD_DEFINE(gated, gate_frame, gate_step);
+TD_TEST_GATED_METHOD(gated);
 
 static td_task_i64 start_gated(td_auto_source **g_out, uint32_t *token_out)
 {

@@ -4,17 +4,9 @@
 #include <tandem/tandem.h>
 #include "td_alloc_count.h"
 #include "td_test.h"
+#include "td_test_gated.h"
 
-/* Awaits a gate and returns its value (typed) / nothing (untyped). */
-typedef struct { td_task_i64 gate; int64_t v; } gate_frame;
-static void gate_step(td_runner *r, gate_frame *f)
-{
-    TD_BEGIN(r);
-    TD_AWAIT_VALUE(r, f->gate, f->v);
-    TD_RETURN_VALUE(r, f->v);
-    TD_END(r);
-}
-TD_METHOD_DEFINE(gated, gate_frame, gate_step);
+TD_TEST_GATED_METHOD(gated);
 
 /* A reader: awaits a shared task and returns its value plus its own offset. */
 typedef struct { td_task_i64 in; int64_t offset, v; } reader_frame;

@@ -5,38 +5,7 @@
 #include <time.h>
 #include <sched.h>
 #include "td_test.h"
-
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* Run frames until `t` is no longer pending (10 s bound). Returns 1 when it completed. */
-static int pump_until_done(td_task t)
-{
-    int64_t end = now_ns() + 10000000000LL;
-    td_status st = TD_PENDING;
-    while (td_task_status(t, &st) == TD_OK && st == TD_PENDING) {
-        if (now_ns() > end)
-            return 0;
-        td_loop_run_frame(td_loop_main());
-        sched_yield();
-    }
-    return 1;
-}
-
-static int spin_until(volatile uint32_t *flag, uint32_t value)
-{
-    int64_t end = now_ns() + 10000000000LL;
-    while (td_atomic_load_u32(flag) != value) {
-        if (now_ns() > end)
-            return 0;
-        sched_yield();
-    }
-    return 1;
-}
+#include "td_test_runtime.h"
 
 /* ---- SMOKE 21: switch to the pool and back ------------------------------------------- */
 

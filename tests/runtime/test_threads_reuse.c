@@ -6,48 +6,10 @@
 #include <time.h>
 #include <sched.h>
 #include "td_test.h"
+#include "td_test_runtime.h"
+#include "td_test_gated.h"
 
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int spin_until(volatile uint32_t *flag, uint32_t value)
-{
-    int64_t end = now_ns() + 10000000000LL;
-    while (td_atomic_load_u32(flag) != value) {
-        if (now_ns() > end)
-            return 0;
-        sched_yield();
-    }
-    return 1;
-}
-
-static int pump_until_done(td_task t)
-{
-    int64_t end = now_ns() + 10000000000LL;
-    td_status st = TD_PENDING;
-    while (td_task_status(t, &st) == TD_OK && st == TD_PENDING) {
-        if (now_ns() > end)
-            return 0;
-        td_loop_run_frame(td_loop_main());
-        sched_yield();
-    }
-    return 1;
-}
-
-/* A method that awaits a gate and returns the gate's value (typed) or nothing. */
-typedef struct { td_task_i64 gate; int64_t v; } gate_frame;
-static void gate_step(td_runner *r, gate_frame *f)
-{
-    TD_BEGIN(r);
-    TD_AWAIT_VALUE(r, f->gate, f->v);
-    TD_RETURN_VALUE(r, f->v);
-    TD_END(r);
-}
-TD_METHOD_DEFINE(gated, gate_frame, gate_step);
+TD_TEST_GATED_METHOD(gated);
 
 static void gate_untyped_step(td_runner *r, gate_frame *f)
 {

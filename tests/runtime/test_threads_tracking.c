@@ -3,16 +3,9 @@
 #include <tandem/tandem.h>
 #include <sched.h>
 #include "td_test.h"
+#include "td_test_gated.h"
 
-typedef struct { td_task_i64 gate; int64_t v; } gate_frame;
-static void gate_step(td_runner *r, gate_frame *f)
-{
-    TD_BEGIN(r);
-    TD_AWAIT_VALUE(r, f->gate, f->v);
-    TD_RETURN_VALUE(r, f->v);
-    TD_END(r);
-}
-TD_METHOD_DEFINE(tracked_gate, gate_frame, gate_step);
+TD_TEST_GATED_METHOD(tracked_gate);
 
 typedef struct { int64_t v; } pool_frame;
 static void pool_step(td_runner *r, pool_frame *f)
