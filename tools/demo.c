@@ -38,7 +38,7 @@ int td_verb_demo(int argc, char **argv)
     static const char *const backends[2] = { "aot", "jit" };
     int failed = 0;
     for (int b = 0; b < 2; b++) {
-        char dir[4096], report[4200], player[4200], module[4200];
+        char dir[4096], report[4200];
         snprintf(dir, sizeof dir, "%s/%s", out, backends[b]);
         printf("== %s player (%s)\n", backends[b], b == 0 ? "clang -O2 module" : "libtcc, compiled at start-up");
         fflush(stdout);
@@ -49,16 +49,9 @@ int td_verb_demo(int argc, char **argv)
             failed = 1;
             continue;
         }
-        snprintf(player, sizeof player, "%s/tandem-player", dir);
         snprintf(report, sizeof report, "%s/demo-%s.json", dir, backends[b]);
-        if (b == 0)
-            snprintf(module, sizeof module, "%s/tandem.so", dir);
-        else
-            snprintf(module, sizeof module, "%s/src/tandem-player-tandem.c", dir);
-        char *pargv[] = { player, "--backend", (char *)backends[b], b == 0 ? "--module" : "--tu", module,
-                          "--suite", "demo", "--samples", "1", "--warmup", "0", "--out", report, NULL };
-        fflush(stdout);
-        if (tl_run(pargv) != 0)
+        static const char *const once[] = { "--samples", "1", "--warmup", "0", NULL };
+        if (tl_run_player(dir, backends[b], "demo", report, once) != 0)
             failed = 1;
     }
     printf("%s\n", failed ? "demo: FAILED" : "demo: both players ran the same async methods and passed");

@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include "tl_err.h"
@@ -28,4 +29,29 @@ int tl_run(char *const argv[])
     if (WIFSIGNALED(st))
         return 128 + WTERMSIG(st);
     return WEXITSTATUS(st);
+}
+
+int tl_run_player(const char *dir, const char *backend, const char *suite, const char *report,
+                  const char *const *extra)
+{
+    char player[4200], module[4200];
+    int aot = !strcmp(backend, "aot");
+    snprintf(player, sizeof player, "%s/tandem-player", dir);
+    snprintf(module, sizeof module, aot ? "%s/tandem.so" : "%s/src/tandem-player-tandem.c", dir);
+    char *argv[32];
+    int n = 0;
+    argv[n++] = player;
+    argv[n++] = "--backend";
+    argv[n++] = (char *)backend;
+    argv[n++] = aot ? "--module" : "--tu";
+    argv[n++] = module;
+    argv[n++] = "--suite";
+    argv[n++] = (char *)suite;
+    argv[n++] = "--out";
+    argv[n++] = (char *)report;
+    for (int i = 0; extra && extra[i] && n < 31; i++)
+        argv[n++] = (char *)extra[i];
+    argv[n] = NULL;
+    fflush(stdout);
+    return tl_run(argv);
 }

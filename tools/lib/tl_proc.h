@@ -9,4 +9,11 @@
  * error printed naming argv[0]) when it could not be started. */
 int tl_run(char *const argv[]);
 
+/* Run the `tandem` subject of a player folder built by `tandem build` (DIR/tandem-player with
+ * DIR/tandem.so for aot, DIR/src/tandem-player-tandem.c for jit) on one suite, writing its
+ * report to `report`; `extra` (NULL-terminated, may be NULL) is appended to the player's
+ * arguments. Returns the player's exit status as tl_run does. */
+int tl_run_player(const char *dir, const char *backend, const char *suite, const char *report,
+                  const char *const *extra);
+
 #endif
