@@ -74,14 +74,19 @@ int smoke_wait_flag(volatile uint32_t *flag, uint32_t value)
     return 1;
 }
 
+void smoke_settings(td_settings *s)
+{
+    td_settings_defaults(s);
+    s->flow = 0;
+    s->tracking = 0;
+    s->runner_pool_capacity = 128;
+    s->worker_threads = 2;                /* the thread-pool cases need workers */
+}
+
 int td_suite_smoke(const td_player_host *host, void *ctx)
 {
     td_settings s;
-    td_settings_defaults(&s);
-    s.flow = 0;
-    s.tracking = 0;
-    s.runner_pool_capacity = 128;
-    s.worker_threads = 2;                 /* the thread-pool cases need workers */
+    smoke_settings(&s);
     int count = (int)(sizeof(smoke_cases) / sizeof(smoke_cases[0]));
     host->expect_cases(ctx, 42);
     for (int i = 0; i < count; i++) {

@@ -19,6 +19,8 @@
 #define SMOKE_EQ(expected, actual) do { if (!TD_PCHECK_I64(host, ctx, (expected), (actual))) return; } while (0)
 #define SMOKE_TRUE(cond) do { if (!TD_PCHECK(host, ctx, (cond))) return; } while (0)
 
+/* The suite's runtime settings (SMOKE.md: flow off, tracking off, RunnerPoolCapacity 128). */
+void smoke_settings(td_settings *s);
 /* A fresh loop installed as the main loop (fake clock when clock != NULL). */
 td_loop *smoke_loop_begin(int has_end_of_frame, int64_t *fake_clock_ns);
 void smoke_loop_end(td_loop *loop);

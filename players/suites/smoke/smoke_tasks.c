@@ -253,9 +253,7 @@ void smoke_case_15(SMOKE_ARGS)
     int rc3 = td_task_i64_get(td_from_result(7), &o);
     int64_t v3 = o.value;
     td_settings s;
-    td_settings_defaults(&s);
-    s.runner_pool_capacity = 128;
-    s.worker_threads = 2;
+    smoke_settings(&s);
     td_runtime_init(&s);                      /* the suite shuts it down after the case */
     SMOKE_EQ(TD_OK, rc1);
     SMOKE_EQ(TD_SUCCEEDED, st1);
