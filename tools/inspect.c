@@ -200,6 +200,10 @@ int td_verb_inspect(int argc, char **argv)
         fprintf(stderr, "tandem inspect: %s: cannot create the output folder: %s\n", o.out, strerror(errno));
         goto fail;
     }
+    if (ti_settings_resolve(&c, &o, err, sizeof err)) {
+        fprintf(stderr, "tandem inspect: %s\n", err);
+        goto fail;
+    }
     if (o.ir) {
         if (!file_ok(o.ir)) {
             fprintf(stderr, "tandem inspect: %s: no such file (--ir)\n", o.ir);

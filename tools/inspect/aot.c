@@ -17,7 +17,7 @@
  * in F's code (the IR decides; the missed remark's reason is attached as evidence), or
  * when neither a remark nor a call exists (the contract names a call F does not make).
  */
-#include "inspect.h"
+#include "shape.h"
 
 #include <llvm-c/Core.h>
 #include <llvm-c/IRReader.h>
@@ -33,6 +33,7 @@ typedef struct aot_ctx {
     const ti_remarks *rm;
     const ti_contract *c;
     unsigned byval_kind;
+    ti_sprog sp;        /* the shape model of the module (no_init_check) */
 } aot_ctx;
 
 static const char *vname(LLVMValueRef v)
@@ -96,7 +97,7 @@ static int is_memcpy(const char *n)
 }
 
 /* "in F: <instruction> (file:line)" */
-static char *ev_instr(const char *fn, LLVMValueRef i)
+char *ti_ir_ev_instr(const char *fn, LLVMValueRef i)
 {
     char *p = LLVMPrintValueToString(i);
     char *one = ti_oneline(p, 220);
@@ -222,7 +223,9 @@ static void check_must_inline(aot_ctx *a, ti_rule *r)
             const char *cn = callee_name(i);
             if (cn && !strcmp(cn, r->callee)) {
                 left++;
-                ti_sl_add(&calls, ev_instr(hosts.v[h], i));
+                char *e = ti_ir_ev_instr(hosts.v[h], i);
+                ti_sl_add(&calls, e);
+                free(e);
             }
         }
     }
@@ -270,7 +273,7 @@ static void check_calls_and_guards(aot_ctx *a, ti_rule *r)
         ti_sl_free(&hosts);
         return;
     }
-    int ninstr = 0, ncalls = 0, nloads = 0, bad = 0, indirect = 0;
+    int ninstr = 0, ncalls = 0, bad = 0, indirect = 0;
     ti_strlist callees = { 0 }, badev = { 0 };
     for (int h = 0; h < hosts.n; h++) {
         LLVMValueRef f = defined_fn(a, hosts.v[h]);
@@ -289,10 +292,11 @@ static void check_calls_and_guards(aot_ctx *a, ti_rule *r)
                 ncalls++;
                 if (!ti_sl_has(&callees, cn))
                     ti_sl_add(&callees, cn);
-                int hit = r->kind == TI_NO_CALL ? ti_sl_has(&r->names, cn) : ti_is_init_call(a->c, cn);
+                /* once primitives are the shape check's (with their control and init function) */
+                int hit = r->kind == TI_NO_CALL ? ti_sl_has(&r->names, cn) : ti_sl_has(&a->c->initialisers, cn);
                 if (hit) {
                     bad++;
-                    char *e = ev_instr(hosts.v[h], i);
+                    char *e = ti_ir_ev_instr(hosts.v[h], i);
                     ti_sl_addf(&badev, "%s %s", r->kind == TI_NO_CALL ? "forbidden call:" : "initialiser call:", e);
                     free(e);
                 }
@@ -300,21 +304,29 @@ static void check_calls_and_guards(aot_ctx *a, ti_rule *r)
                        && (op == LLVMLoad || op == LLVMAtomicRMW || op == LLVMAtomicCmpXchg)) {
                 LLVMValueRef p = strip_casts(LLVMGetOperand(i, 0));
                 if (LLVMIsAGlobalVariable(p)) {
-                    nloads++;
                     if (ti_is_guard_name(a->c, vname(p))) {
                         bad++;
-                        char *e = ev_instr(hosts.v[h], i);
-                        ti_sl_addf(&badev, "guard load of @%s: %s", vname(p), e);
+                        char *e = ti_ir_ev_instr(hosts.v[h], i);
+                        ti_sl_addf(&badev, "name signal: guard load of @%s: %s", vname(p), e);
                         free(e);
                     }
                 }
             }
         }
     }
-    if (bad) {
+    if (r->kind == TI_NO_INIT_CHECK) {
+        int *scope = calloc((size_t)hosts.n + 1, sizeof(int));
+        int ns = 0;
+        for (int h = 0; h < hosts.n; h++) {
+            int fi = ti_sp_find_fn(&a->sp, hosts.v[h]);
+            if (fi >= 0)
+                scope[ns++] = fi;
+        }
+        ti_shape_check(&a->sp, a->c, scope, ns, where, &badev, res);
+        free(scope);
+    } else if (bad) {
         res->status = TI_FAIL;
-        res->summary = r->kind == TI_NO_CALL ? ti_fmt("%d forbidden call(s) in %s", bad, where)
-                                             : ti_fmt("%d init check(s) in %s", bad, where);
+        res->summary = ti_fmt("%d forbidden call(s) in %s", bad, where);
         ti_strlist ev = { 0 };
         for (int k = 0; k < badev.n; k++)
             ti_sl_add(&ev, badev.v[k]);
@@ -324,12 +336,8 @@ static void check_calls_and_guards(aot_ctx *a, ti_rule *r)
         res->evidence = ev;
     } else {
         res->status = TI_PASS;
-        if (r->kind == TI_NO_CALL)
-            res->summary = ti_fmt("none of %d direct call(s) in %s is forbidden (%d instructions, %d indirect)",
-                                  ncalls, where, ninstr, indirect);
-        else
-            res->summary = ti_fmt("no guard load among %d global load(s), no once/initialiser call in %s (%d instructions)",
-                                  nloads, where, ninstr);
+        res->summary = ti_fmt("none of %d direct call(s) in %s is forbidden (%d instructions, %d indirect)",
+                              ncalls, where, ninstr, indirect);
         size_t len = 16;
         for (int k = 0; k < callees.n; k++)
             len += strlen(callees.v[k]) + 2;
@@ -431,7 +439,7 @@ static long long longest_run(span *s, int n, LLVMValueRef base)
 static char *describe_len(const char *fn, LLVMValueRef len)
 {
     if (LLVMIsAInstruction(len))
-        return ev_instr(fn, len);
+        return ti_ir_ev_instr(fn, len);
     if (LLVMIsAArgument(len)) {
         LLVMValueRef f = LLVMGetParamParent(len);
         unsigned k = 0;
@@ -471,7 +479,7 @@ static void check_clears_frame(aot_ctx *a, ti_rule *r)
                 LLVMValueRef val = bz ? NULL : LLVMGetOperand(i, 1);
                 LLVMValueRef len = LLVMGetOperand(i, bz ? 1 : 2);
                 if (val && !(LLVMIsAConstantInt(val) && LLVMConstIntGetZExtValue(val) == 0)) {
-                    char *e = ev_instr(hosts.v[h], i);
+                    char *e = ti_ir_ev_instr(hosts.v[h], i);
                     ti_sl_addf(&other, "memset with a non-zero or unknown value: %s", e);
                     free(e);
                     continue;
@@ -480,7 +488,7 @@ static void check_clears_frame(aot_ctx *a, ti_rule *r)
                     /* a computed length: the frame size is dynamic; accept and say so */
                     pass_sum = ti_fmt("memset with a computed length clears the frame in %s (dynamic frame size, accepted)",
                                       where);
-                    char *e = ev_instr(hosts.v[h], i);
+                    char *e = ti_ir_ev_instr(hosts.v[h], i);
                     ti_sl_add(&pass_ev, e);
                     free(e);
                     e = describe_len(hosts.v[h], len);
@@ -492,7 +500,7 @@ static void check_clears_frame(aot_ctx *a, ti_rule *r)
                 if (fs < 0) {
                     /* an undeclared frame is a dynamic one: a constant memset clears
                      * something else (a field, a header), not the frame */
-                    char *e = ev_instr(hosts.v[h], i);
+                    char *e = ti_ir_ev_instr(hosts.v[h], i);
                     ti_sl_addf(&other, "memset of a constant %lld bytes (frame size undeclared: only a computed-length memset counts): %s", n, e);
                     free(e);
                     continue;
@@ -500,7 +508,7 @@ static void check_clears_frame(aot_ctx *a, ti_rule *r)
                 ptr = LLVMGetOperand(i, 0);
                 lo = 0;
                 hi = n;
-                char *e = ev_instr(hosts.v[h], i);
+                char *e = ti_ir_ev_instr(hosts.v[h], i);
                 ti_sl_addf(&other, "memset of %lld bytes: %s", n, e);
                 free(e);
             } else if (LLVMGetInstructionOpcode(i) == LLVMStore && LLVMIsNull(LLVMGetOperand(i, 0))) {
@@ -522,7 +530,7 @@ static void check_clears_frame(aot_ctx *a, ti_rule *r)
                 long long cov = longest_run(sp, nsp, base);
                 if (cov >= fs) {
                     pass_sum = ti_fmt("zero fill covers the %lld-byte frame in %s (a contiguous run of %lld bytes)", fs, where, cov);
-                    char *e = ev_instr(hosts.v[h], i);
+                    char *e = ti_ir_ev_instr(hosts.v[h], i);
                     ti_sl_addf(&pass_ev, "last zero write completing the cover: %s", e);
                     free(e);
                     break;
@@ -588,7 +596,7 @@ static void check_no_frame_copy(aot_ctx *a, ti_rule *r)
                     LLVMValueRef len = LLVMGetOperand(i, 2);
                     if (!strcmp(cn, "bcopy"))
                         len = LLVMGetOperand(i, 2);
-                    char *e = ev_instr(hosts.v[h], i);
+                    char *e = ti_ir_ev_instr(hosts.v[h], i);
                     if (!LLVMIsAConstantInt(len))
                         ti_sl_addf(&bad, "copy with a computed length (may be the frame): %s", e);
                     else if ((long long)LLVMConstIntGetZExtValue(len) >= min)
@@ -603,7 +611,7 @@ static void check_no_frame_copy(aot_ctx *a, ti_rule *r)
                 for (unsigned k = 0; k < na; k++)
                     if (LLVMGetCallSiteEnumAttribute(i, k + 1, a->byval_kind))
                         byval = 1;
-                char *e = ev_instr(hosts.v[h], i);
+                char *e = ti_ir_ev_instr(hosts.v[h], i);
                 if (byval)
                     ti_sl_addf(&bad, "argument passed by value (byval copy): %s", e);
                 else if (!cn)
@@ -614,7 +622,7 @@ static void check_no_frame_copy(aot_ctx *a, ti_rule *r)
                 LLVMTypeKind k = LLVMGetTypeKind(t);
                 if ((k == LLVMStructTypeKind || k == LLVMArrayTypeKind)
                     && (long long)LLVMStoreSizeOfType(a->td, t) >= min) {
-                    char *e = ev_instr(hosts.v[h], i);
+                    char *e = ti_ir_ev_instr(hosts.v[h], i);
                     ti_sl_addf(&bad, "aggregate %s of %llu bytes: %s", op == LLVMLoad ? "load" : "store",
                                LLVMStoreSizeOfType(a->td, t), e);
                     free(e);
@@ -668,6 +676,12 @@ int ti_aot_check(ti_contract *c, const char *ir_path, const ti_remarks *rm, char
     }
     a.td = LLVMGetModuleDataLayout(a.mod);
     a.byval_kind = LLVMGetEnumAttributeKindForName("byval", 5);
+    if (ti_shape_from_ir(&a.sp, a.mod, err, errsz)) {
+        ti_sp_free(&a.sp);
+        LLVMDisposeModule(a.mod);
+        LLVMContextDispose(a.ctx);
+        return -1;
+    }
     for (int k = 0; k < c->nrules; k++) {
         ti_rule *r = &c->rules[k];
         switch (r->kind) {
@@ -678,6 +692,7 @@ int ti_aot_check(ti_contract *c, const char *ir_path, const ti_remarks *rm, char
         case TI_NO_FRAME_COPY: check_no_frame_copy(&a, r); break;
         }
     }
+    ti_sp_free(&a.sp);
     LLVMDisposeModule(a.mod);
     LLVMContextDispose(a.ctx);
     return 0;

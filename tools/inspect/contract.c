@@ -7,7 +7,12 @@
  *     "variables": ["td_g_initialised"],     exact global names
  *     "patterns": ["*initiali[sz]ed*"],      fnmatch patterns over global names
  *     "once_functions": ["pthread_once"],    default: pthread_once, call_once, __cxa_guard_acquire
- *     "initialisers": ["td_runtime_init"]    declared initialiser functions
+ *     "initialisers": ["td_runtime_init"],   declared initialiser functions
+ *     "finalisers": ["td_runtime_shutdown"], shutdown functions (their writes do not make a
+ *                                            global "written after init")
+ *     "allowed_settings": {                  settings a hot path may branch on, each with a reason
+ *       "td_runtime_settings.tracking": "why this branch is not an init guard"
+ *     }
  *   },
  *   "allocators": ["malloc", ...],           what "no_call": true forbids (default malloc calloc realloc free)
  *   "functions": {
@@ -70,6 +75,45 @@ static int str_array(const cJSON *a, ti_strlist *out, const char *path, const ch
         }
         ti_sl_add(out, e->valuestring);
         i++;
+    }
+    return 0;
+}
+
+/* init_guards.allowed_settings: {"global.field": "reason", ...}; the name must be a C
+ * designator of a global (identifier, then .field or [index] parts). */
+static int settings_load(const cJSON *o, ti_contract *c, const char *path, char *err, size_t errsz)
+{
+    if (!cJSON_IsObject(o)) {
+        snprintf(err, errsz, "%s: field 'init_guards.allowed_settings': expected an object of \"setting\": \"reason\"", path);
+        return -1;
+    }
+    const cJSON *e;
+    cJSON_ArrayForEach(e, o)
+    {
+        const char *n = e->string;
+        if (n[0] == '_')
+            continue;
+        if (!cJSON_IsString(e) || !e->valuestring[0]) {
+            snprintf(err, errsz, "%s: field 'init_guards.allowed_settings.%s': expected the reason (a non-empty string)",
+                     path, n);
+            return -1;
+        }
+        size_t id = strspn(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+        int ok = id > 0 && !(n[0] >= '0' && n[0] <= '9') && strspn(n + id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.[]") == strlen(n + id)
+                 && (n[id] == 0 || n[id] == '.' || n[id] == '[');
+        if (!ok) {
+            snprintf(err, errsz,
+                     "%s: field 'init_guards.allowed_settings.%s': not a global or a field of one (e.g. settings.tracking)",
+                     path, n);
+            return -1;
+        }
+        c->settings = realloc(c->settings, sizeof(ti_setting) * (size_t)(c->nsettings + 1));
+        ti_setting *st = &c->settings[c->nsettings++];
+        st->name = ti_strdup(n);
+        st->global = ti_fmt("%.*s", (int)id, n);
+        st->reason = ti_strdup(e->valuestring);
+        st->off = 0;
+        st->size = -1;
     }
     return 0;
 }
@@ -179,6 +223,11 @@ int ti_contract_load(const char *path, ti_contract *c, char *err, size_t errsz)
             ti_strlist *dst = NULL;
             if (e->string[0] == '_')
                 continue;
+            if (!strcmp(e->string, "allowed_settings")) {
+                if (settings_load(e, c, path, err, errsz))
+                    goto out;
+                continue;
+            }
             if (!strcmp(e->string, "variables"))
                 dst = &c->guard_vars;
             else if (!strcmp(e->string, "patterns"))
@@ -188,8 +237,12 @@ int ti_contract_load(const char *path, ti_contract *c, char *err, size_t errsz)
                 have_once = 1;
             } else if (!strcmp(e->string, "initialisers") || !strcmp(e->string, "initializers"))
                 dst = &c->initialisers;
+            else if (!strcmp(e->string, "finalisers") || !strcmp(e->string, "finalizers"))
+                dst = &c->finalisers;
             else {
-                snprintf(err, errsz, "%s: field '%s': unknown field (variables, patterns, once_functions, initialisers)",
+                snprintf(err, errsz,
+                         "%s: field '%s': unknown field (variables, patterns, once_functions, initialisers, finalisers, "
+                         "allowed_settings)",
                          path, field);
                 goto out;
             }
@@ -305,6 +358,13 @@ void ti_contract_free(ti_contract *c)
     ti_sl_free(&c->guard_patterns);
     ti_sl_free(&c->once_functions);
     ti_sl_free(&c->initialisers);
+    ti_sl_free(&c->finalisers);
+    for (int i = 0; i < c->nsettings; i++) {
+        free(c->settings[i].name);
+        free(c->settings[i].global);
+        free(c->settings[i].reason);
+    }
+    free(c->settings);
     ti_sl_free(&c->allocators);
     memset(c, 0, sizeof *c);
 }
@@ -324,4 +384,9 @@ int ti_is_guard_name(const ti_contract *c, const char *name)
 int ti_is_init_call(const ti_contract *c, const char *name)
 {
     return name && (ti_sl_has(&c->once_functions, name) || ti_sl_has(&c->initialisers, name));
+}
+
+int ti_is_once_call(const ti_contract *c, const char *name)
+{
+    return name && ti_sl_has(&c->once_functions, name);
 }

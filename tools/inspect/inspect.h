@@ -15,6 +15,8 @@
 
 #include <stddef.h>
 
+struct ti_options;
+
 /* ---- small growable string list -------------------------------------------------- */
 typedef struct ti_strlist {
     char **v;
@@ -46,7 +48,8 @@ typedef enum ti_status {
     TI_PASS,
     TI_FAIL,
     TI_INFO,     /* reported, does not decide the exit code (e.g. tcc never inlines) */
-    TI_SKIPPED   /* the side was not run (--no-jit) */
+    TI_SKIPPED,  /* the side was not run (--no-jit) */
+    TI_ALLOWED   /* no_init_check: only branches on settings the contract allows (with a reason) */
 } ti_status;
 
 const char *ti_status_name(ti_status s);
@@ -69,12 +72,24 @@ typedef struct ti_rule {
     ti_result aot, jit;
 } ti_rule;
 
+/* A setting a hot path may branch on (init_guards.allowed_settings): "global" or
+ * "global.field.sub", resolved to a byte range of the global by compiling the TU. */
+typedef struct ti_setting {
+    char *name;                  /* as written in the contract */
+    char *global;                /* the global's name (before the first '.' or '[') */
+    char *reason;
+    long long off, size;         /* byte range in the global; size -1 until resolved */
+} ti_setting;
+
 typedef struct ti_contract {
     char *path;
     ti_strlist guard_vars;       /* exact names of "initialised" flags */
     ti_strlist guard_patterns;   /* fnmatch patterns of guard names */
     ti_strlist once_functions;   /* pthread_once, call_once, ... */
     ti_strlist initialisers;     /* declared initialiser functions */
+    ti_strlist finalisers;       /* shutdown functions: their writes do not make a global "written after init" */
+    ti_setting *settings;        /* allowed settings */
+    int nsettings;
     ti_strlist allocators;       /* default list for "no_call": true */
     ti_rule *rules;
     int nrules;
@@ -85,6 +100,10 @@ int ti_contract_load(const char *path, ti_contract *c, char *err, size_t errsz);
 void ti_contract_free(ti_contract *c);
 int ti_is_guard_name(const ti_contract *c, const char *name);
 int ti_is_init_call(const ti_contract *c, const char *name);
+int ti_is_once_call(const ti_contract *c, const char *name);
+/* Resolve the allowed settings' byte ranges by compiling the TU with libtcc plus offsetof/sizeof
+ * probes (settings.c). Returns 0, or -1 naming the setting and tcc's message. */
+int ti_settings_resolve(ti_contract *c, const struct ti_options *o, char *err, size_t errsz);
 
 /* ---- remarks (read on the AOT side, also used to scope the JIT side) ----------------- */
 typedef struct ti_remark {
@@ -113,6 +132,9 @@ typedef struct ti_options {
     const char *clang, *tcc_lib;
     int no_jit, jit_strict, quiet;
 } ti_options;
+
+/* Compile `src` with libtcc (the options' -I/-D) into the object file `obj` (jit.c). */
+int ti_tcc_compile(const ti_options *o, const char *src, const char *obj, char *err, size_t errsz);
 
 /* Each returns 0, or -1 with a message in err when the input is unusable (exit 1). */
 int ti_aot_check(ti_contract *c, const char *ir_path, const ti_remarks *rm, char *err, size_t errsz);

@@ -81,6 +81,7 @@ static const char *badge(ti_status s)
     case TI_FAIL: return "**FAIL**";
     case TI_INFO: return "info";
     case TI_SKIPPED: return "skipped";
+    case TI_ALLOWED: return "allowed";
     }
     return "?";
 }

@@ -126,6 +126,7 @@ const char *ti_status_name(ti_status s)
     case TI_FAIL: return "fail";
     case TI_INFO: return "info";
     case TI_SKIPPED: return "skipped";
+    case TI_ALLOWED: return "allowed";
     }
     return "?";
 }
