@@ -526,7 +526,7 @@ static int pick_dir(att *a, const char *out, const char *label)
         for (int k = 2; tl_is_dir(a->dir) || tl_is_file(a->dir); k++) snprintf(a->dir, sizeof a->dir, "%s-%d", base, k);
     }
     int e = tl_mkdirs(a->dir);
-    if (e) { tl_error(a->dir, "--out", "cannot create: %s", strerror(e)); return 1; }
+    if (e) { tl_error(a->dir, "--out", "cannot create: %s", tl_strerror(e)); return 1; }
     char *abs = tl_abspath(a->dir);
     snprintf(a->dir, sizeof a->dir, "%s", abs);
     free(abs);

@@ -140,7 +140,7 @@ static int write_text(const char *path, const char *text)
 {
     int e = tl_mkdirs_parent(path);
     if (!e) e = tl_write_atomic(path, text, strlen(text), 0644);
-    if (e) tl_error(path, NULL, "cannot write: %s", strerror(e));
+    if (e) tl_error(path, NULL, "cannot write: %s", tl_strerror(e));
     return e ? 1 : 0;
 }
 
@@ -194,7 +194,7 @@ int td_verb_build(int argc, char **argv)
     if (!suites.n && list_subdirs(root, "players/suites", &suites)) goto done;
     tl_strlist_sort(&suites);
     int e = tl_mkdirs(outabs);
-    if (e) { tl_error(outabs, "--out", "cannot create: %s", strerror(e)); goto done; }
+    if (e) { tl_error(outabs, "--out", "cannot create: %s", tl_strerror(e)); goto done; }
 
     /* The ABI header: staged with the sources, else (older staging) the source tree's. */
     char *hdr = tl_join(root, "players/include/tandem_player.h");
@@ -311,7 +311,7 @@ int td_verb_build(int argc, char **argv)
                 char hex[TL_SHA256_HEX];
                 uint64_t bytes;
                 int ce = tl_copy_hash(from, to, 0644, hex, &bytes);
-                if (ce) tl_error(from, NULL, "cannot copy: %s", strerror(ce));
+                if (ce) tl_error(from, NULL, "cannot copy: %s", tl_strerror(ce));
                 free(from);
                 free(to);
                 if (ce) { free(text); free(srcroot); tl_strlist_free(&srcs); goto done; }
@@ -358,7 +358,7 @@ int td_verb_build(int argc, char **argv)
         uint64_t bytes;
         int ce = tl_copy_hash(shell, to, 0755, hex, &bytes);
         free(to);
-        if (ce) { tl_error(shell, NULL, "cannot copy the shell: %s", strerror(ce)); goto done; }
+        if (ce) { tl_error(shell, NULL, "cannot copy the shell: %s", tl_strerror(ce)); goto done; }
         tl_strlist_push(&outfiles, "tandem-player");
     }
     char name[64], path[PATH_MAX];

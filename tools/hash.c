@@ -3,11 +3,31 @@
  * tool library (OpenSSL EVP, 1 MiB reads, files in parallel); --bench prints throughput.
  */
 #include "tl_hash.h"
+#include "tl_safe.h"
+
+#include <errno.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* Print one line as GNU sha256sum (coreutils 9) does: a name holding a backslash, a line
+ * feed or a carriage return is written with those escaped (backslash-backslash, backslash-n,
+ * backslash-r) and the line starts with a backslash, so no name can forge a second line. */
+static void print_line(const char *hex, const char *name)
+{
+    int esc = strpbrk(name, "\\\n\r") != NULL;
+    printf("%s%s  ", esc ? "\\" : "", hex);
+    for (const char *p = name; *p; p++) {
+        if (!esc) { putchar(*p); continue; }
+        if (*p == '\\') fputs("\\\\", stdout);
+        else if (*p == '\n') fputs("\\n", stdout);
+        else if (*p == '\r') fputs("\\r", stdout);
+        else putchar(*p);
+    }
+    putchar('\n');
+}
 
 static void usage(FILE *o)
 {
@@ -31,10 +51,14 @@ int td_verb_hash(int argc, char **argv)
             return 0;
         } else if (!strcmp(argv[i], "--bench")) {
             bench = 1;
-        } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
-            threads = atoi(argv[++i]);
-            if (threads < 1) {
-                fprintf(stderr, "tandem hash: --threads: expected a positive number\n");
+        } else if (!strcmp(argv[i], "--threads")) {
+            const char *v = i + 1 < argc ? argv[++i] : "";
+            char *end;
+            errno = 0;
+            long t = strtol(v, &end, 10);
+            threads = (int)(t > 0 && t <= 64 ? t : 0);
+            if (!v[0] || *end || errno || !threads) {
+                fprintf(stderr, "tandem hash: --threads: expected an integer from 1 to 64, got '%s'\n", v);
                 free(files);
                 return 2;
             }
@@ -61,11 +85,11 @@ int td_verb_hash(int argc, char **argv)
     unsigned long long total = 0;
     for (size_t i = 0; i < n; i++) {
         if (res[i].err) {
-            fprintf(stderr, "%s: cannot read: %s\n", files[i], strerror(res[i].err));
+            fprintf(stderr, "%s: cannot read: %s\n", files[i], tl_strerror(res[i].err));
             rc = 1;
             continue;
         }
-        printf("%s  %s\n", res[i].hex, files[i]);
+        print_line(res[i].hex, files[i]);
         total += res[i].bytes;
     }
     if (bench) {

@@ -56,7 +56,7 @@ static int read_sums(const char *dir, tl_file_rec **out, size_t *nout)
     *nout = 0;
     int e = tl_read_all(path, &buf, &len);
     if (e) {
-        tl_error(path, NULL, "cannot read: %s", strerror(e));
+        tl_error(path, NULL, "cannot read: %s", tl_strerror(e));
         free(path);
         return 1;
     }
@@ -187,7 +187,7 @@ static int do_pack(const char *dir, const char *fmt_arg, const char *out_arg)
     char *sums = malloc(cap);
     for (size_t i = 0; i < files.n; i++) {
         if (res[i].err) {
-            tl_error(full[i], NULL, "cannot read: %s", strerror(res[i].err));
+            tl_error(full[i], NULL, "cannot read: %s", tl_strerror(res[i].err));
             free(sums);
             goto out;
         }
@@ -202,7 +202,7 @@ static int do_pack(const char *dir, const char *fmt_arg, const char *out_arg)
     int e = tl_write_atomic(sums_path, sums, len, 0644);
     free(sums);
     if (e) {
-        tl_error(sums_path, NULL, "cannot write: %s", strerror(e));
+        tl_error(sums_path, NULL, "cannot write: %s", tl_strerror(e));
         free(sums_path);
         goto out;
     }
@@ -294,7 +294,7 @@ int td_verb_pack(int argc, char **argv)
         const char *tmpd = getenv("TMPDIR");
         char *tmpl = tl_join(tmpd && *tmpd ? tmpd : "/tmp", "tandem-check-XXXXXX");
         if (!mkdtemp(tmpl)) {
-            tl_error(tmpl, NULL, "cannot create a temporary folder: %s", strerror(errno));
+            tl_error(tmpl, NULL, "cannot create a temporary folder: %s", tl_strerror(errno));
             free(tmpl);
             return 1;
         }

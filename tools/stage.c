@@ -325,7 +325,7 @@ int td_verb_stage(int argc, char **argv)
             memcpy(s[i].sha, res[i].hex, TL_SHA256_HEX);
             s[i].exec = stat(full[i], &sb) == 0 && (sb.st_mode & 0111);
             if (res[i].err) {
-                tl_error(full[i], NULL, "cannot read: %s", strerror(res[i].err));
+                tl_error(full[i], NULL, "cannot read: %s", tl_strerror(res[i].err));
                 bad = 1;
             }
         }
@@ -494,7 +494,7 @@ int td_verb_stage(int argc, char **argv)
     }
     int e = tl_mkdirs(out);
     if (e) {
-        tl_error(out, "--out", "cannot create: %s", strerror(e));
+        tl_error(out, "--out", "cannot create: %s", tl_strerror(e));
         free(todo);
         free(dres);
         goto done;
@@ -508,7 +508,7 @@ int td_verb_stage(int argc, char **argv)
         if (s[i].mem) {
             e = tl_write_atomic(dst, s[i].mem->data, s[i].mem->len, mode);
             if (e) {
-                tl_error(dst, NULL, "cannot write: %s", strerror(e));
+                tl_error(dst, NULL, "cannot write: %s", tl_strerror(e));
                 bad = 1;
             }
         } else {
@@ -517,7 +517,7 @@ int td_verb_stage(int argc, char **argv)
             uint64_t n;
             e = tl_copy_hash(srcp, dst, mode, hex, &n);
             if (e) {
-                tl_error(dst, NULL, "cannot copy from %s: %s", srcp, strerror(e));
+                tl_error(dst, NULL, "cannot copy from %s: %s", srcp, tl_strerror(e));
                 bad = 1;
             } else if (strcmp(hex, s[i].sha) || n != s[i].bytes) {
                 tl_error(srcp, NULL, "changed while being staged; stage again");
@@ -536,7 +536,7 @@ int td_verb_stage(int argc, char **argv)
             continue;
         char *f = tl_join(out, disk.v[i]);
         if (unlink(f) != 0) {
-            tl_error(f, NULL, "cannot remove: %s", strerror(errno));
+            tl_error(f, NULL, "cannot remove: %s", tl_strerror(errno));
             bad = 1;
         } else {
             remove_empty_parents(out, f);

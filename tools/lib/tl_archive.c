@@ -34,7 +34,7 @@ int tl_pack_write(const char *dir, const tl_strlist *files, const char *const *s
     snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", out_path);
     int tfd = mkstemp(tmp);
     if (tfd < 0) {
-        tl_error(out_path, NULL, "cannot create: %s", strerror(errno));
+        tl_error(out_path, NULL, "cannot create: %s", tl_strerror(errno));
         return 1;
     }
     fchmod(tfd, 0644);
@@ -72,7 +72,7 @@ int tl_pack_write(const char *dir, const tl_strlist *files, const char *const *s
         int fd = open(full, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
         struct stat st;
         if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-            tl_error(full, NULL, "refused: %s", fd < 0 ? strerror(errno) : "not a regular file");
+            tl_error(full, NULL, "refused: %s", fd < 0 ? tl_strerror(errno) : "not a regular file");
             if (fd >= 0)
                 close(fd);
             free(full);
@@ -140,7 +140,7 @@ out:
     free(buf);
     close(tfd);
     if (rc == 0 && rename(tmp, out_path) != 0) {
-        tl_error(out_path, NULL, "cannot write: %s", strerror(errno));
+        tl_error(out_path, NULL, "cannot write: %s", tl_strerror(errno));
         rc = 1;
     }
     if (rc)
@@ -291,7 +291,7 @@ int tl_archive_extract(const char *archive_path, const char *out_dir)
 {
     int e = tl_mkdirs(out_dir);
     if (e) {
-        tl_error(out_dir, NULL, "cannot create: %s", strerror(e));
+        tl_error(out_dir, NULL, "cannot create: %s", tl_strerror(e));
         return 1;
     }
     char *abs_arch = tl_abspath(archive_path);
@@ -311,7 +311,7 @@ int tl_archive_extract(const char *archive_path, const char *out_dir)
      * forbids an absolute prefix, so extract from inside out_dir and come back after. */
     cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (cwd < 0 || chdir(abs_out) != 0) {
-        tl_error(abs_out, NULL, "cannot enter: %s", strerror(errno));
+        tl_error(abs_out, NULL, "cannot enter: %s", tl_strerror(errno));
         goto out;
     }
     struct archive_entry *ent;
@@ -436,7 +436,7 @@ int tl_git_archive_read(const char *root, const char *rev, const char *const *pa
     *nout = 0;
     int pfd[2];
     if (pipe(pfd) != 0) {
-        tl_error("git archive", NULL, "pipe: %s", strerror(errno));
+        tl_error("git archive", NULL, "pipe: %s", tl_strerror(errno));
         return 1;
     }
     const char **argv = calloc(npaths + 10, sizeof *argv);
@@ -453,7 +453,7 @@ int tl_git_archive_read(const char *root, const char *rev, const char *const *pa
     argv[k] = NULL;
     pid_t pid = fork();
     if (pid < 0) {
-        tl_error("git archive", NULL, "fork: %s", strerror(errno));
+        tl_error("git archive", NULL, "fork: %s", tl_strerror(errno));
         close(pfd[0]);
         close(pfd[1]);
         free(argv);

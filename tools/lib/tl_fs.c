@@ -263,51 +263,7 @@ int tl_walk(const char *base, const char *rel, int policy, const char *confine, 
 
 int tl_read_all(const char *path, char **buf, size_t *len)
 {
-    *buf = NULL;
-    *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return errno;
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return EINVAL;
-    }
-    size_t cap = (size_t)st.st_size + 1, n = 0;
-    char *b = malloc(cap + 1);
-    if (!b) {
-        close(fd);
-        return ENOMEM;
-    }
-    for (;;) {
-        if (n == cap) {
-            char *nb = realloc(b, cap * 2 + 1);
-            if (!nb) {
-                free(b);
-                close(fd);
-                return ENOMEM;
-            }
-            b = nb;
-            cap *= 2;
-        }
-        ssize_t r = read(fd, b + n, cap - n);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            int e = errno;
-            free(b);
-            close(fd);
-            return e;
-        }
-        if (r == 0)
-            break;
-        n += (size_t)r;
-    }
-    close(fd);
-    b[n] = '\0';
-    *buf = b;
-    *len = n;
-    return 0;
+    return tl_read_file(path, TL_OPEN_FOLLOW, 0, buf, len);
 }
 
 static int write_full(int fd, const void *buf, size_t len)
@@ -362,9 +318,9 @@ int tl_copy_hash(const char *src, const char *dst, mode_t mode, char hex[TL_SHA2
     int e = tl_mkdirs_parent(dst);
     if (e)
         return e;
-    int in = open(src, O_RDONLY | O_CLOEXEC);
+    int in = tl_open_regular(src, TL_OPEN_FOLLOW, NULL);
     if (in < 0)
-        return errno;
+        return -in;
     /* dst may be an existing symlink planted in the staging: rename replaces the link itself. */
     char tmp[PATH_MAX + 32];
     int out = open_tmp(dst, tmp, sizeof tmp, mode);

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "tl_hash.h"
+#include "tl_safe.h"
 
 /* A growable list of strings. */
 typedef struct tl_strlist {
@@ -47,11 +48,13 @@ enum {
 int tl_walk(const char *base, const char *rel, int policy, const char *confine, const char *const *skip_top,
             tl_strlist *out);
 
-/* Read a whole file (NUL-terminated for convenience). 0 ok, errno on failure. */
+/* Read a whole regular file (NUL-terminated for convenience), symbolic links followed,
+ * through tl_read_file (never blocks on a FIFO). 0 ok, else a code for tl_strerror(). */
 int tl_read_all(const char *path, char **buf, size_t *len);
 /* Write through a temporary file and rename. 0 ok, errno on failure. */
 int tl_write_atomic(const char *path, const void *buf, size_t len, mode_t mode);
-/* Copy src to dst (dst's parent created), hashing the bytes written. 0 ok, errno. */
+/* Copy the regular file src to dst (dst's parent created), hashing the bytes written.
+ * 0 ok, else a code for tl_strerror(). */
 int tl_copy_hash(const char *src, const char *dst, mode_t mode, char hex[TL_SHA256_HEX], uint64_t *bytes);
 
 /* Make an absolute, normalised path (no symlink resolution needed to exist). malloc. */

@@ -1,4 +1,5 @@
 #include "tl_hash.h"
+#include "tl_safe.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -106,16 +107,11 @@ static int hash_fd(int fd, unsigned char *buf, char hex[TL_SHA256_HEX], uint64_t
     return 0;
 }
 
-static int hash_path(const char *path, unsigned char *buf, char hex[TL_SHA256_HEX], uint64_t *bytes)
+static int hash_path(const char *path, int flags, unsigned char *buf, char hex[TL_SHA256_HEX], uint64_t *bytes)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = tl_open_regular(path, flags, NULL);
     if (fd < 0)
-        return errno;
-    struct stat st;
-    if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
-        close(fd);
-        return S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-    }
+        return -fd;
 #ifdef POSIX_FADV_SEQUENTIAL
     posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
@@ -129,7 +125,7 @@ int tl_sha256_file(const char *path, char hex[TL_SHA256_HEX], uint64_t *bytes)
     unsigned char *buf = malloc(TL_READ_CHUNK);
     if (!buf)
         return ENOMEM;
-    int e = hash_path(path, buf, hex, bytes);
+    int e = hash_path(path, TL_OPEN_FOLLOW, buf, hex, bytes);
     free(buf);
     return e;
 }
@@ -138,6 +134,7 @@ typedef struct job {
     const char *const *paths;
     tl_hash_result *out;
     size_t n;
+    int flags;
     size_t next;
     pthread_mutex_t mu;
 } job;
@@ -155,7 +152,7 @@ static void *worker(void *arg)
         tl_hash_result *r = &j->out[i];
         r->hex[0] = '\0';
         r->bytes = 0;
-        r->err = buf ? hash_path(j->paths[i], buf, r->hex, &r->bytes) : ENOMEM;
+        r->err = buf ? hash_path(j->paths[i], j->flags, buf, r->hex, &r->bytes) : ENOMEM;
     }
     free(buf);
     return NULL;
@@ -163,7 +160,12 @@ static void *worker(void *arg)
 
 void tl_hash_files(const char *const *paths, size_t n, tl_hash_result *out, int nthreads)
 {
-    job j = { paths, out, n, 0, PTHREAD_MUTEX_INITIALIZER };
+    tl_hash_files_flags(paths, n, out, nthreads, TL_OPEN_FOLLOW);
+}
+
+void tl_hash_files_flags(const char *const *paths, size_t n, tl_hash_result *out, int nthreads, int flags)
+{
+    job j = { paths, out, n, flags, 0, PTHREAD_MUTEX_INITIALIZER };
     if (nthreads <= 0) {
         long c = sysconf(_SC_NPROCESSORS_ONLN);
         nthreads = c > 0 ? (int)c : 1;

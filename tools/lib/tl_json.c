@@ -139,7 +139,7 @@ int tl_json_load(const char *path, cJSON **out)
     *out = NULL;
     int e = tl_read_all(path, &buf, &len);
     if (e) {
-        tl_error(path, NULL, "cannot read: %s", strerror(e));
+        tl_error(path, NULL, "cannot read: %s", tl_strerror(e));
         return 1;
     }
     int rc = tl_json_parse(path, buf, len, out);
@@ -166,7 +166,7 @@ int tl_json_save(const char *path, const cJSON *doc)
     int e = tl_write_atomic(path, t, n + 1, 0644);
     free(t);
     if (e) {
-        tl_error(path, NULL, "cannot write: %s", strerror(e));
+        tl_error(path, NULL, "cannot write: %s", tl_strerror(e));
         return 1;
     }
     return 0;

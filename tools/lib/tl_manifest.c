@@ -246,7 +246,7 @@ int tl_staging_load(const char *staging_dir, tl_staging *out)
     memset(out, 0, sizeof *out);
     int e = tl_read_all(path, &buf, &len);
     if (e) {
-        tl_error(path, NULL, "cannot read: %s", strerror(e));
+        tl_error(path, NULL, "cannot read: %s", tl_strerror(e));
         free(path);
         return 1;
     }
@@ -377,7 +377,7 @@ int tl_bmanifest_load(const char *path, tl_bmanifest *out)
     memset(out, 0, sizeof *out);
     int e = tl_read_all(path, &buf, &len);
     if (e) {
-        tl_error(path, NULL, "cannot read: %s", strerror(e));
+        tl_error(path, NULL, "cannot read: %s", tl_strerror(e));
         return 1;
     }
     int rc = tl_bmanifest_parse(path, buf, len, out);
@@ -422,7 +422,7 @@ int tl_files_check(const char *dir, const tl_file_rec *recs, size_t n, const cha
         if (res[i].err == ENOENT || res[i].err == ENOTDIR)
             tl_mismatch(rep, "missing", full[i], NULL);
         else if (res[i].err)
-            tl_mismatch(rep, "unreadable", full[i], "%s", strerror(res[i].err));
+            tl_mismatch(rep, "unreadable", full[i], "%s", tl_strerror(res[i].err));
         else if (strcmp(res[i].hex, recs[i].sha256) || (recs[i].bytes != UINT64_MAX && res[i].bytes != recs[i].bytes))
         {
             if (recs[i].bytes == UINT64_MAX)
@@ -531,7 +531,7 @@ int tl_manifest_write(const char *player_dir, const char *backend, const char *s
     tl_hash_files((const char *const *)full, nfiles, res, 0);
     for (size_t i = 0; i < nfiles; i++) {
         if (res[i].err) {
-            tl_error(full[i], NULL, "cannot read: %s", strerror(res[i].err));
+            tl_error(full[i], NULL, "cannot read: %s", tl_strerror(res[i].err));
             goto out;
         }
         memcpy(recs[i].sha256, res[i].hex, TL_SHA256_HEX);
