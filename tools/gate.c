@@ -34,7 +34,8 @@ static void usage(FILE *o)
             "  --self-check    run the synthetic expectations (pass, fail, each INVALID rule);\n"
             "                  with --out DIR the synthetic runs are kept there (caseNN/)\n"
             "\n"
-            "Exit: 0 PASS, 3 FAIL, 1 INVALID, 2 usage.\n");
+            "Exit: 0 PASS, 3 FAIL, 1 INVALID (also: a refused configuration, outputs that could\n"
+            "not be written), 2 usage.\n");
 }
 
 int gate_run(const gate_opts *o, const gate_config *cfg)
@@ -50,7 +51,12 @@ int gate_run(const gate_opts *o, const gate_config *cfg)
     }
     const char *out = o->out_dir ? o->out_dir : o->runs_dir;
     int rc = res.verdict;
-    if (gate_write_outputs(out, &res)) rc = GATE_INVALID;
+    /* the outputs are the evidence: no verdict is printed unless they were all written */
+    if (gate_write_outputs(out, &res)) {
+        fprintf(stderr, "tandem gate: the outputs could not be written to %s: no verdict\n", out);
+        gate_result_free(&res);
+        return GATE_INVALID;
+    }
     if (!o->quiet) {
         for (size_t i = 0; i < res.ninvalid; i++) printf("gate: INVALID: %s\n", res.invalid[i]);
         for (size_t i = 0; i < res.nlines; i++)
@@ -94,7 +100,10 @@ int td_verb_gate(int argc, char **argv)
     }
     gate_config cfg;
     gate_config_default(&cfg);
-    if (o.config_path && gate_config_load(o.config_path, &cfg)) return 2;
+    if (o.config_path && gate_config_load(o.config_path, &cfg)) {
+        fprintf(stderr, "gate: INVALID: the configuration %s is refused (see above)\n", o.config_path);
+        return GATE_INVALID;
+    }
     if (print) {
         cJSON *j = gate_config_json(&cfg);
         char *t = cJSON_Print(j);

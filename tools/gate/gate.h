@@ -8,6 +8,7 @@
  *   gate_eval.c     ratios, median/worst, thresholds, INVALID rules, verdict
  *   gate_out.c      gate.md, gate-summary.json, gate-chart.svg (byte-deterministic)
  *   gate_selfcheck.c  synthetic expectations (`tandem gate --self-check`)
+ *   gate_text.c     report text made safe for Markdown, XML and JSON outputs
  *
  * Pure function of its inputs: files are read in sorted order, nothing time- or
  * host-dependent is written, floats are printed with fixed formats.
@@ -128,6 +129,17 @@ typedef struct gs_mw {
     size_t n_a, n_b;
 } gs_mw;
 void gs_mann_whitney(const double *a, size_t na, const double *b, size_t nb, gs_mw *out);
+
+/* ---- text from reports (gate_text.c); every result is malloc'd ---------------------- */
+
+/* One line of valid UTF-8: control characters and bytes that are not UTF-8 become "\xNN". */
+char *gate_text_escape(const char *s);
+/* Is s valid UTF-8 without control characters? */
+int gate_text_plain(const char *s);
+/* For gate.md: gate_text_escape, then Markdown punctuation backslash-escaped, <>& as entities. */
+char *gate_md_escape(const char *s);
+/* For gate-chart.svg: gate_text_escape (XML 1.0 allows no control characters), then entities. */
+char *gate_xml_escape(const char *s);
 
 /* ---- evaluation and outputs ------------------------------------------------------- */
 

@@ -5,6 +5,7 @@
 #include "tl_json.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -48,11 +49,13 @@ void gate_config_default(gate_config *c)
     PUSH(s->report_only, s->nreport_only, "flow on");
     PUSH(s->report_only, s->nreport_only, "flow=on");
     PUSH(s->report_only, s->nreport_only, "flow-on");
+    PUSH(s->report_only, s->nreport_only, "empty-loop control"); /* reported, never subtracted */
     s = add_suite(c, "builderlifecycle", 0, 1);
     PUSH(s->report_only, s->nreport_only, "flow on");
     PUSH(s->report_only, s->nreport_only, "flow=on");
     PUSH(s->report_only, s->nreport_only, "flow-on");
     PUSH(s->report_only, s->nreport_only, "N=1");
+    PUSH(s->report_only, s->nreport_only, "Resumption"); /* SUITES.md: 48 metrics, 8 gated rows */
     add_suite(c, "throughput", 0, 1);
     add_suite(c, "whenany", 0, 0);
     add_suite(c, "buildercycle", 0, 0);
@@ -79,20 +82,28 @@ int gate_pattern_match(const char *text, const char *pat)
     return 0;
 }
 
-static int get_num(const char *file, const cJSON *o, const char *key, double *out)
+/* An optional number within [lo, hi] (lo excluded when lo_open); finite always. */
+static int get_range(const char *file, const cJSON *o, const char *key, double lo, int lo_open, double hi, double *out)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!v) return 0;
     if (!cJSON_IsNumber(v)) { tl_error(file, key, "expected a number"); return 1; }
-    *out = v->valuedouble;
+    double d = v->valuedouble;
+    if (!isfinite(d)) { tl_error(file, key, "not a finite number"); return 1; }
+    if (d < lo || (lo_open && d == lo) || d > hi) {
+        tl_error(file, key, "%g is out of range (%s %g to %g)", d, lo_open ? "above" : "from", lo, hi);
+        return 1;
+    }
+    *out = d;
     return 0;
 }
 
-static int get_int(const char *file, const cJSON *o, const char *key, int *out)
+/* An optional integer from 0 to max (checked before any conversion to int). */
+static int get_int(const char *file, const cJSON *o, const char *key, int max, int *out)
 {
     double d = *out;
-    if (get_num(file, o, key, &d)) return 1;
-    if (d < 0 || d != (double)(int)d) { tl_error(file, key, "expected a non-negative integer"); return 1; }
+    if (get_range(file, o, key, 0, 0, max, &d)) return 1;
+    if (d != floor(d)) { tl_error(file, key, "expected an integer, got %g", d); return 1; }
     *out = (int)d;
     return 0;
 }
@@ -147,26 +158,28 @@ int gate_config_load(const char *path, gate_config *c)
             for (int i = 0; i < n; i++) cp(c->report_only_retention[i], sizeof c->report_only_retention[i], ret[i]);
         }
     }
-    bad |= get_int(path, doc, "processesPerBackend", &c->processes);
-    bad |= get_int(path, doc, "expectedProcesses", &c->expected_processes);
-    bad |= get_num(path, doc, "arithmeticTolerance", &c->tolerance);
-    bad |= get_num(path, doc, "alpha", &c->alpha);
+    bad |= get_int(path, doc, "processesPerBackend", 1000, &c->processes);
+    bad |= get_int(path, doc, "expectedProcesses", 100000, &c->expected_processes);
+    bad |= get_range(path, doc, "arithmeticTolerance", 0, 0, 0.5, &c->tolerance);
+    bad |= get_range(path, doc, "alpha", 0, 1, 1, &c->alpha);
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(doc, "thresholds");
     if (t) {
         if (!cJSON_IsObject(t)) { tl_error(path, "thresholds", "expected an object"); bad = 1; }
         else {
-            bad |= get_num(path, t, "syncMedian", &c->sync_median);
-            bad |= get_num(path, t, "median", &c->median);
-            bad |= get_num(path, t, "worst", &c->worst);
+            /* a ratio threshold: above 0 and at most 1000 (an infinite one would pass anything) */
+            bad |= get_range(path, t, "syncMedian", 0, 1, 1000, &c->sync_median);
+            bad |= get_range(path, t, "median", 0, 1, 1000, &c->median);
+            bad |= get_range(path, t, "worst", 0, 1, 1000, &c->worst);
             const cJSON *a = cJSON_GetObjectItemCaseSensitive(t, "allocBytesPerOp");
             if (a && cJSON_IsNull(a)) c->alloc_check = 0;
-            else if (a) { c->alloc_check = 1; bad |= get_num(path, t, "allocBytesPerOp", &c->alloc_max); }
+            else if (a) { c->alloc_check = 1; bad |= get_range(path, t, "allocBytesPerOp", 0, 0, 1e12, &c->alloc_max); }
         }
     }
     const cJSON *ns = cJSON_GetObjectItemCaseSensitive(doc, "noise");
+    if (ns && !cJSON_IsObject(ns)) { tl_error(path, "noise", "expected an object"); bad = 1; }
     if (ns && cJSON_IsObject(ns)) {
-        bad |= get_num(path, ns, "cv", &c->noise_cv);
-        bad |= get_num(path, ns, "spread", &c->noise_spread);
+        bad |= get_range(path, ns, "cv", 0, 0, 1000, &c->noise_cv);
+        bad |= get_range(path, ns, "spread", 0, 0, 1000, &c->noise_spread);
     }
     const cJSON *ss = cJSON_GetObjectItemCaseSensitive(doc, "suites");
     if (ss) {
@@ -194,7 +207,7 @@ int gate_config_load(const char *path, gate_config *c)
                 if (!cJSON_IsBool(g)) { tl_error(path, at, "gated: expected a boolean"); bad = 1; }
                 else s->gated = cJSON_IsTrue(g);
             }
-            bad |= get_int(path, e, "samples", &s->samples);
+            bad |= get_int(path, e, "samples", 1000000, &s->samples);
             bad |= get_strs(path, e, "syncRows", s->sync, &s->nsync, GATE_MAX_PATTERNS, 64);
             bad |= get_strs(path, e, "reportOnlyRows", s->report_only, &s->nreport_only, GATE_MAX_PATTERNS, 64);
         }
@@ -216,6 +229,7 @@ static cJSON *str_array(char (*arr)[64], int n)
 
 static cJSON *fixed(double v)
 {
+    if (!isfinite(v)) return cJSON_CreateNull(); /* never a bare inf/nan in JSON */
     char b[64];
     snprintf(b, sizeof b, "%.6f", v);
     return cJSON_CreateRaw(b);

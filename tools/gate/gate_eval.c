@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define GROW(arr, n) ((arr) = realloc((arr), ((n) + 1) * sizeof *(arr)), &(arr)[(n)++])
 
@@ -23,9 +24,10 @@ static void invalid(gate_result *res, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(b, sizeof b, fmt, ap);
     va_end(ap);
+    char *t = gate_text_escape(b); /* a reason quotes report text: keep it one line of UTF-8 */
     for (size_t i = 0; i < res->ninvalid; i++)
-        if (!strcmp(res->invalid[i], b)) return;
-    *GROW(res->invalid, res->ninvalid) = strdup(b);
+        if (!strcmp(res->invalid[i], t)) { free(t); return; }
+    *GROW(res->invalid, res->ninvalid) = t;
 }
 
 static int list_dir(const char *dir, tl_strlist *out, int want_dirs)
@@ -36,9 +38,12 @@ static int list_dir(const char *dir, tl_strlist *out, int want_dirs)
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.') continue;
         char *p = tl_join(dir, e->d_name);
-        int isd = tl_is_dir(p), isf = tl_is_file(p);
+        struct stat st;
+        int isd = lstat(p, &st) == 0 && S_ISDIR(st.st_mode);
         free(p);
-        if ((want_dirs && isd) || (!want_dirs && isf)) tl_strlist_push(out, e->d_name);
+        /* every non-folder entry is listed: a FIFO or link named like a report is refused when
+         * read (INVALID with its reason), never skipped in silence */
+        if (want_dirs == isd) tl_strlist_push(out, e->d_name);
     }
     closedir(d);
     tl_strlist_sort(out);
@@ -131,6 +136,42 @@ static void check_arith(gate_result *res, const gr_report *r, const gr_row *e)
     free(v);
 }
 
+/* Read one JSON input of the gate (an observation or the pre-gate): a regular file, not a
+ * link, valid UTF-8, a JSON object. NULL with an INVALID reason otherwise. */
+static cJSON *read_input(gate_result *res, const char *path, const char *rel, const char *kind)
+{
+    char *buf;
+    size_t len;
+    int e = tl_read_file(path, TL_OPEN_NOFOLLOW, (size_t)64 << 20, &buf, &len);
+    if (e) {
+        invalid(res, "%s: cannot read: %s", rel, tl_strerror(e));
+        return NULL;
+    }
+    ge_input *in = GROW(res->inputs, res->ninputs);
+    in->file = strdup(rel);
+    tl_sha256_buf(buf, len, in->sha256);
+    in->kind = kind;
+    cJSON *doc = tl_utf8_valid(buf, len) ? cJSON_ParseWithLength(buf, len) : NULL;
+    free(buf);
+    if (!cJSON_IsObject(doc)) {
+        invalid(res, "%s: not a JSON object in UTF-8", rel);
+        cJSON_Delete(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+/* An optional finite, non-negative percentage; NaN when absent, INVALID when mistyped. */
+static double percent(gate_result *res, const char *rel, const cJSON *v)
+{
+    if (!v) return NAN;
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0 || v->valuedouble > 100.0 * 4096) {
+        invalid(res, "%s: otherCpuPercent: not a finite non-negative number", rel);
+        return NAN;
+    }
+    return v->valuedouble;
+}
+
 static void load_observations(const char *runs_dir, gate_result *res)
 {
     char *od = tl_join(runs_dir, "observations");
@@ -140,29 +181,20 @@ static void load_observations(const char *runs_dir, gate_result *res)
         size_t l = strlen(files.v[i]);
         if (l < 6 || strcmp(files.v[i] + l - 5, ".json")) continue;
         char *p = tl_join(od, files.v[i]);
-        char *buf;
-        size_t len;
-        if (tl_read_all(p, &buf, &len) == 0) {
-            ge_input *in = GROW(res->inputs, res->ninputs);
-            char rel[1024];
-            snprintf(rel, sizeof rel, "observations/%s", files.v[i]);
-            in->file = strdup(rel);
-            tl_sha256_buf(buf, len, in->sha256);
-            in->kind = "observation";
-            cJSON *doc = cJSON_ParseWithLength(buf, len);
-            ge_obs *o = GROW(res->obs, res->nobs);
-            o->file = strdup(rel);
-            const cJSON *proc = cJSON_GetObjectItemCaseSensitive(doc, "process");
-            const cJSON *noise = cJSON_GetObjectItemCaseSensitive(doc, "noise");
-            const cJSON *st = cJSON_GetObjectItemCaseSensitive(noise, "status");
-            const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(noise, "otherCpuPercent");
-            o->process = strdup(cJSON_IsString(proc) ? proc->valuestring : files.v[i]);
-            o->status = strdup(cJSON_IsString(st) ? st->valuestring : "unknown");
-            o->cpu = cJSON_IsNumber(cpu) ? cpu->valuedouble : NAN;
-            cJSON_Delete(doc);
-            free(buf);
-        }
+        char rel[1024];
+        snprintf(rel, sizeof rel, "observations/%s", files.v[i]);
+        cJSON *doc = read_input(res, p, rel, "observation");
         free(p);
+        if (!doc) continue;
+        ge_obs *o = GROW(res->obs, res->nobs);
+        o->file = strdup(rel);
+        const cJSON *proc = cJSON_GetObjectItemCaseSensitive(doc, "process");
+        const cJSON *noise = cJSON_GetObjectItemCaseSensitive(doc, "noise");
+        const cJSON *st = cJSON_GetObjectItemCaseSensitive(noise, "status");
+        o->process = strdup(cJSON_IsString(proc) ? proc->valuestring : files.v[i]);
+        o->status = strdup(cJSON_IsString(st) ? st->valuestring : "unknown");
+        o->cpu = percent(res, rel, cJSON_GetObjectItemCaseSensitive(noise, "otherCpuPercent"));
+        cJSON_Delete(doc);
     }
     tl_strlist_free(&files);
     free(od);
@@ -170,24 +202,58 @@ static void load_observations(const char *runs_dir, gate_result *res)
     const char *cands[2] = { "quiet-pregate.json", "../quiet-pregate.json" };
     for (int k = 0; k < 2; k++) {
         char *p = tl_join(runs_dir, cands[k]);
-        char *buf;
-        size_t len;
-        int e = tl_read_all(p, &buf, &len);
+        struct stat st;
+        int there = lstat(p, &st) == 0;
+        cJSON *doc = there ? read_input(res, p, cands[k], "pregate") : NULL;
         free(p);
-        if (e) continue;
-        ge_input *in = GROW(res->inputs, res->ninputs);
-        in->file = strdup(cands[k]);
-        tl_sha256_buf(buf, len, in->sha256);
-        in->kind = "pregate";
-        cJSON *doc = cJSON_ParseWithLength(buf, len);
-        const cJSON *st = cJSON_GetObjectItemCaseSensitive(doc, "status");
-        const cJSON *cpu = cJSON_GetObjectItemCaseSensitive(doc, "otherCpuPercent");
-        res->pregate_status = strdup(cJSON_IsString(st) ? st->valuestring : "unknown");
-        res->pregate_cpu = cJSON_IsNumber(cpu) ? cpu->valuedouble : NAN;
+        if (!there) continue;
+        const cJSON *sv = cJSON_GetObjectItemCaseSensitive(doc, "status");
+        res->pregate_status = strdup(cJSON_IsString(sv) ? sv->valuestring : "unknown");
+        res->pregate_cpu = percent(res, cands[k], cJSON_GetObjectItemCaseSensitive(doc, "otherCpuPercent"));
         cJSON_Delete(doc);
-        free(buf);
         break;
     }
+}
+
+/* Contradictory evidence about one row across the processes of a (suite, retention) group:
+ * support or gating that differ between processes or subjects, gating that differs from the
+ * configuration (which decides it), identical sample arrays in two processes (replayed). */
+static void check_row_agreement(gate_result *res, const gr_report **gr, size_t ngr, const char *row,
+                                const tl_strlist *subjects, const gate_suite_cfg *sc, int cfg_report_only)
+{
+    const gr_report *flag_rep = NULL;
+    int flag = -1;
+    for (size_t s = 0; s < subjects->n; s++) {
+        const gr_report *sup_rep = NULL;
+        int sup = -1;
+        for (size_t i = 0; i < ngr; i++) {
+            const gr_row *e = find_entry(gr[i], row, subjects->v[s]);
+            if (!e) continue;
+            if (sup < 0) { sup = e->supported; sup_rep = gr[i]; }
+            else if (sup != e->supported)
+                invalid(res, "%s and %s disagree about row '%s' of subject '%s': supported %s vs %s", sup_rep->file,
+                        gr[i]->file, row, subjects->v[s], sup ? "true" : "false", e->supported ? "true" : "false");
+            if (e->gated >= 0) {
+                if (flag < 0) { flag = e->gated; flag_rep = gr[i]; }
+                else if (flag != e->gated)
+                    invalid(res, "%s and %s disagree about gating row '%s' (gated %s vs %s)", flag_rep->file, gr[i]->file,
+                            row, flag ? "true" : "false", e->gated ? "true" : "false");
+            }
+            if (e->n < 2) continue;
+            for (size_t j = i + 1; j < ngr; j++) {
+                const gr_row *f = find_entry(gr[j], row, subjects->v[s]);
+                if (!f || f->n != e->n) continue;
+                size_t k = 0;
+                while (k < e->n && e->s[k].ns == f->s[k].ns && e->s[k].ops == f->s[k].ops) k++;
+                if (k == e->n)
+                    invalid(res, "%s and %s have identical samples for row '%s' subject '%s' (a replayed report)",
+                            gr[i]->file, gr[j]->file, row, subjects->v[s]);
+            }
+        }
+    }
+    if (sc && sc->gated && flag >= 0 && flag == cfg_report_only)
+        invalid(res, "%s: row '%s' is %s in the report but %s in the gate's configuration", flag_rep->file, row,
+                flag ? "gated" : "report-only", cfg_report_only ? "report-only" : "gated");
 }
 
 /* The (suite, retention) groups in a stable order: configured suites first. */
@@ -238,6 +304,10 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
     /* ---- read ---- */
     for (size_t i = 0; i < files.n; i++) {
         if (!gr_is_report_name(files.v[i])) continue;
+        if (!gate_text_plain(files.v[i])) {
+            invalid(res, "%s: a report file name with control characters or bytes that are not UTF-8", files.v[i]);
+            continue;
+        }
         gr_report *r = GROW(res->reps, res->nreps);
         gr_report_load(runs_dir, files.v[i], r);
         ge_input *in = GROW(res->inputs, res->ninputs);
@@ -268,6 +338,9 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
         if (!has_subject(r, cfg->subject))
             invalid(res, "%s: subject '%s' is not in the report", r->file, cfg->subject);
         const gate_suite_cfg *sc = gate_suite_find(cfg, r->suite);
+        if (sc && sc->gated && sc->samples <= 0 && r->samples < 0)
+            invalid(res, "%s: wrong sample count: the report states no sample count and the configuration sets none",
+                    r->file);
         for (size_t k = 0; k < r->nrows; k++) {
             const gr_row *e = &r->rows[k];
             if (!e->supported) continue;
@@ -277,6 +350,12 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
             check_arith(res, r, e);
         }
     }
+    /* replayed reports: separate processes never write the same bytes */
+    for (size_t i = 0; i < res->nreps; i++)
+        for (size_t j = i + 1; j < res->nreps; j++)
+            if (res->reps[i].ok && res->reps[j].ok && !strcmp(res->reps[i].sha256, res->reps[j].sha256))
+                invalid(res, "%s and %s are byte-identical reports (one process's report replayed)", res->reps[i].file,
+                        res->reps[j].file);
     /* mixed build id within a backend */
     for (int b = 0; b < cfg->nbackends; b++) {
         const char *first = NULL, *ff = NULL;
@@ -321,7 +400,7 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
         if (g == ngroups) *GROW(groups, ngroups) = (grp){ r->suite, r->retention };
     }
     g_cfg = cfg;
-    qsort(groups, ngroups, sizeof *groups, grp_cmp);
+    if (ngroups > 1) qsort(groups, ngroups, sizeof *groups, grp_cmp);
 
     for (size_t g = 0; g < ngroups; g++) {
         const char *suite = groups[g].suite, *ret = groups[g].retention;
@@ -381,15 +460,11 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
         }
         for (size_t k = 0; k < rows.n; k++) {
             const char *row = rows.v[k];
-            int row_ro = 0, sync = 0, flag = -1;
-            /* the report's own gated flag wins; the configured patterns apply without it */
-            for (size_t i = 0; i < ngr; i++) {
-                const gr_row *ea = find_entry(gr[i], row, cfg->subject);
-                if (ea && ea->gated >= 0 && flag != 0) flag = ea->gated;
-            }
-            if (flag >= 0) row_ro = !flag;
-            else if (sc)
+            int row_ro = 0, sync = 0;
+            /* the gated set is the configuration's; the reports' flags are checked against it */
+            if (sc)
                 for (int p = 0; p < sc->nreport_only; p++) row_ro |= gate_pattern_match(row, sc->report_only[p]);
+            check_row_agreement(res, gr, ngr, row, &subjects, sc, row_ro);
             if (sc)
                 for (int p = 0; p < sc->nsync; p++) sync |= gate_pattern_match(row, sc->sync[p]);
             for (size_t pe = 0; pe < peers.n; pe++) {
@@ -429,9 +504,13 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
                         L->proc = realloc(L->proc, (L->nproc + 1) * sizeof *L->proc);
                         L->proc[L->nproc] = gr[i]->file;
                         double sa = entry_stat(ea, use_mean), sb = entry_stat(eb, use_mean);
+                        if ((ea && ea->supported && !(isfinite(sa) && sa > 0)) ||
+                            (eb && eb->supported && !(isfinite(sb) && sb > 0)))
+                            invalid(res, "%s: row '%s': a statistic that is not a finite positive number (%s %g, %s %g)",
+                                    gr[i]->file, row, cfg->subject, sa, peer, sb);
                         if (ea && !ea->supported) a_unsup = 1;
                         if ((ea && !ea->supported) || (eb && !eb->supported)) na = 1;
-                        L->ratio[L->nproc++] = (sa > 0 || sa == 0) && sb > 0 ? sa / sb : NAN;
+                        L->ratio[L->nproc++] = isfinite(sa) && sa > 0 && isfinite(sb) && sb > 0 ? sa / sb : NAN;
                         if (ea && ea->supported && ea->n) {
                             double *v = values(ea);
                             double cv = gs_cv(v, ea->n);

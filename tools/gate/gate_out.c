@@ -49,25 +49,30 @@ static cJSON *jnum(double v, const char *fmt)
     return cJSON_CreateRaw(b);
 }
 
-/* Markdown table cells: escape '|' and '<' '>' (row names like "FromResult<int>"). */
-static const char *md(const char *s, char *buf, size_t len)
+/* Report text for gate.md (gate_md_escape), from a ring of buffers so one sb_printf can
+ * hold several; the ring is freed by md_done(). */
+static char *md_ring[16];
+static unsigned md_next;
+static const char *M(const char *s)
 {
-    size_t k = 0;
-    for (; *s && k + 6 < len; s++) {
-        if (*s == '|') { memcpy(buf + k, "\\|", 2); k += 2; }
-        else if (*s == '<') { memcpy(buf + k, "&lt;", 4); k += 4; }
-        else if (*s == '>') { memcpy(buf + k, "&gt;", 4); k += 4; }
-        else buf[k++] = *s;
+    unsigned k = md_next++ % 16;
+    free(md_ring[k]);
+    md_ring[k] = gate_md_escape(s ? s : "-");
+    return md_ring[k];
+}
+static void md_done(void)
+{
+    for (unsigned k = 0; k < 16; k++) {
+        free(md_ring[k]);
+        md_ring[k] = NULL;
     }
-    buf[k] = 0;
-    return buf;
 }
 
 static const char *kind_name(int k) { return k == GL_SYNC ? "sync" : k == GL_GATED ? "gated" : "report-only"; }
 
 static void md_lines(sbuf *b, const gate_result *res, int report_only)
 {
-    char e1[512], e2[128], f1[32], f2[32], f3[32], f4[32], f5[32];
+    char f1[32], f2[32], f3[32], f4[32], f5[32];
     const char *last_suite = NULL, *last_ret = NULL;
     for (size_t i = 0; i < res->nlines; i++) {
         const ge_line *L = &res->lines[i];
@@ -75,7 +80,7 @@ static void md_lines(sbuf *b, const gate_result *res, int report_only)
         if (!last_suite || strcmp(last_suite, L->suite) || strcmp(last_ret, L->retention)) {
             last_suite = L->suite;
             last_ret = L->retention;
-            sb_printf(b, "\n#### %s (retention %s)\n\n", L->suite, L->retention);
+            sb_printf(b, "\n#### %s (retention %s)\n\n", M(L->suite), M(L->retention));
             sb_printf(b, "| row | vs | backend | process ratios | median | worst | threshold | MW p | effect | %s |\n",
                       report_only ? "why" : "result");
             sb_printf(b, "| --- | --- | --- | --- | ---: | ---: | --- | ---: | ---: | --- |\n");
@@ -85,8 +90,8 @@ static void md_lines(sbuf *b, const gate_result *res, int report_only)
         char thr[64] = "-";
         if (L->kind == GL_SYNC) snprintf(thr, sizeof thr, "median <= %.2f", L->thr_median);
         else if (L->kind == GL_GATED) snprintf(thr, sizeof thr, "median <= %.2f, worst <= %.2f", L->thr_median, L->thr_worst);
-        sb_printf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", md(L->row, e1, sizeof e1),
-                  md(L->peer, e2, sizeof e2), L->backend, pr.p ? pr.p : "", fx(f2, L->median, "%.4f"),
+        sb_printf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", M(L->row),
+                  M(L->peer), M(L->backend), pr.p ? pr.p : "", fx(f2, L->median, "%.4f"),
                   fx(f3, L->worst, "%.4f"), thr, fx(f4, L->mw.p, "%.3g"), fx(f5, L->mw.effect, "%+.3f"),
                   report_only ? (strcmp(L->result, "NA") ? L->why : "NA") : L->result);
         free(pr.p);
@@ -98,12 +103,12 @@ static char *render_md(const gate_result *res)
 {
     const gate_config *c = res->cfg;
     sbuf b = { 0 };
-    char f1[32], f2[32], f3[32], e1[512];
+    char f1[32], f2[32], f3[32];
     sb_printf(&b, "# Gate: %s\n\n", gate_verdict_name(res->verdict));
     sb_printf(&b, "Subject **%s** against its peers; ratio = %s's statistic / the peer's (below 1.00: %s is faster).\n"
                   "Per process: primary uses the ratio of means of per-sample ns/op, the other suites the ratio of\n"
                   "medians. Across the processes of a backend: the median and the worst (largest) ratio.\n\n",
-              c->subject, c->subject, c->subject);
+              M(c->subject), M(c->subject), M(c->subject));
     sb_printf(&b, "Thresholds: synchronous primary rows median <= %.2f; every other gated row median <= %.2f and worst <= %.2f;\n"
                   "%s; %d gated process(es) per suite and backend.\n\n",
               c->sync_median, c->median, c->worst,
@@ -114,20 +119,20 @@ static char *render_md(const gate_result *res)
     sb_printf(&b, "![ratios per row and backend](gate-chart.svg)\n\n");
     if (res->ninvalid) {
         sb_printf(&b, "## INVALID\n\n");
-        for (size_t i = 0; i < res->ninvalid; i++) sb_printf(&b, "- %s\n", md(res->invalid[i], e1, sizeof e1));
+        for (size_t i = 0; i < res->ninvalid; i++) sb_printf(&b, "- %s\n", M(res->invalid[i]));
         sb_printf(&b, "\n");
     }
     sb_printf(&b, "## Gated rows\n");
     md_lines(&b, res, 0);
     sb_printf(&b, "\nMW p: Mann-Whitney U on the pooled per-sample ns/op of the backend's processes (normal\n"
                   "approximation, tie and continuity correction, two-sided). Effect: rank-biserial correlation,\n"
-                  "+1 when every %s sample is faster than every peer sample.\n", c->subject);
-    sb_printf(&b, "\n## Allocation rows (%s, steady state)\n\n", c->subject);
+                  "+1 when every %s sample is faster than every peer sample.\n", M(c->subject));
+    sb_printf(&b, "\n## Allocation rows (%s, steady state)\n\n", M(c->subject));
     sb_printf(&b, "| suite | row | backend | bytes/op (worst process) | allocs/op | retained bytes | result |\n");
     sb_printf(&b, "| --- | --- | --- | ---: | ---: | ---: | --- |\n");
     for (size_t i = 0; i < res->nallocs; i++) {
         const ge_alloc *A = &res->allocs[i];
-        sb_printf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", A->suite, md(A->row, e1, sizeof e1), A->backend,
+        sb_printf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", M(A->suite), M(A->row), M(A->backend),
                   fx(f1, A->bytes_per_op, "%.4f"), fx(f2, A->allocs_per_op, "%.6f"), fx(f3, A->retained, "%.0f"),
                   A->result);
     }
@@ -139,14 +144,14 @@ static char *render_md(const gate_result *res)
     sb_printf(&b, "| suite | retention | row | subject | AOT ns/op | JIT ns/op | AOT/JIT |\n| --- | --- | --- | --- | ---: | ---: | ---: |\n");
     for (size_t i = 0; i < res->nxb; i++) {
         const ge_xb *X = &res->xb[i];
-        sb_printf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", X->suite, X->retention, md(X->row, e1, sizeof e1),
-                  X->subject, fx(f1, X->aot, "%.3f"), fx(f2, X->jit, "%.3f"),
+        sb_printf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", M(X->suite), M(X->retention), M(X->row),
+                  M(X->subject), fx(f1, X->aot, "%.3f"), fx(f2, X->jit, "%.3f"),
                   fx(f3, X->jit > 0 ? X->aot / X->jit : NAN, "%.4f"));
     }
     if (!res->nxb) sb_printf(&b, "| - | - | (no row ran on both backends) | - | - | - | - |\n");
     sb_printf(&b, "\n## Noise screen\n\n");
     if (res->pregate_status)
-        sb_printf(&b, "- quiet pre-gate: **%s** (other processes' CPU %s%%)\n", res->pregate_status,
+        sb_printf(&b, "- quiet pre-gate: **%s** (other processes' CPU %s%%)\n", M(res->pregate_status),
                   fx(f1, res->pregate_cpu, "%.1f"));
     else
         sb_printf(&b, "- quiet pre-gate: no quiet-pregate.json\n");
@@ -155,7 +160,7 @@ static char *render_md(const gate_result *res)
     sb_printf(&b, "- processes observed: %zu, not quiet: %zu\n", res->nobs, busy);
     for (size_t i = 0; i < res->nobs; i++)
         if (strcmp(res->obs[i].status, "quiet"))
-            sb_printf(&b, "  - %s: %s (other CPU %s%%)\n", res->obs[i].process, res->obs[i].status,
+            sb_printf(&b, "  - %s: %s (other CPU %s%%)\n", M(res->obs[i].process), M(res->obs[i].status),
                       fx(f1, res->obs[i].cpu, "%.1f"));
     size_t noisy = 0;
     for (size_t i = 0; i < res->nlines; i++) {
@@ -165,8 +170,8 @@ static char *render_md(const gate_result *res)
             if (!noisy++)
                 sb_printf(&b, "- gated rows with process-ratio spread > %.0f%% or within-process CV > %.0f%%:\n",
                           c->noise_spread * 100, c->noise_cv * 100);
-            sb_printf(&b, "  - %s / %s / %s vs %s: spread %.1f%%, CV %.1f%%\n", L->suite, md(L->row, e1, sizeof e1),
-                      L->backend, L->peer, L->spread * 100, L->cv * 100);
+            sb_printf(&b, "  - %s / %s / %s vs %s: spread %.1f%%, CV %.1f%%\n", M(L->suite), M(L->row),
+                      M(L->backend), M(L->peer), L->spread * 100, L->cv * 100);
         }
     }
     if (!noisy) sb_printf(&b, "- no gated row above the spread (%.0f%%) or CV (%.0f%%) limits\n", c->noise_spread * 100,
@@ -177,10 +182,12 @@ static char *render_md(const gate_result *res)
         const gr_report *r = NULL;
         for (size_t k = 0; k < res->nreps; k++)
             if (!strcmp(res->reps[k].file, in->file) && !strcmp(in->kind, "report")) r = &res->reps[k];
-        sb_printf(&b, "| %s | %s | %s | %s | %s | %.12s | `%s` |\n", in->file, in->kind, r && r->suite ? r->suite : "-",
-                  r && r->backend ? r->backend : "-", r && r->retention ? r->retention : "-",
-                  r && r->build_id ? r->build_id : "-", in->sha256);
+        char bid[13];
+        snprintf(bid, sizeof bid, "%s", r && r->build_id && r->build_id[0] ? r->build_id : "-");
+        sb_printf(&b, "| %s | %s | %s | %s | %s | %s | `%s` |\n", M(in->file), in->kind, M(r ? r->suite : NULL),
+                  M(r ? r->backend : NULL), M(r ? r->retention : NULL), M(bid), in->sha256);
     }
+    md_done();
     return b.p;
 }
 
@@ -307,13 +314,9 @@ static cJSON *render_json(const gate_result *res)
 
 static void xml(sbuf *b, const char *s)
 {
-    for (; *s; s++) {
-        if (*s == '<') sb_printf(b, "&lt;");
-        else if (*s == '>') sb_printf(b, "&gt;");
-        else if (*s == '&') sb_printf(b, "&amp;");
-        else if (*s == '"') sb_printf(b, "&quot;");
-        else sb_printf(b, "%c", *s);
-    }
+    char *t = gate_xml_escape(s);
+    sb_printf(b, "%s", t);
+    free(t);
 }
 
 /* Horizontal chart: one line per (row, peer, backend) of the gated and report-only rows;
@@ -335,8 +338,9 @@ static char *render_svg(const gate_result *res)
     sb_printf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
                   "font-family=\"sans-serif\" font-size=\"11\">\n", width, height, width, height);
     sb_printf(&b, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n", width, height);
-    sb_printf(&b, "<text x=\"8\" y=\"18\" font-size=\"14\" font-weight=\"bold\">Gate %s: %s / peer, per row and backend</text>\n",
-              gate_verdict_name(res->verdict), c->subject);
+    sb_printf(&b, "<text x=\"8\" y=\"18\" font-size=\"14\" font-weight=\"bold\">Gate %s: ", gate_verdict_name(res->verdict));
+    xml(&b, c->subject);
+    sb_printf(&b, " / peer, per row and backend</text>\n");
     sb_printf(&b, "<text x=\"8\" y=\"34\" fill=\"#555\">dots: process ratios; bar: median; red: worst limit %.2f; "
                   "orange: median limit %.2f; grey rows: report-only</text>\n", c->worst, c->median);
     for (int k = 0; k <= (int)(xmax * 4); k++) {
@@ -357,7 +361,9 @@ static char *render_svg(const gate_result *res)
         xml(&b, L->row);
         sb_printf(&b, " vs ");
         xml(&b, L->peer);
-        sb_printf(&b, " [%s]</text>\n", L->backend);
+        sb_printf(&b, " [");
+        xml(&b, L->backend);
+        sb_printf(&b, "]</text>\n");
         if (!isnan(L->median))
             sb_printf(&b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" opacity=\"%s\"/>\n", left,
                       y - 4, X(L->median) - left, 8.0, col, ro ? "0.25" : "0.55");
@@ -383,7 +389,7 @@ static int put(const char *dir, const char *name, const char *text)
 {
     char *p = tl_join(dir, name);
     int e = tl_write_atomic(p, text, strlen(text), 0644);
-    if (e) tl_error(p, NULL, "cannot write: %s", strerror(e));
+    if (e) tl_error(p, NULL, "cannot write: %s", tl_strerror(e));
     free(p);
     return e ? 1 : 0;
 }
@@ -391,7 +397,7 @@ static int put(const char *dir, const char *name, const char *text)
 int gate_write_outputs(const char *out_dir, const gate_result *res)
 {
     int e = tl_mkdirs(out_dir);
-    if (e) { tl_error(out_dir, "--out", "cannot create: %s", strerror(e)); return 1; }
+    if (e) { tl_error(out_dir, "--out", "cannot create: %s", tl_strerror(e)); return 1; }
     char *m = render_md(res), *s = render_svg(res);
     cJSON *j = render_json(res);
     char *jt = cJSON_Print(j);

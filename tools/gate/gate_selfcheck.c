@@ -57,7 +57,8 @@ static void add_entry(cJSON *rows, const char *name, const char *subject, double
     double sum = 0;
     for (int i = 0; i < samples; i++) {
         double jit = 1.0 + 0.01 * (double)((seed * 7 + i * 3) % 5 - 2);
-        double ops = 1000, ns = floor(nspo * ops * jit);
+        /* + seed: every process's samples differ (identical arrays are a replayed report) */
+        double ops = 1000, ns = floor(nspo * ops * jit) + seed;
         cJSON *s = cJSON_CreateObject();
         cJSON_AddNumberToObject(s, "ns", ns);
         cJSON_AddNumberToObject(s, "ops", ops);
