@@ -37,8 +37,12 @@ static void usage(FILE *f)
             "\n"
             "Checks a codegen contract (must_inline, no_init_check, no_call, clears_frame, no_frame_copy)\n"
             "on the AOT code (LLVM IR + inliner remarks) and on the JIT code (the TU compiled by libtcc).\n"
+            "no_init_check works on the code's shape: a branch on a global whose guarded path stores it\n"
+            "(lazy init), a branch on a global only the initialisers write (init guard), a once call, a\n"
+            "call through a global function pointer its target overwrites; guard names are a 4th signal.\n"
             "\n"
-            "  --contract FILE  the contract (JSON; see runtime/contract.json)\n"
+            "  --contract FILE  the contract (JSON; see runtime/contract.json); allowed settings naming a\n"
+            "                   field (init_guards.allowed_settings) are resolved by compiling --tu with libtcc\n"
             "  --tu FILE.c      the translation unit both backends compile\n"
             "  --ir FILE.ll     the AOT module's IR (default: run clang -O2 -DNDEBUG -fPIC\n"
             "                   -fvisibility=hidden -S -emit-llvm with remarks on --tu, into --out)\n"
@@ -200,10 +204,6 @@ int td_verb_inspect(int argc, char **argv)
         fprintf(stderr, "tandem inspect: %s: cannot create the output folder: %s\n", o.out, strerror(errno));
         goto fail;
     }
-    if (ti_settings_resolve(&c, &o, err, sizeof err)) {
-        fprintf(stderr, "tandem inspect: %s\n", err);
-        goto fail;
-    }
     if (o.ir) {
         if (!file_ok(o.ir)) {
             fprintf(stderr, "tandem inspect: %s: no such file (--ir)\n", o.ir);
@@ -222,6 +222,10 @@ int td_verb_inspect(int argc, char **argv)
             fprintf(stderr, "tandem inspect: %s\n", err);
             goto fail;
         }
+    }
+    if (ti_settings_resolve(&c, &o, err, sizeof err)) {
+        fprintf(stderr, "tandem inspect: %s\n", err);
+        goto fail;
     }
     if (ti_remarks_load(yaml, &rm, err, sizeof err) || ti_aot_check(&c, ll, &rm, err, sizeof err)) {
         fprintf(stderr, "tandem inspect: %s\n", err);

@@ -78,6 +78,7 @@ ti_sev *ti_sp_event(ti_sfn *f, ti_ev_kind k, int block, char *text)
     e->text = text;
     e->callee = -1;
     e->size = -1;
+    e->inlined_from = -1;
     return e;
 }
 
@@ -357,11 +358,25 @@ static void summarise(ti_sprog *p)
             changed |= s.changed;
         }
     }
+}
+
+/* Each function's own writes (callees' pointer writes bound at the call, not their global
+ * writes). Code inlined from a function in `skip` (an initialiser or finaliser, known from
+ * the debug scope on AOT) is that function's, not its host's. */
+static void local_writes(ti_sprog *p, const char *skip)
+{
+    if (p->local_done)
+        return;
+    p->local_done = 1;
     for (int i = 0; i < p->nfn; i++) {
         ti_sfn *f = &p->fn[i];
         sum_ctx s = { f, 0, 1 };
-        for (int k = 0; f->defined && k < f->nev; k++)
+        for (int k = 0; f->defined && k < f->nev; k++) {
+            int from = f->ev[k].inlined_from;
+            if (from >= 0 && from != i && skip[from])
+                continue;
             event_effects(p, &f->ev[k], 0, sum_add, &s);
+        }
     }
 }
 
@@ -539,7 +554,7 @@ static void check_branch(check_ctx *x, const ti_sfn *f, const ti_sev *ev)
     } else if (w) {
         ti_sl_addf(&x->bad, "lazy init: %s; %s", head, w);
     } else if (init_why) {
-        ti_sl_addf(&x->bad, "init guard: %s; %s is written only by the initialisers: %s", head, name, init_why);
+        ti_sl_addf(&x->bad, "init guard: %s; %s is written only by the initialisers (and finalisers): %s", head, name, init_why);
     } else if (x->notes.n < 6) {
         if (other_fn)
             ti_sl_addf(&x->notes, "not a guard: %s; written outside the initialisers by %s: %s", head, other_fn, other_why);
@@ -603,7 +618,11 @@ void ti_shape_check(ti_sprog *p, const ti_contract *c, const int *scope, int nsc
     x.fini_only = calloc((size_t)p->nfn + 1, 1);
     closure_only(p, &c->initialisers, x.init_only);
     closure_only(p, &c->finalisers, x.fini_only);
-    join(&x.bad, name_hits);
+    char *skip = calloc((size_t)p->nfn + 1, 1);
+    for (int i = 0; i < p->nfn; i++)
+        skip[i] = x.init_only[i] || x.fini_only[i];
+    local_writes(p, skip);
+    free(skip);
     int nev = 0;
     for (int s = 0; s < nscope; s++) {
         const ti_sfn *f = &p->fn[scope[s]];
@@ -615,6 +634,7 @@ void ti_shape_check(ti_sprog *p, const ti_contract *c, const int *scope, int nsc
                 check_call(&x, f, &f->ev[k]);
         }
     }
+    join(&x.bad, name_hits);   /* the cheap signals after the shape findings */
     ti_strlist ev = { 0 };
     if (x.bad.n) {
         res->status = TI_FAIL;

@@ -53,6 +53,7 @@ typedef struct ti_sev {
     ti_sval value;             /* STORE: what was stored (a FUNC when a function address) */
     int rmw;                   /* STORE: the value stored is computed from the location's own value
                                   (a counter, a growth): not an initialisation */
+    int inlined_from;          /* AOT: the function whose inlined code this is (debug scope), -1 */
     int callee;                /* CALL: function index, -1 indirect */
     ti_sval fp;                /* CALL indirect: GLOBAL the pointer was loaded from, else NONE */
     char *load_text;           /* CALL indirect / BRANCH: evidence of the load */
@@ -117,6 +118,7 @@ typedef struct ti_sprog {
     ti_sfpinit *fpinit;
     int nfpinit, fpcap;
     int summarised;
+    int local_done;
 } ti_sprog;
 
 /* ---- building (shape.c) ---- */

@@ -14,6 +14,7 @@
 #include "shape.h"
 
 #include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h>
 #include <llvm-c/Target.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,6 +212,20 @@ static int derived_from(ir_ctx *c, LLVMValueRef v, ti_sval at)
     return 0;
 }
 
+/* The defined function whose code an inlined instruction is: its debug location's scope is
+ * that function's subprogram (line tables are on: the remarks need them). -1 otherwise. */
+static int inlined_from(ir_ctx *c, LLVMValueRef i)
+{
+    LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(i);
+    if (!loc || !LLVMDILocationGetInlinedAt(loc))
+        return -1;
+    LLVMMetadataRef scope = LLVMDILocationGetScope(loc);
+    for (LLVMValueRef f = LLVMGetFirstFunction(c->mod); f; f = LLVMGetNextFunction(f))
+        if (!LLVMIsDeclaration(f) && LLVMGetSubprogram(f) == scope)
+            return ti_sp_find_fn(c->p, vname(f));
+    return -1;
+}
+
 static void add_store(ir_ctx *c, ti_sfn *sf, int b, LLVMValueRef i, LLVMValueRef ptr, long long size, LLVMValueRef val)
 {
     ti_sval at = decompose(c, ptr);
@@ -219,6 +234,7 @@ static void add_store(ir_ctx *c, ti_sfn *sf, int b, LLVMValueRef i, LLVMValueRef
     ti_sev *e = ti_sp_event(sf, TI_EV_STORE, b, ti_ir_ev_instr(sf->name, i));
     e->at = at;
     e->size = size;
+    e->inlined_from = inlined_from(c, i);
     if (val) {
         e->value = decompose(c, val);
         e->rmw = derived_from(c, val, at);
