@@ -4,7 +4,7 @@
  * The runtime compiles unchanged with clang -O2 (and gcc) and with tcc 0.9.27.
  * tcc has no __atomic builtins, no thread-local storage, no __builtin_clz and never
  * inlines, so everything that differs lives here:
- *   - 32-bit and pointer atomics (clang: __atomic builtins; tcc: x86-64 lock-prefixed
+ *   - 32-bit, 64-bit (load / release store) and pointer atomics (clang: __atomic builtins; tcc: x86-64 lock-prefixed
  *     inline asm; x86-64 loads/stores are already acquire/release, tcc reorders nothing);
  *   - a spin lock built on them;
  *   - thread identity (pthread_self's value on both; read inline under clang/glibc);
@@ -112,6 +112,22 @@ TD_INLINE int td_atomic_cas_ptr(void *volatile *p, void **expected, void *desire
     return ok;
 }
 
+/* 64-bit values written by one thread and read by others (clocks): aligned x86-64 moves are
+ * single-copy atomic. */
+TD_INLINE int64_t td_atomic_load_i64(volatile int64_t *p)
+{
+    int64_t v = *p;
+    __asm__ __volatile__("" ::: "memory");
+    return v;
+}
+
+TD_INLINE void td_atomic_store_release_i64(volatile int64_t *p, int64_t v)
+{
+    __asm__ __volatile__("" ::: "memory");
+    *p = v;
+    __asm__ __volatile__("" ::: "memory");
+}
+
 TD_INLINE void td_cpu_relax(void) { __asm__ __volatile__("pause" ::: "memory"); }
 
 #else /* clang, gcc */
@@ -150,6 +166,10 @@ TD_INLINE void *td_atomic_exchange_ptr(void *volatile *p, void *v)
 { return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); }
 TD_INLINE int td_atomic_cas_ptr(void *volatile *p, void **expected, void *desired)
 { return __atomic_compare_exchange_n(p, expected, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); }
+TD_INLINE int64_t td_atomic_load_i64(volatile int64_t *p)
+{ return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+TD_INLINE void td_atomic_store_release_i64(volatile int64_t *p, int64_t v)
+{ __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 #  if defined(__x86_64__) || defined(__i386__)
 TD_INLINE void td_cpu_relax(void) { __builtin_ia32_pause(); }
 #  else

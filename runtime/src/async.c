@@ -32,6 +32,8 @@ td_runner *td_runner_rent(td_method *m)
     if (TD_UNLIKELY(r->source.ops == NULL)) {   /* freshly allocated (zeroed) */
         r->source.ops = &runner_ops;
         r->method = m;
+        if (TD_UNLIKELY(!td_atomic_load_u32(&m->registered)))
+            td_method_register(m);
     }
     return r;
 }
@@ -171,16 +173,18 @@ void td_runner_finish_(td_runner *r, td_status st, int64_t value, const td_error
 static td_method *async_methods;
 static td_spinlock async_methods_lock = TD_SPINLOCK_INIT;
 
+/* The registry lock is held across the capacity change, so a concurrent
+ * td_set_runner_pool_capacity cannot interleave with it and leave this pool stale. */
 void td_method_register(td_method *m)
 {
     td_spin_lock(&async_methods_lock);
-    for (td_method *it = async_methods; it; it = it->next)
-        if (it == m) {
-            td_spin_unlock(&async_methods_lock);
-            return;
-        }
-    m->next = async_methods;
-    async_methods = m;
+    if (!m->registered) {
+        m->next = async_methods;
+        async_methods = m;
+        td_atomic_store_release_u32(&m->registered, 1);
+        if (m->pool.capacity != td_runtime_settings.runner_pool_capacity)
+            td_pool_set_capacity(&m->pool, td_runtime_settings.runner_pool_capacity);
+    }
     td_spin_unlock(&async_methods_lock);
 }
 
@@ -192,9 +196,11 @@ int td_method_set_capacity(td_method *m, uint32_t capacity)
 int td_async_set_all_capacities_(uint32_t capacity)
 {
     int rc = TD_OK;
+    td_spin_lock(&async_methods_lock);
     for (td_method *it = async_methods; it; it = it->next)
         if (td_method_set_capacity(it, capacity) != TD_OK)
             rc = TD_E_NOMEM;
+    td_spin_unlock(&async_methods_lock);
     return rc;
 }
 

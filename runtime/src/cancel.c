@@ -301,18 +301,47 @@ static int cancel_after_tick(void *arg)
     return 0;
 }
 
+/* The loop was retired before the deadline: it can never be observed, so the source is
+ * cancelled now (a wait that cannot complete ends canceled), and a deferred free runs. */
+static void cancel_after_retire(void *arg)
+{
+    td_cancel_source *cs = (td_cancel_source *)arg;
+    if (!cs->free_requested)
+        td_cancel_source_cancel(cs);
+    pthread_mutex_lock(&cs->lock);
+    cs->after_armed = 0;
+    int destroy = cs->free_requested != 0;
+    pthread_mutex_unlock(&cs->lock);
+    if (destroy)
+        cancel_source_destroy(cs);
+}
+
 int td_cancel_source_cancel_after(td_cancel_source *cs, int64_t ns, int clock, td_loop *loop)
 {
-    if (loop == NULL)
-        loop = td_loop_main();
+    if (loop == NULL && (loop = td_loop_main()) == NULL)
+        return TD_E_INVALID;
+    if ((unsigned)clock > TD_CLOCK_REALTIME)
+        return TD_E_INVALID;
+    if (td_loop_is_retired(loop))
+        return TD_E_RETIRED;
     pthread_mutex_lock(&cs->lock);
     int armed = cs->after_armed != 0;
+    if (armed && cs->after_loop != loop) {
+        pthread_mutex_unlock(&cs->lock);
+        return TD_E_INVALID;         /* one deadline, on one loop */
+    }
     cs->after_loop = loop;
     cs->after_clock = clock;
-    cs->after_deadline = td_loop_time(loop, (td_clock)clock) + ns;
+    cs->after_deadline = td_deadline_after_(td_loop_time(loop, (td_clock)clock), ns);
     cs->after_armed = 1;
     pthread_mutex_unlock(&cs->lock);
     if (armed)
         return TD_OK;
-    return td_loop_add_item(loop, TD_TIMING_UPDATE, cancel_after_tick, cs);
+    int rc = td_loop_add_item_retire_(loop, TD_TIMING_UPDATE, cancel_after_tick, cancel_after_retire, cs);
+    if (rc != TD_OK) {
+        pthread_mutex_lock(&cs->lock);
+        cs->after_armed = 0;
+        pthread_mutex_unlock(&cs->lock);
+    }
+    return rc;
 }

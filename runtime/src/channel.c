@@ -123,9 +123,19 @@ static void channel_decide_all(channel_queue *q, channel_op **list, td_status st
         channel_decide(q->head, list, st, value, err);
 }
 
-/* After unlocking: publish each decided outcome, then drop the queue's ownership. */
+/* After unlocking: publish each decided outcome, then drop the queue's ownership. The list
+ * was built by pushing on its front: reversed, ops settle in the order they were decided,
+ * so blocked writers (and readers) settle first in, first out. */
 static void channel_publish(channel_op *list)
 {
+    channel_op *fifo = NULL;
+    while (list) {
+        channel_op *next = list->next;
+        list->next = fifo;
+        fifo = list;
+        list = next;
+    }
+    list = fifo;
     while (list) {
         channel_op *next = list->next;
         td_error err = list->err;

@@ -36,6 +36,9 @@ typedef struct compose_promise {
     int with_error;
     td_cancel_token attach;
     td_cancel_registration reg;
+    /* timeout: the delay, held so that a producer that wins can abandon it at once */
+    td_source *delay;
+    uint32_t delay_token;
     /* when_all: the first fault, else the first cancellation */
     td_spinlock all_lock;
     td_status all_status;
@@ -104,8 +107,13 @@ static void compose_on_first(compose_promise *p, compose_node *n, const td_outco
             *p->winner_out = (int)n->index;
         compose_finish(p, o->status, p->results ? o->value : (int64_t)n->index, &o->error);
         break;
-    case COMPOSE_TIMEOUT:
-        if (n->index == 0) {
+    case COMPOSE_TIMEOUT: {
+        /* Decided either way: the delay's item must not poll the clock until its deadline. */
+        td_source *delay = p->delay;
+        p->delay = NULL;
+        if (n->index == 0 || o->status != TD_SUCCEEDED) {
+            /* The producer's outcome, or the delay's own cancellation (the options' token,
+             * the loop's retirement) or fault: a cancellation reads as cancellation. */
             compose_finish(p, o->status, o->value, &o->error);
         } else if (p->with_error) {
             td_error e = { TD_ERR_TIMEOUT, "timed out", NULL };
@@ -115,7 +123,10 @@ static void compose_on_first(compose_promise *p, compose_node *n, const td_outco
             flag.message = "timed out";
             compose_finish(p, TD_SUCCEEDED, 0, &flag);
         }
+        if (delay)
+            td_wait_abandon_(delay, p->delay_token);
         break;
+    }
     case COMPOSE_SUPPRESS:
         if (o->status == TD_CANCELED) {
             flag = o->error;
@@ -176,6 +187,7 @@ static compose_promise *compose_rent(compose_kind kind, uint32_t count)
     p->all_status = TD_SUCCEEDED;
     memset(&p->all_error, 0, sizeof(p->all_error));
     p->reg.node = NULL;
+    p->delay = NULL;
     return p;
 }
 
@@ -274,7 +286,8 @@ td_task_i64 td_timeout_i64(td_task_i64 t, int64_t ns, td_clock clock, int with_e
     td_wait_options wo = o ? *o : td_wait_defaults();
     td_task_i64 inputs[2];
     inputs[0] = t;
-    inputs[1] = td_task_i64_of(td_delay(ns, clock, &wo));
+    inputs[1] = td_task_i64_of(td_delay_held_(ns, clock, &wo, &p->delay));
+    p->delay_token = inputs[1].task.token;
     p->results = NULL;
     p->winner_out = NULL;
     p->losers = NULL;

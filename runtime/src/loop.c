@@ -7,6 +7,14 @@
  * status queries), so it is written and read atomically.
  * A retired (destroyed) loop keeps its header alive until td_runtime_shutdown so that
  * stale frame-wait tasks that point at its markers still answer (canceled).
+ *
+ * Retirement: `retired` is set under the inbox lock, so a post from another thread either
+ * lands in the inbox before it (and is run, as canceled, by the retirement) or is refused
+ * with TD_E_RETIRED. A destroy called from the loop's own frame (a continuation or an item)
+ * only marks the loop retired; the frame stops after the call that retired it and the
+ * retirement finishes when td_loop_run_frame unwinds, so no drain ever walks freed arrays.
+ * The clocks (unscaled, scaled) are written by the loop's thread with release stores and
+ * read with atomic loads: waits may be armed from any thread.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +50,7 @@ struct td_loop {
     volatile uint32_t installed;               /* bit mask over LOOP_SLOTS */
     volatile uint32_t timing_frame[LOOP_SLOTS];
     volatile uint32_t retired;
+    uint32_t running;                          /* td_loop_run_frame depth (loop thread) */
     int has_end_of_frame;
     loop_queue queues[LOOP_SLOTS];
     loop_queue spare[LOOP_SLOTS];
@@ -53,7 +62,8 @@ struct td_loop {
     uint32_t inbox_spare_cap;
     td_now_fn now;
     void *now_arg;
-    int64_t real_start, real_last, unscaled, scaled;
+    int64_t real_start, real_last;
+    volatile int64_t unscaled, scaled;
     double scale;
     loop_marker markers[LOOP_SLOTS];
     td_loop *next_retired;
@@ -103,8 +113,8 @@ static int64_t loop_monotonic_ns(void *arg)
 int64_t td_loop_time(const td_loop *loop, td_clock clock)
 {
     switch (clock) {
-    case TD_CLOCK_SCALED: return loop->scaled;
-    case TD_CLOCK_UNSCALED: return loop->unscaled;
+    case TD_CLOCK_SCALED: return td_atomic_load_i64((volatile int64_t *)&loop->scaled);
+    case TD_CLOCK_UNSCALED: return td_atomic_load_i64((volatile int64_t *)&loop->unscaled);
     default: return loop->now(loop->now_arg) - loop->real_start;
     }
 }
@@ -112,7 +122,8 @@ int64_t td_loop_time(const td_loop *loop, td_clock clock)
 void td_loop_set_time_scale(td_loop *loop, double scale) { loop->scale = scale; }
 double td_loop_time_scale(const td_loop *loop) { return loop->scale; }
 uint32_t td_loop_frame(const td_loop *loop) { return td_atomic_load_u32((volatile uint32_t *)&loop->frame); }
-td_timing td_loop_current_timing(const td_loop *loop) { return (td_timing)loop->current; }
+td_timing td_loop_current_timing(const td_loop *loop) { return (td_timing)td_atomic_load_u32((volatile uint32_t *)&loop->current); }
+int td_loop_is_retired(const td_loop *loop) { return td_atomic_load_u32((volatile uint32_t *)&loop->retired) != 0; }
 int td_loop_has_end_of_frame(const td_loop *loop) { return loop->has_end_of_frame; }
 uintptr_t td_loop_thread(const td_loop *loop) { return loop->thread; }
 
@@ -151,7 +162,8 @@ static int loop_marker_on_completed(td_source *s, uint32_t token, td_continuatio
     if (TD_LIKELY(td_thread_self() == loop->thread && ((loop->installed >> m->timing) & 1u)))
         return loop_queue_push(&loop->queues[m->timing], fn, arg, token);
     int rc = td_loop_post_at(loop, (td_timing)m->timing, token, fn, arg);
-    return rc == TD_OK ? TD_OK : rc;
+    /* Retired in the meantime: the marker now answers canceled, so the caller takes it. */
+    return rc == TD_E_RETIRED ? TD_DONE : rc;
 }
 
 static int loop_marker_get(td_source *s, uint32_t token, td_outcome *out)
@@ -187,7 +199,7 @@ uint32_t td_loop_next_run_frame_(td_loop *loop, uint32_t t)
 {
     uint32_t frame = td_loop_frame(loop);
     uint32_t ran = td_atomic_load_u32(&loop->timing_frame[t]);
-    int running_frame = loop->current != TD_TIMING_COUNT;
+    int running_frame = td_atomic_load_u32(&loop->current) != TD_TIMING_COUNT;
     if (running_frame && ran != frame)
         return frame;          /* timing t is still ahead in this frame */
     return frame + 1;
@@ -233,6 +245,10 @@ static int loop_inbox_push(td_loop *loop, const loop_remote *r)
 {
     int rc = TD_OK;
     td_spin_lock(&loop->inbox_lock);
+    if (loop->retired) {
+        td_spin_unlock(&loop->inbox_lock);
+        return TD_E_RETIRED;
+    }
     if (loop->inbox_count == loop->inbox_cap) {
         uint32_t cap = loop->inbox_cap ? loop->inbox_cap * 2 : 64;
         loop_remote *items = (loop_remote *)realloc(loop->inbox, cap * sizeof(loop_remote));
@@ -258,9 +274,11 @@ void td_loop_install_(td_loop *loop, uint32_t t)
 
 int td_loop_post_at(td_loop *loop, td_timing t, uint32_t target, td_continuation_fn fn, void *arg)
 {
-    if ((unsigned)t >= LOOP_SLOTS)
+    if (loop == NULL || (unsigned)t >= LOOP_SLOTS)
         return TD_E_INVALID;
     if (TD_LIKELY(td_thread_self() == loop->thread)) {
+        if (TD_UNLIKELY(loop->retired))
+            return TD_E_RETIRED;
         if (TD_UNLIKELY(!((loop->installed >> t) & 1u)))
             td_loop_install_(loop, t);
         return loop_queue_push(&loop->queues[t], fn, arg, target);
@@ -278,14 +296,18 @@ int td_loop_post_at(td_loop *loop, td_timing t, uint32_t target, td_continuation
 int td_loop_post(td_loop *loop, td_timing t, td_continuation_fn fn, void *arg)
 {
     /* Target the current frame: due at the next drain of t (this frame or the next). */
+    if (loop == NULL)
+        return TD_E_INVALID;
     return td_loop_post_at(loop, t, td_loop_frame(loop), fn, arg);
 }
 
 int td_loop_add_item_retire_(td_loop *loop, td_timing t, td_item_fn fn, td_continuation_fn retire, void *arg)
 {
-    if ((unsigned)t >= LOOP_SLOTS)
+    if (loop == NULL || (unsigned)t >= LOOP_SLOTS)
         return TD_E_INVALID;
     if (td_thread_self() == loop->thread) {
+        if (loop->retired)
+            return TD_E_RETIRED;
         if (!((loop->installed >> t) & 1u))
             td_loop_install_(loop, t);
         return loop_items_push(&loop->items[t], fn, retire, arg);
@@ -341,15 +363,22 @@ static void loop_run_timing(td_loop *loop, uint32_t t, uint32_t frame)
     loop->queues[t] = loop->spare[t];
     for (uint32_t i = 0; i < q.count; i++) {
         loop_entry e = q.items[i];
-        if ((int32_t)(frame - e.target) >= 0)
-            e.fn(e.arg);
-        else
+        if ((int32_t)(frame - e.target) < 0) {
             loop_queue_push(&loop->queues[t], e.fn, e.arg, e.target);
+            continue;
+        }
+        e.fn(e.arg);
+        if (TD_UNLIKELY(loop->retired)) {
+            /* Destroyed from this continuation: the rest is run by the retirement. */
+            for (uint32_t k = i + 1; k < q.count; k++)
+                loop_queue_push(&loop->queues[t], q.items[k].fn, q.items[k].arg, q.items[k].target);
+            break;
+        }
     }
     q.count = 0;
     loop->spare[t] = q;
     int removed = 0;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n && !loop->retired; i++) {
         loop_item it = l->items[i];
         if (it.fn && !it.fn(it.arg)) {
             l->items[i].fn = NULL;
@@ -365,24 +394,32 @@ static void loop_run_timing(td_loop *loop, uint32_t t, uint32_t frame)
     }
 }
 
+static void loop_retire(td_loop *loop);
+
 void td_loop_run_frame(td_loop *loop)
 {
+    if (TD_UNLIKELY(loop->retired))
+        return;                      /* a retired loop runs nothing (its waits were canceled) */
     uint32_t frame = td_loop_frame(loop) + 1;
     td_atomic_store_u32(&loop->frame, frame);
     int64_t real = loop->now(loop->now_arg);
     int64_t delta = real - loop->real_last;
     loop->real_last = real;
-    loop->unscaled += delta;
-    loop->scaled += (int64_t)((double)delta * loop->scale);
+    td_atomic_store_release_i64(&loop->unscaled, loop->unscaled + delta);
+    td_atomic_store_release_i64(&loop->scaled, loop->scaled + (int64_t)((double)delta * loop->scale));
+    loop->running++;
     loop_merge_inbox(loop);
-    for (uint32_t i = 0; i < TD_TIMING_COUNT; i++) {
+    for (uint32_t i = 0; i < TD_TIMING_COUNT && !loop->retired; i++) {
         uint32_t t = td_timing_order[i];
         if ((loop->installed >> t) & 1u)
             loop_run_timing(loop, t, frame);
     }
-    if (loop->has_end_of_frame && ((loop->installed >> LOOP_EOF) & 1u))
+    if (loop->has_end_of_frame && ((loop->installed >> LOOP_EOF) & 1u) && !loop->retired)
         loop_run_timing(loop, LOOP_EOF, frame);
     td_atomic_store_u32(&loop->current, TD_TIMING_COUNT);
+    /* A destroy from inside this frame finishes here, once nothing walks the queues. */
+    if (--loop->running == 0 && TD_UNLIKELY(loop->retired))
+        loop_retire(loop);
 }
 
 /* ---- lifetime -------------------------------------------------------------------------- */
@@ -421,18 +458,33 @@ static void loop_free_arrays(td_loop *loop)
         memset(&loop->spare[t], 0, sizeof(loop_queue));
         memset(&loop->items[t], 0, sizeof(loop_items));
     }
+    /* Under the lock: a worker's post (refused, the loop is retired) reads these. */
+    td_spin_lock(&loop->inbox_lock);
     free(loop->inbox);
     free(loop->inbox_spare);
     loop->inbox = loop->inbox_spare = NULL;
     loop->inbox_count = loop->inbox_cap = loop->inbox_spare_cap = 0;
+    td_spin_unlock(&loop->inbox_lock);
 }
 
 void td_loop_destroy(td_loop *loop)
 {
-    if (loop == NULL || td_atomic_load_u32(&loop->retired))
+    if (loop == NULL)
         return;
-    loop_merge_inbox(loop);
+    td_spin_lock(&loop->inbox_lock);
+    uint32_t was = loop->retired;
     td_atomic_store_u32(&loop->retired, 1);
+    td_spin_unlock(&loop->inbox_lock);
+    if (was)
+        return;
+    if (loop->running == 0)
+        loop_retire(loop);
+    /* else inside its own frame: td_loop_run_frame finishes the retirement */
+}
+
+static void loop_retire(td_loop *loop)
+{
+    loop_merge_inbox(loop);          /* posts accepted before the retirement still run */
     /* Retire items first (their waits complete canceled), then run every queued
      * continuation: frame markers now answer canceled, so waiters see the retirement. */
     for (uint32_t t = 0; t < LOOP_SLOTS; t++) {
@@ -450,6 +502,7 @@ void td_loop_destroy(td_loop *loop)
         free(q.items);
     }
     loop_free_arrays(loop);
+    /* Only now: the retirement's continuations still see their loop as the main one. */
     if (loop_main == loop)
         loop_main = NULL;
     loop->next_retired = loop_retired;

@@ -64,6 +64,7 @@ void td_pool_destroy(td_pool *p)
     p->local = NULL;
     p->slots_owned = 0;
     p->capacity = 0;
+    p->object_size = 0;              /* torn down: rent refuses until td_pool_init */
     td_atomic_store_release_u32(&p->remote_rents, 0);
     td_spin_unlock(&p->lock);
 }
@@ -156,7 +157,13 @@ static TD_NOINLINE void *pool_rent_shared(td_pool *p, int owner)
     }
     td_spin_unlock(&p->lock);
     if (obj == NULL) {
+        /* A pool that was never set up (object size 0: used before td_runtime_init) has
+         * nothing to allocate: refuse rather than hand out a 0-byte object. */
+        if (TD_UNLIKELY(p->object_size == 0))
+            return NULL;
         obj = calloc(1, p->object_size);
+        if (obj == NULL)
+            return NULL;
         td_spin_lock(&p->lock);
         p->allocated++;
         td_spin_unlock(&p->lock);

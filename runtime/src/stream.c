@@ -186,6 +186,8 @@ struct td_stream_writer {
     void *cleanup_arg;
     td_cancel_source *cancel;
     td_task producer_task;
+    td_status end_status;            /* how the producer ended (GEN_FINISHED) */
+    td_error end_error;
 };
 
 static td_pool stream_gen_pool;
@@ -216,16 +218,22 @@ static void stream_gen_producer_done(void *arg)
     int rc = td_task_get(g->producer_task, &o);
     g->producer_task = td_completed();
     g->state = GEN_FINISHED;
+    g->end_status = TD_SUCCEEDED;
     if (g->base.disposed) {
         stream_gen_finish_dispose(g);
         return;
     }
     if (rc != TD_OK) {
         td_error e = { rc, "stream producer task was unusable", NULL };
+        g->end_status = TD_FAULTED;
+        g->end_error = e;
         td_stream_base_settle(&g->base, TD_FAULTED, 0, &e);
     } else if (o.status == TD_SUCCEEDED) {
         td_stream_base_settle(&g->base, TD_SUCCEEDED, 0, NULL);
     } else {
+        /* Remembered: every later move_next ends the same way, not with a clean end. */
+        g->end_status = o.status;
+        g->end_error = o.error;
         td_stream_base_settle(&g->base, o.status, 0, &o.error);
     }
 }
@@ -237,8 +245,13 @@ static td_task_i64 stream_gen_move(td_stream *s)
         return td_stream_canceled_move(g->cancel);
     if (TD_UNLIKELY(g->base.moving))
         return td_from_error_i64(TD_E_INVALID, "move_next while another is pending");
-    if (g->state == GEN_FINISHED)
-        return td_from_result(0);
+    if (g->state == GEN_FINISHED) {
+        if (TD_LIKELY(g->end_status == TD_SUCCEEDED))
+            return td_from_result(0);
+        if (g->end_status == TD_CANCELED)
+            return td_from_canceled_i64(g->end_error.cancel);
+        return td_from_error_i64(g->end_error.code, g->end_error.message);
+    }
     td_task_i64 t = td_stream_base_begin_move(&g->base);
     if (g->state == GEN_IDLE) {
         g->state = GEN_RUNNING;
@@ -320,6 +333,7 @@ td_stream *td_stream_create(td_stream_producer_fn producer, void *arg,
     g->cleanup = cleanup;
     g->cleanup_arg = cleanup_arg;
     g->producer_task = td_completed();
+    g->end_status = TD_SUCCEEDED;
     return &g->base.stream;
 }
 

@@ -172,8 +172,8 @@ static int task_get(td_source *s, uint32_t token, td_outcome *out)
         int rc = task_check(w, token);
         if (rc != TD_OK)
             return rc;
-        if (TD_WORD_STATUS(w) == TD_PENDING)
-            return TD_E_PENDING;
+        if (TD_WORD_STATUS(w) == TD_PENDING)   /* someone else's waiter: single consumer */
+            return TD_WORD_MODE(w) == TD_MODE_AWAITED ? TD_E_AWAITED : TD_E_PENDING;
         if (w & TD_WORD_IMMORTAL)
             break;
         if (td_atomic_cas_u32(&s->word, &w, (w & ~TD_WORD_MODE_MASK) | TD_MODE_CONSUMED))
@@ -274,11 +274,27 @@ static void task_error_source_release(td_source *s)
 
 static const td_source_ops task_error_source_ops = { task_error_source_release, NULL, NULL, NULL, "error" };
 
+/* When no error source can be rented, a faulted task must still read as a fault, never as
+ * success: these static, immortal sources (never consumed or recycled) stand in. */
+static td_source task_not_initialized_source = {
+    TD_WORD_IMMORTAL | (uint32_t)TD_FAULTED, 0, &task_error_source_ops, NULL, NULL, 0,
+    { TD_ERR_NOT_INITIALIZED, "the runtime is not initialised (td_runtime_init)", NULL } };
+static td_source task_nomem_source = {
+    TD_WORD_IMMORTAL | (uint32_t)TD_FAULTED, 0, &task_error_source_ops, NULL, NULL, 0,
+    { TD_E_NOMEM, "out of memory: no error source", NULL } };
+
+static td_task task_unrentable(void)
+{
+    if (td_error_source_pool.object_size == 0)
+        return td_task_of(&task_not_initialized_source, 0);
+    return td_task_of(&task_nomem_source, 0);
+}
+
 td_task td_from_error(int code, const char *message)
 {
     td_source *s = (td_source *)td_pool_rent(&td_error_source_pool);
-    if (s == NULL)
-        return td_task_of(NULL, 0);
+    if (TD_UNLIKELY(s == NULL))
+        return task_unrentable();
     if (s->ops != &task_error_source_ops)
         td_source_init(s, &task_error_source_ops);
     uint32_t token = td_source_token(s);
@@ -293,8 +309,8 @@ td_task td_from_error(int code, const char *message)
 td_task td_from_canceled(td_cancel_source *cancel)
 {
     td_source *s = (td_source *)td_pool_rent(&td_error_source_pool);
-    if (s == NULL)
-        return td_task_of(NULL, 0);
+    if (TD_UNLIKELY(s == NULL))
+        return task_unrentable();
     if (s->ops != &task_error_source_ops)
         td_source_init(s, &task_error_source_ops);
     uint32_t token = td_source_token(s);

@@ -51,6 +51,24 @@ void td_tracking_runtime_shutdown_(void);
 void td_tracking_begin_(td_runner *r, uint32_t token);
 void td_tracking_end_(td_runner *r);
 
+/* now + ns without overflow: a deadline past the clock's range saturates (never reached). */
+static inline int64_t td_deadline_after_(int64_t now, int64_t ns)
+{
+    if (ns > 0 && now > INT64_MAX - ns)
+        return INT64_MAX;
+    if (ns < 0 && now < INT64_MIN - ns)
+        return INT64_MIN;
+    return now + ns;
+}
+
+/* Waits for the combinators (waits.c): a delay whose caller holds one more ownership, so
+ * it can abandon the delay (complete it canceled, detaching its loop item at the next
+ * frame) whenever it likes; td_wait_abandon_ drops that ownership, exactly once. */
+td_task td_delay_held_(int64_t ns, td_clock clock, const td_wait_options *o, td_source **held);
+void td_wait_abandon_(td_source *held, uint32_t token);
+/* The task a wait returns when it has no loop (TD_ERR_NO_LOOP). */
+td_task td_wait_no_loop_(void);
+
 /* Loop internals used by the waits. */
 void td_loop_install_(td_loop *loop, uint32_t t);
 td_task td_loop_marker_task_(td_loop *loop, uint32_t t, uint32_t target);

@@ -35,7 +35,7 @@ static int timer_tick(void *arg)
         if (now >= t->deadline) {
             t->fired++;
             if (t->periodic)
-                t->deadline = now + t->interval;
+                t->deadline = td_deadline_after_(now, t->interval);
             else
                 t->running = 0;
             t->fn(t, t->arg);
@@ -67,10 +67,12 @@ td_timer *td_timer_create(td_loop *loop, int64_t interval_ns, td_clock clock, in
 {
     if (fn == NULL || interval_ns < 0)
         return NULL;
+    if (loop == NULL && (loop = td_loop_main()) == NULL)
+        return NULL;                 /* no loop to run on */
     td_timer *t = (td_timer *)calloc(1, sizeof(*t));
     if (t == NULL)
         return NULL;
-    t->loop = loop ? loop : td_loop_main();
+    t->loop = loop;
     t->interval = interval_ns;
     t->clock = clock;
     t->periodic = periodic;
@@ -81,7 +83,11 @@ td_timer *td_timer_create(td_loop *loop, int64_t interval_ns, td_clock clock, in
 
 int td_timer_start(td_timer *t)
 {
-    t->deadline = td_loop_time(t->loop, t->clock) + t->interval;
+    if (td_loop_is_retired(t->loop)) {
+        t->running = 0;
+        return TD_E_RETIRED;
+    }
+    t->deadline = td_deadline_after_(td_loop_time(t->loop, t->clock), t->interval);
     t->running = 1;
     if (t->attached)
         return TD_OK;

@@ -8,6 +8,10 @@
  * the item has detached as well, so the item never reads a recycled source. A
  * cancel-immediately registration is removed before recycling (which waits for a
  * callback running on another thread).
+ * A combinator may hold a third ownership (td_delay_held_) to abandon a delay it no longer
+ * needs: the delay completes canceled and its item detaches at the next tick.
+ * No loop (no main loop) or a retired loop: the wait is never attached; it completes at
+ * once, FAULTED with TD_ERR_NO_LOOP or CANCELED ("the loop was retired").
  */
 #include <string.h>
 #include "td_internal.h"
@@ -98,9 +102,12 @@ static void wait_retire(void *arg)
     wait_drop_owner(w);
 }
 
-static wait_source *wait_rent(wait_kind kind, const td_wait_options *o, td_loop **loop_out)
+static int wait_has_token(const td_wait_options *o) { return o && o->cancel.source; }
+static td_loop *wait_loop(const td_wait_options *o) { return (o && o->loop) ? o->loop : td_loop_main(); }
+static td_timing wait_timing(const td_wait_options *o) { return o ? o->timing : TD_TIMING_UPDATE; }
+
+static wait_source *wait_rent(wait_kind kind, const td_wait_options *o, td_loop *loop)
 {
-    td_loop *loop = (o && o->loop) ? o->loop : td_loop_main();
     wait_source *w = (wait_source *)td_pool_rent(&waits_pool);
     if (w == NULL)
         return NULL;
@@ -112,7 +119,6 @@ static wait_source *wait_rent(wait_kind kind, const td_wait_options *o, td_loop 
     w->loop = loop;
     w->cancel = o ? o->cancel : td_cancel_none();
     w->reg.node = NULL;
-    *loop_out = loop;
     return w;
 }
 
@@ -127,22 +133,28 @@ static td_task wait_start(wait_source *w, const td_wait_options *o)
     }
     if (o && o->cancel_immediately && w->cancel.source)
         w->reg = td_cancel_register(w->cancel, wait_cancel_now, w);
-    if (td_loop_add_item_retire_(w->loop, t, wait_tick, wait_retire, w) != TD_OK) {
-        td_error e = { TD_E_NOMEM, "loop item allocation failed", NULL };
+    int rc = td_loop_add_item_retire_(w->loop, t, wait_tick, wait_retire, w);
+    if (rc == TD_E_RETIRED) {
+        td_error e = { TD_ERR_CANCELED, "the loop was retired", NULL };
+        td_source_try_complete(&w->source, w->token, TD_CANCELED, 0, &e);
+        wait_drop_owner(w);
+    } else if (rc != TD_OK) {
+        td_error e = { rc, "loop item allocation failed", NULL };
         td_source_try_complete(&w->source, w->token, TD_FAULTED, 0, &e);
         wait_drop_owner(w);
     }
     return task;
 }
 
-static int wait_has_token(const td_wait_options *o) { return o && o->cancel.source; }
-static td_loop *wait_loop(const td_wait_options *o) { return (o && o->loop) ? o->loop : td_loop_main(); }
-static td_timing wait_timing(const td_wait_options *o) { return o ? o->timing : TD_TIMING_UPDATE; }
-
-static td_task wait_frames(uint32_t target, const td_wait_options *o)
+td_task td_wait_no_loop_(void)
 {
-    td_loop *loop;
-    wait_source *w = wait_rent(WAIT_FRAMES, o, &loop);
+    return td_from_error(TD_ERR_NO_LOOP, "no loop: the runtime is not initialised or the main loop was destroyed");
+}
+
+
+static td_task wait_frames(td_loop *loop, uint32_t target, const td_wait_options *o)
+{
+    wait_source *w = wait_rent(WAIT_FRAMES, o, loop);
     if (w == NULL)
         return td_from_error(TD_E_NOMEM, "wait allocation failed");
     w->target_frame = target;
@@ -154,12 +166,16 @@ static td_task wait_frames(uint32_t target, const td_wait_options *o)
 td_task td_yield(td_timing t)
 {
     td_loop *loop = td_loop_main();
+    if (TD_UNLIKELY(loop == NULL))
+        return td_wait_no_loop_();
     return td_loop_marker_task_(loop, t, td_loop_next_run_frame_(loop, t));
 }
 
 td_task td_next_frame(td_timing t)
 {
     td_loop *loop = td_loop_main();
+    if (TD_UNLIKELY(loop == NULL))
+        return td_wait_no_loop_();
     return td_loop_marker_task_(loop, t, td_loop_frame(loop) + 1);
 }
 
@@ -168,25 +184,31 @@ td_task td_delay_frame(uint32_t frames, td_timing t)
     if (frames == 0)
         return td_completed();
     td_loop *loop = td_loop_main();
+    if (TD_UNLIKELY(loop == NULL))
+        return td_wait_no_loop_();
     return td_loop_marker_task_(loop, t, td_loop_frame(loop) + frames);
 }
 
 td_task td_yield_ex(const td_wait_options *o)
 {
     td_loop *loop = wait_loop(o);
+    if (loop == NULL)
+        return td_wait_no_loop_();
     uint32_t target = td_loop_next_run_frame_(loop, wait_timing(o));
     if (!wait_has_token(o))
         return td_loop_marker_task_(loop, wait_timing(o), target);
-    return wait_frames(target, o);
+    return wait_frames(loop, target, o);
 }
 
 td_task td_next_frame_ex(const td_wait_options *o)
 {
     td_loop *loop = wait_loop(o);
+    if (loop == NULL)
+        return td_wait_no_loop_();
     uint32_t target = td_loop_frame(loop) + 1;
     if (!wait_has_token(o))
         return td_loop_marker_task_(loop, wait_timing(o), target);
-    return wait_frames(target, o);
+    return wait_frames(loop, target, o);
 }
 
 td_task td_delay_frame_ex(uint32_t frames, const td_wait_options *o)
@@ -194,15 +216,19 @@ td_task td_delay_frame_ex(uint32_t frames, const td_wait_options *o)
     if (frames == 0 && !td_cancel_is_requested(o ? o->cancel : td_cancel_none()))
         return td_completed();
     td_loop *loop = wait_loop(o);
+    if (loop == NULL)
+        return td_wait_no_loop_();
     uint32_t target = td_loop_frame(loop) + frames;
     if (!wait_has_token(o))
         return td_loop_marker_task_(loop, wait_timing(o), target);
-    return wait_frames(target, o);
+    return wait_frames(loop, target, o);
 }
 
 td_task td_wait_for_end_of_frame(const td_wait_options *o)
 {
     td_loop *loop = wait_loop(o);
+    if (loop == NULL)
+        return td_wait_no_loop_();
     if (!td_loop_has_end_of_frame(loop))
         return td_from_error(TD_ERR_NOT_SUPPORTED, "end of frame is not supported by this loop");
     td_wait_options eo = o ? *o : td_wait_defaults();
@@ -211,26 +237,53 @@ td_task td_wait_for_end_of_frame(const td_wait_options *o)
     uint32_t target = td_loop_next_run_frame_(loop, TD_LOOP_END_OF_FRAME);
     if (!wait_has_token(&eo))
         return td_loop_marker_task_(loop, TD_LOOP_END_OF_FRAME, target);
-    return wait_frames(target, &eo);
+    return wait_frames(loop, target, &eo);
 }
 
 /* ---- timed and predicate waits -------------------------------------------------------- */
 
-td_task td_delay(int64_t ns, td_clock clock, const td_wait_options *o)
+static td_task wait_delay(int64_t ns, td_clock clock, const td_wait_options *o, td_source **held)
 {
-    td_loop *loop;
-    wait_source *w = wait_rent(WAIT_DELAY, o, &loop);
+    td_loop *loop = wait_loop(o);
+    if (loop == NULL)
+        return td_wait_no_loop_();
+    wait_source *w = wait_rent(WAIT_DELAY, o, loop);
     if (w == NULL)
         return td_from_error(TD_E_NOMEM, "wait allocation failed");
     w->clock = clock;
-    w->deadline = td_loop_time(loop, clock) + ns;
+    w->deadline = td_deadline_after_(td_loop_time(loop, clock), ns);
+    if (held) {
+        w->owners++;                 /* the holder's, dropped by td_wait_abandon_ */
+        *held = &w->source;
+    }
     return wait_start(w, o);
+}
+
+td_task td_delay(int64_t ns, td_clock clock, const td_wait_options *o)
+{
+    return wait_delay(ns, clock, o, NULL);
+}
+
+td_task td_delay_held_(int64_t ns, td_clock clock, const td_wait_options *o, td_source **held)
+{
+    *held = NULL;
+    return wait_delay(ns, clock, o, held);
+}
+
+void td_wait_abandon_(td_source *held, uint32_t token)
+{
+    wait_source *w = (wait_source *)held;
+    td_error e = { TD_ERR_CANCELED, "abandoned", NULL };
+    td_source_try_complete(&w->source, token, TD_CANCELED, 0, &e);  /* no-op once decided */
+    wait_drop_owner(w);
 }
 
 static td_task wait_predicate(wait_kind kind, td_predicate_fn pred, void *arg, const td_wait_options *o)
 {
-    td_loop *loop;
-    wait_source *w = wait_rent(kind, o, &loop);
+    td_loop *loop = wait_loop(o);
+    if (loop == NULL)
+        return td_wait_no_loop_();
+    wait_source *w = wait_rent(kind, o, loop);
     if (w == NULL)
         return td_from_error(TD_E_NOMEM, "wait allocation failed");
     w->pred = pred;
@@ -250,8 +303,10 @@ td_task td_wait_while(td_predicate_fn pred, void *arg, const td_wait_options *o)
 
 td_task_i64 td_wait_until_value_changed(td_read_fn read, void *arg, const td_wait_options *o)
 {
-    td_loop *loop;
-    wait_source *w = wait_rent(WAIT_VALUE_CHANGED, o, &loop);
+    td_loop *loop = wait_loop(o);
+    if (loop == NULL)
+        return td_task_i64_of(td_wait_no_loop_());
+    wait_source *w = wait_rent(WAIT_VALUE_CHANGED, o, loop);
     if (w == NULL)
         return td_from_error_i64(TD_E_NOMEM, "wait allocation failed");
     w->read = read;

@@ -51,6 +51,7 @@ typedef struct td_method {
     td_step_fn step;
     td_pool pool;                   /* runners of this method */
     struct td_method *next;         /* registered methods (td_method_register) */
+    volatile uint32_t registered;   /* 1 once in the registry (set under its lock) */
 } td_method;
 
 struct td_runner {
@@ -75,12 +76,15 @@ struct td_runner {
         #name, (uint32_t)sizeof(F), (td_step_fn)(STEP),                               \
         TD_POOL_STATIC_INIT(name##_runner_slots, TD_DEFAULT_METHOD_POOL_SLOTS,         \
                             sizeof(td_runner) + sizeof(F), #name),                    \
-        0 }
+        0, 0 }
 #define TD_METHOD_DECLARE(name) extern td_method name##_method
 
 #define TD_DEFAULT_METHOD_POOL_SLOTS 128
 
-/* Register a method so td_set_runner_pool_capacity and shutdown reach its pool (cold). */
+/* Register a method so td_set_runner_pool_capacity and shutdown reach its pool (cold). A
+ * method registers itself when its first runner is allocated, taking the runner-pool
+ * capacity in force (td_set_runner_pool_capacity reaches every method, used or not yet);
+ * calling this explicitly is only needed to size a pool before its first use. */
 void td_method_register(td_method *m);
 int td_method_set_capacity(td_method *m, uint32_t capacity);
 

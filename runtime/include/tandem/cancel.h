@@ -23,12 +23,17 @@ typedef struct td_cancel_registration { td_cancel_node *node; uint32_t generatio
 
 static inline td_cancel_token td_cancel_none(void) { td_cancel_token t; t.source = 0; return t; }
 
+/* NULL when out of memory or before td_runtime_init (the pool is not set up). */
 td_cancel_source *td_cancel_source_new(void);
 void td_cancel_source_free(td_cancel_source *cs);
 td_cancel_token td_cancel_source_token(td_cancel_source *cs);
 /* Cancel now, on this thread. Returns 1 when this call cancelled it, 0 if already. */
 int td_cancel_source_cancel(td_cancel_source *cs);
-/* Cancel once `ns` of the loop's clock have passed (checked each frame; 0 = next frame). */
+/* Cancel once `ns` of the loop's clock have passed (checked each frame; 0 = next frame;
+ * a duration past the clock's range never elapses). loop NULL = the main loop. Returns
+ * TD_OK; TD_E_INVALID with no loop, a bad clock, or a source armed on another loop;
+ * TD_E_RETIRED when the loop was retired (not armed). A loop retired while the source is
+ * armed cancels it then: its deadline can no longer be observed. */
 struct td_loop;
 int td_cancel_source_cancel_after(td_cancel_source *cs, int64_t ns, int clock, struct td_loop *loop);
 /* A source cancelled when any of `tokens` is (and by its own cancel). */

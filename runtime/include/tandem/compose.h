@@ -33,7 +33,11 @@ td_task_i64 td_race(const td_task *tasks, int count, td_cancel_source *losers);
  *   with_error: a FAULTED outcome with code TD_ERR_TIMEOUT;
  *   without:    a SUCCEEDED outcome flagged timed out (td_outcome_timed_out).
  * The timed-out input keeps running and is consumed by the combinator when it completes;
- * a producer's own fault or cancellation keeps its identity (code, message, token). */
+ * a producer's own fault or cancellation keeps its identity (code, message, token).
+ * Cancellation of the wait itself (the options' token, before or during the wait, or the
+ * loop's retirement) completes the timeout CANCELED with that record, never "timed out".
+ * A producer that wins stops the delay: nothing polls the clock for it afterwards.
+ * A duration past the clock's range (INT64_MAX) never times out. */
 td_task td_timeout(td_task t, int64_t ns, td_clock clock, int with_error, const td_wait_options *o);
 td_task_i64 td_timeout_i64(td_task_i64 t, int64_t ns, td_clock clock, int with_error, const td_wait_options *o);
 

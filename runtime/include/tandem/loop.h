@@ -72,10 +72,21 @@ typedef struct td_loop td_loop;
 
 /* Create a loop (cold). The creating thread is its main thread. */
 td_loop *td_loop_create(const td_loop_config *cfg);
-/* Retire a loop: every pending wait on it completes canceled (with its own token when
- * it has one) and every item is dropped; then the loop is freed. */
+/* Retire a loop, on its own thread: every pending wait on it completes canceled (with its
+ * own token when it has one), every queued continuation runs (its frame waits now read
+ * canceled), every item is dropped and the queues are freed. Called from inside one of
+ * the loop's own continuations or items, the frame stops after that call and the
+ * retirement finishes when td_loop_run_frame returns. Afterwards (a retired loop):
+ *   - td_loop_run_frame does nothing; frame waits on it read canceled;
+ *   - td_loop_post / post_at / add_item (any thread), td_timer_start and
+ *     td_cancel_source_cancel_after refuse with TD_E_RETIRED (nothing is queued);
+ *   - waits with options on it (td_delay, td_wait_until, ...) return a canceled task.
+ * The loop's header stays valid until td_runtime_shutdown, so stale tasks still answer. */
 void td_loop_destroy(td_loop *loop);
-/* The loop default waits use. td_runtime_init creates one; tests may replace it. */
+int td_loop_is_retired(const td_loop *loop);
+/* The loop default waits use. td_runtime_init creates one; tests may replace it. NULL
+ * before td_runtime_init, after shutdown and after the main loop was destroyed: waits
+ * without an explicit loop then return a task FAULTED with TD_ERR_NO_LOOP. */
 td_loop *td_loop_main(void);
 void td_loop_set_main(td_loop *loop);
 
@@ -90,7 +101,9 @@ void td_loop_set_time_scale(td_loop *loop, double scale);
 double td_loop_time_scale(const td_loop *loop);
 uintptr_t td_loop_thread(const td_loop *loop);
 
-/* Run fn(arg) at timing t of the next drain of that timing; any thread. */
+/* Run fn(arg) at timing t of the next drain of that timing; any thread. These three return
+ * TD_OK, TD_E_INVALID (NULL loop, bad timing), TD_E_NOMEM, or TD_E_RETIRED (the loop was retired:
+ * fn will never run). */
 int td_loop_post(td_loop *loop, td_timing t, td_continuation_fn fn, void *arg);
 /* Run fn(arg) at timing t once the loop's frame reaches `target_frame`; any thread. */
 int td_loop_post_at(td_loop *loop, td_timing t, uint32_t target_frame, td_continuation_fn fn, void *arg);
@@ -128,7 +141,8 @@ td_task td_next_frame_ex(const td_wait_options *o);
 td_task td_delay_frame_ex(uint32_t frames, const td_wait_options *o);
 td_task td_wait_for_end_of_frame(const td_wait_options *o);
 
-/* Timed and predicate waits (pooled sources). */
+/* Timed and predicate waits (pooled sources). A duration too long for the clock (now + ns
+ * past INT64_MAX, e.g. INT64_MAX for "forever") saturates: the wait never elapses. */
 td_task td_delay(int64_t ns, td_clock clock, const td_wait_options *o);
 typedef int (*td_predicate_fn)(void *arg);
 td_task td_wait_until(td_predicate_fn pred, void *arg, const td_wait_options *o);

@@ -61,7 +61,8 @@ int td_pool_set_capacity(td_pool *p, uint32_t capacity);
 /* Allocate objects up to `count` held (warm-up). */
 int td_pool_prefill(td_pool *p, uint32_t count);
 
-/* Pop a free object or allocate one (NULL only when allocation fails). A newly allocated
+/* Pop a free object or allocate one (NULL when allocation fails, or when the pool was
+ * never set up: td_pool_init not run, e.g. before td_runtime_init). A newly allocated
  * object is zeroed; a recycled one is as it was returned. */
 void *td_pool_rent(td_pool *p);
 /* Push an object back, or free it when the pool is full. */

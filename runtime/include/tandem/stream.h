@@ -66,7 +66,7 @@ td_stream *td_stream_repeat(int64_t value, int64_t count);
  * it writes items with td_stream_writer_write and awaits each write: a write completes
  * when the consumer asks for the next item (back-pressure: one item in flight). The
  * producer's task ending ends the stream: success is the end (0), a fault or cancellation
- * is the stream's outcome. `token` is cancelled when the stream is disposed; a pending
+ * is the stream's outcome, and every later move_next reports it again. `token` is cancelled when the stream is disposed; a pending
  * write then completes CANCELED, and so does every later write.
  * `cleanup` (may be NULL) runs once at disposal, after the producer has finished. */
 typedef struct td_stream_writer td_stream_writer;

@@ -47,12 +47,14 @@ enum {
     TD_OK = 0,
     TD_DONE = 1,              /* on_completed: already complete, continuation not taken */
     TD_E_STALE = -1,          /* the token is old: the task was consumed or recycled */
-    TD_E_PENDING = -2,        /* get on a task that has not completed */
+    TD_E_PENDING = -2,        /* get on a task that has not completed (TD_E_AWAITED when
+                               * another party registered its waiter on it) */
     TD_E_SHARED = -3,         /* the task was turned into a shared handle */
     TD_E_AWAITED = -4,        /* a waiter is already registered (single consumer) */
     TD_E_NOT_SUPPORTED = -5,  /* the operation is not supported here */
     TD_E_NOMEM = -6,          /* allocation failed */
-    TD_E_INVALID = -7         /* bad argument */
+    TD_E_INVALID = -7,        /* bad argument */
+    TD_E_RETIRED = -8         /* the loop was retired (td_loop_destroy): nothing runs on it */
 };
 
 /* Error codes carried by faulted outcomes (td_error.code). User codes start at 1000. */
@@ -62,6 +64,9 @@ enum {
     TD_ERR_TIMEOUT = 2,
     TD_ERR_NOT_SUPPORTED = 3,
     TD_ERR_CHANNEL_CLOSED = 4,
+    TD_ERR_NO_LOOP = 5,       /* a wait with no loop: no main loop (before td_runtime_init,
+                               * after shutdown, or after the main loop was destroyed) */
+    TD_ERR_NOT_INITIALIZED = 6, /* a pooled object was needed before td_runtime_init */
     TD_ERR_USER = 1000
 };
 
@@ -144,7 +149,10 @@ static inline td_task_i64 td_from_result(int64_t v) { td_task_i64 t = TD_FROM_RE
 static inline td_task td_task_of(td_source *s, uint32_t token) { td_task t; t.source = s; t.token = token; return t; }
 static inline td_task_i64 td_task_i64_of(td_task t) { td_task_i64 r; r.task = t; r.value = 0; return r; }
 
-/* A faulted task (pooled source: trivial to make, released when consumed). */
+/* A faulted task (pooled source: trivial to make, released when consumed). When no source
+ * can be rented the task is still faulted, on a static source: TD_ERR_NOT_INITIALIZED
+ * before td_runtime_init (or after shutdown), TD_E_NOMEM when out of memory; a canceled
+ * task then reads the same way (its token is not carried). */
 td_task td_from_error(int code, const char *message);
 td_task_i64 td_from_error_i64(int code, const char *message);
 /* A canceled task carrying `cancel` as its token (may be NULL). */
