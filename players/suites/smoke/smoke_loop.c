@@ -35,9 +35,12 @@ static void *smoke_post_from_worker(void *arg)
 void smoke_case_16(SMOKE_ARGS)
 {
     td_loop *loop = smoke_loop_begin(1, NULL);
-    smoke_thread_log resumes, posts;
+    /* One log per post (same callback, different arguments), so a post that runs twice
+     * cannot hide one that never ran. */
+    smoke_thread_log resumes, main_post, worker_post;
     memset(&resumes, 0, sizeof(resumes));
-    memset(&posts, 0, sizeof(posts));
+    memset(&main_post, 0, sizeof(main_post));
+    memset(&worker_post, 0, sizeof(worker_post));
     for (int t = 3; t <= 18; t++)
         SMOKE_TRUE(!td_loop_is_installed(loop, (td_timing)t));
     for (int t = 3; t <= 18; t++) {
@@ -46,17 +49,19 @@ void smoke_case_16(SMOKE_ARGS)
     }
     smoke_item_runs = 0;
     td_loop_add_item(loop, TD_TIMING_UPDATE, smoke_item_thrice, NULL);
-    td_loop_post(loop, TD_TIMING_UPDATE, smoke_log_thread, &posts);
+    SMOKE_EQ(TD_OK, td_loop_post(loop, TD_TIMING_UPDATE, smoke_log_thread, &main_post));
     pthread_t th;
-    SMOKE_TRUE(smoke_thread_start(&th, smoke_post_from_worker, &posts));
+    SMOKE_TRUE(smoke_thread_start(&th, smoke_post_from_worker, &worker_post));
     smoke_thread_join(th);
     for (int i = 0; i < 5; i++)
         td_loop_run_frame(loop);
     SMOKE_EQ(16, resumes.count);
     SMOKE_TRUE(smoke_all_on_main(&resumes));
     SMOKE_EQ(3, smoke_item_runs);
-    SMOKE_EQ(2, posts.count);
-    SMOKE_TRUE(smoke_all_on_main(&posts));
+    SMOKE_EQ(1, main_post.count);                        /* each post ran once ... */
+    SMOKE_EQ(1, worker_post.count);
+    SMOKE_TRUE(main_post.thread[0] == td_main_thread_id());   /* ... on the main thread */
+    SMOKE_TRUE(worker_post.thread[0] == td_main_thread_id());
     smoke_loop_end(loop);
 }
 
@@ -153,6 +158,12 @@ static void smoke_register_in_drain(void *arg)
     d->in_drain_status = (int)smoke_status(d->wait);
 }
 
+static void *smoke_cancel_from_worker(void *arg)
+{
+    td_cancel_source_cancel((td_cancel_source *)arg);
+    return NULL;
+}
+
 void smoke_case_29(SMOKE_ARGS)
 {
     td_loop *loop = smoke_loop_begin(1, NULL);
@@ -166,10 +177,16 @@ void smoke_case_29(SMOKE_ARGS)
     SMOKE_EQ(TD_OK, td_task_on_completed(paused, smoke_log_thread, &where));
     td_loop_run_frame(loop);
     SMOKE_EQ(TD_PENDING, smoke_status(paused));          /* the clock is paused */
-    td_cancel_source_cancel(cs);
+    /* Cancelled from a worker: the cancelling thread must not publish it ... */
+    pthread_t th;
+    SMOKE_TRUE(smoke_thread_start(&th, smoke_cancel_from_worker, cs));
+    smoke_thread_join(th);
+    SMOKE_EQ(1, td_cancel_is_requested(o.cancel));
+    SMOKE_EQ(0, where.count);
+    SMOKE_EQ(TD_PENDING, smoke_status(paused));          /* still pending until the main frame */
     td_loop_run_frame(loop);
-    SMOKE_EQ(1, where.count);                            /* published at the next frame ... */
-    SMOKE_TRUE(smoke_all_on_main(&where));               /* ... on the main thread */
+    SMOKE_EQ(1, where.count);                            /* ... the next main frame does, */
+    SMOKE_TRUE(where.thread[0] == td_main_thread_id());  /* on the main thread */
     td_outcome out;
     SMOKE_EQ(TD_OK, td_task_get(paused, &out));
     SMOKE_EQ(TD_CANCELED, out.status);

@@ -107,10 +107,9 @@ void smoke_case_21(SMOKE_ARGS)
 }
 
 typedef struct smoke_work {
-    int mode;                  /* 0 success, 1 cancel, 2 fault, 3 held */
+    int mode;                  /* 0 success, 1 cancel, 2 fault, 3 held return */
     volatile uint32_t release, ran;
     void *context_seen;
-    int pending_while_held;
 } smoke_work;
 
 static td_status smoke_work_fn(void *arg, td_cancel_token cancel, int64_t *result, td_error *error)
@@ -119,9 +118,9 @@ static td_status smoke_work_fn(void *arg, td_cancel_token cancel, int64_t *resul
     (void)cancel;
     td_atomic_store_u32(&w->ran, 1);
     w->context_seen = td_context_current();
-    /* Held until the caller has subscribed (held longer in mode 3), so the completion
-     * thread is observed, never raced past. */
-    while (td_atomic_load_u32(&w->release) < (w->mode == 3 ? 2u : 1u))
+    /* Held until the caller has subscribed, so the completion thread is observed, never
+     * raced past. */
+    while (!td_atomic_load_u32(&w->release))
         td_cpu_relax();
     if (w->mode == 1)
         return TD_CANCELED;
@@ -134,9 +133,19 @@ static td_status smoke_work_fn(void *arg, td_cancel_token cancel, int64_t *resul
     return TD_SUCCEEDED;
 }
 
-/* Run one job and wait for its outcome; records the completion thread. */
+/* What a held-return round saw: the status and the completions once the work had finished
+ * on its worker (before any frame), and after exactly one main frame. */
+typedef struct smoke_held_seen {
+    td_status after_work, after_frame;
+    uint32_t hits_after_work, hits_after_frame;
+    int restarted;
+} smoke_held_seen;
+
+/* Run one job and wait for its outcome; records the completion thread. In mode 3 the pool
+ * is stopped (its workers joined) once the job was released, so the worker has certainly
+ * finished the job before the first frame runs; then one frame, then the pool restarts. */
 static int smoke_pool_round(td_loop *loop, smoke_work *w, int to_main, td_cancel_token token,
-                            td_outcome *o, uintptr_t *completed_on)
+                            td_outcome *o, uintptr_t *completed_on, smoke_held_seen *held)
 {
     td_task_i64 t = td_run_on_thread_pool_i64(smoke_work_fn, w, to_main, token);
     smoke_where where;
@@ -145,11 +154,17 @@ static int smoke_pool_round(td_loop *loop, smoke_work *w, int to_main, td_cancel
     if (rc == TD_DONE)                       /* only a pre-cancelled call completes inline */
         where.thread = td_thread_self(), where.hits = 1;
     td_atomic_store_u32(&w->release, 1);
+    if (w->mode == 3) {
+        uint32_t workers = td_thread_pool_size();
+        td_thread_pool_stop();
+        held->after_work = smoke_status(t.task);
+        held->hits_after_work = td_atomic_load_u32(&where.hits);
+        td_loop_run_frame(loop);
+        held->after_frame = smoke_status(t.task);
+        held->hits_after_frame = td_atomic_load_u32(&where.hits);
+        held->restarted = td_thread_pool_start(workers) == TD_OK;
+    }
     for (int i = 0; i < 2000 && td_atomic_load_u32(&where.hits) == 0; i++) {
-        if (w->mode == 3 && i == 20) {
-            w->pending_while_held = smoke_status(t.task) == TD_PENDING;
-            td_atomic_store_u32(&w->release, 2);
-        }
         td_loop_run_frame(loop);
         struct timespec ts = { 0, 200000 };
         nanosleep(&ts, NULL);
@@ -164,32 +179,46 @@ void smoke_case_22(SMOKE_ARGS)
     td_outcome o;
     uintptr_t on;
     smoke_work w;
+    smoke_held_seen held;
     /* pre-cancel: canceled, the work never runs */
     td_cancel_source *pre = td_cancel_source_new();
     td_cancel_source_cancel(pre);
     memset(&w, 0, sizeof(w));
-    SMOKE_EQ(TD_OK, smoke_pool_round(loop, &w, 1, td_cancel_source_token(pre), &o, &on));
+    SMOKE_EQ(TD_OK, smoke_pool_round(loop, &w, 1, td_cancel_source_token(pre), &o, &on, &held));
     SMOKE_EQ(TD_CANCELED, o.status);
     SMOKE_TRUE(o.error.cancel == pre);
     SMOKE_EQ(0, w.ran);
     for (int to_main = 0; to_main <= 1; to_main++) {
         for (int mode = 0; mode <= 3; mode++) {
             memset(&w, 0, sizeof(w));
+            memset(&held, 0, sizeof(held));
             w.mode = mode;
             td_cancel_source *cs = td_cancel_source_new();
-            SMOKE_EQ(TD_OK, smoke_pool_round(loop, &w, to_main, td_cancel_source_token(cs), &o, &on));
+            SMOKE_EQ(TD_OK, smoke_pool_round(loop, &w, to_main, td_cancel_source_token(cs), &o, &on, &held));
             SMOKE_EQ(1, w.ran);
             if (mode == 0 || mode == 3) {
                 SMOKE_EQ(TD_SUCCEEDED, o.status);
                 SMOKE_EQ(22, o.value);
-                if (mode == 3)
-                    SMOKE_EQ(1, w.pending_while_held);     /* nothing published while held */
             } else if (mode == 1) {
                 SMOKE_EQ(TD_CANCELED, o.status);
                 SMOKE_TRUE(o.error.cancel == cs);
             } else {
                 SMOKE_EQ(TD_FAULTED, o.status);
                 SMOKE_EQ(TD_ERR_USER + 22, o.error.code);
+            }
+            if (mode == 3)
+                SMOKE_EQ(1, held.restarted);
+            if (mode == 3 && to_main) {
+                /* held return: the finished result is not observed before the next main
+                 * frame, and is once that frame ran */
+                SMOKE_EQ(TD_PENDING, held.after_work);
+                SMOKE_EQ(0, held.hits_after_work);
+                SMOKE_EQ(TD_SUCCEEDED, held.after_frame);
+                SMOKE_EQ(1, held.hits_after_frame);
+            } else if (mode == 3) {
+                /* not asked: published by the worker itself, no frame needed */
+                SMOKE_EQ(TD_SUCCEEDED, held.after_work);
+                SMOKE_EQ(1, held.hits_after_work);
             }
             /* the completion thread is the main thread exactly when asked */
             SMOKE_EQ(to_main, on == td_main_thread_id());
@@ -214,7 +243,7 @@ void smoke_case_23(SMOKE_ARGS)
         td_context_set(&smoke_ctx_caller);
         int prev = round == 2 ? td_flow_suppress() : 0;
         memset(&w, 0, sizeof(w));
-        SMOKE_EQ(TD_OK, smoke_pool_round(loop, &w, 0, td_cancel_none(), &o, &on));
+        SMOKE_EQ(TD_OK, smoke_pool_round(loop, &w, 0, td_cancel_none(), &o, &on, NULL));
         if (round == 2)
             td_flow_restore(prev);
         seen[round] = w.context_seen;
@@ -227,7 +256,7 @@ void smoke_case_23(SMOKE_ARGS)
     SMOKE_TRUE(seen[2] == NULL);                 /* suppressed: nothing flows */
     /* no leak into the worker: a later job without flow sees nothing */
     memset(&w, 0, sizeof(w));
-    SMOKE_EQ(TD_OK, smoke_pool_round(loop, &w, 0, td_cancel_none(), &o, &on));
+    SMOKE_EQ(TD_OK, smoke_pool_round(loop, &w, 0, td_cancel_none(), &o, &on, NULL));
     SMOKE_TRUE(w.context_seen == NULL);
     smoke_loop_end(loop);
 }

@@ -6,29 +6,14 @@
  */
 #include "smoke.h"
 
-/* The method: await `gate`, return `v` (+ the gate's value). Its step is wrapped so that a
- * worker can be held inside the step function after the runner has completed. */
+/* The typed method: await `gate`, return `v` + the gate's value. */
 typedef struct { td_task_i64 gate; int64_t v, got; } smoke_held_frame;
-
-static volatile uint32_t smoke_hold_armed, smoke_hold_reached, smoke_hold_release;
-
-static void smoke_held_inner(td_runner *r, smoke_held_frame *f)
+static void smoke_held_step(td_runner *r, smoke_held_frame *f)
 {
     TD_BEGIN(r);
     TD_AWAIT_VALUE(r, f->gate, f->got);
     TD_RETURN_VALUE(r, f->v + f->got);
     TD_END(r);
-}
-
-static void smoke_held_step(td_runner *r, smoke_held_frame *f)
-{
-    smoke_held_inner(r, f);
-    /* r and f belong to whoever consumes the task now: only the hold flags are touched. */
-    if (td_atomic_load_u32(&smoke_hold_armed) && !td_is_main_thread()) {
-        td_atomic_store_u32(&smoke_hold_reached, 1);
-        while (!td_atomic_load_u32(&smoke_hold_release))
-            td_cpu_relax();
-    }
 }
 TD_METHOD_DEFINE(smoke_held, smoke_held_frame, smoke_held_step);
 
@@ -40,6 +25,46 @@ static td_task_i64 smoke_held_start(td_task_i64 gate, int64_t v)
     return td_runner_start_i64(r);
 }
 
+/* The untyped method: await `gate` and finish through TD_END. It has no result, so each
+ * rental reports through its own record: how often its body was entered, and the tag it
+ * wrote when it finished (a corrupted frame or resume point shows there). */
+typedef struct smoke_held_log { int entered, finished; int64_t tag; } smoke_held_log;
+typedef struct { td_task gate; int64_t tag; smoke_held_log *log; } smoke_held_untyped_frame;
+static void smoke_held_untyped_step(td_runner *r, smoke_held_untyped_frame *f)
+{
+    TD_BEGIN(r);
+    f->log->entered++;
+    TD_AWAIT(r, f->gate);
+    f->log->finished++;
+    f->log->tag = f->tag;
+    TD_END(r);
+}
+TD_METHOD_DEFINE(smoke_held_untyped, smoke_held_untyped_frame, smoke_held_untyped_step);
+
+static td_task smoke_held_untyped_start(td_task gate, int64_t tag, smoke_held_log *log)
+{
+    td_runner *r = td_runner_rent(&smoke_held_untyped_method);
+    TD_FRAME(r, smoke_held_untyped_frame)->gate = gate;
+    TD_FRAME(r, smoke_held_untyped_frame)->tag = tag;
+    TD_FRAME(r, smoke_held_untyped_frame)->log = log;
+    return td_runner_start(r);
+}
+
+/* The hold: a continuation on the method's task, so the completing worker is held inside
+ * the statement that completed the runner (TD_RETURN_VALUE / TD_END), deeper in the step
+ * function than anything the runtime still runs on that thread afterwards. */
+static volatile uint32_t smoke_hold_reached, smoke_hold_release;
+static uintptr_t smoke_hold_thread;
+
+static void smoke_hold_in_completion(void *arg)
+{
+    (void)arg;
+    smoke_hold_thread = td_thread_self();
+    td_atomic_store_u32(&smoke_hold_reached, 1);
+    while (!td_is_main_thread() && !td_atomic_load_u32(&smoke_hold_release))
+        td_cpu_relax();
+}
+
 typedef struct { td_auto_source *s; uint32_t token; int64_t value; } smoke_completion;
 
 static void *smoke_complete_on_worker(void *arg)
@@ -49,36 +74,60 @@ static void *smoke_complete_on_worker(void *arg)
     return NULL;
 }
 
+/* Case 10 (typed: td_runner_start_i64, td_task_i64_get, values 7 and 50 + 9) and case 11
+ * (untyped: td_runner_start, td_task_get, tags 7 and 59 in per-rental records). */
 static void smoke_held_reuse(const td_player_host *host, void *ctx, int typed)
 {
-    smoke_hold_armed = 1;
     smoke_hold_reached = 0;
     smoke_hold_release = 0;
+    smoke_hold_thread = 0;
+    smoke_held_log first, second;
+    memset(&first, 0, sizeof(first));
+    memset(&second, 0, sizeof(second));
     td_auto_source *g1 = td_auto_source_rent();
-    smoke_completion c = { g1, td_auto_source_task(g1).token, typed ? 7 : 0 };
-    td_task_i64 t = smoke_held_start(td_auto_source_task_i64(g1), 0);
-    td_source *runner = t.task.source;
+    smoke_completion c = { g1, td_auto_source_task(g1).token, 7 };
+    td_task t = typed ? smoke_held_start(td_auto_source_task_i64(g1), 0).task
+                      : smoke_held_untyped_start(td_auto_source_task(g1), 7, &first);
+    td_source *runner = t.source;
+    SMOKE_TRUE(runner != NULL);                          /* suspended on the gate */
+    SMOKE_EQ(TD_OK, td_task_on_completed(t, smoke_hold_in_completion, NULL));
     pthread_t th;
     SMOKE_TRUE(smoke_thread_start(&th, smoke_complete_on_worker, &c));
     int held = smoke_wait_flag(&smoke_hold_reached, 1);
     /* The worker is held inside the step: consume and re-rent on the main thread. */
-    td_outcome o;
-    int rc = td_task_i64_get(t, &o);
+    td_outcome o, o2;
+    memset(&o, 0, sizeof(o));
+    memset(&o2, 0, sizeof(o2));
+    int rc = typed ? td_task_i64_get(td_task_i64_of(t), &o) : td_task_get(t, &o);
     td_auto_source *g2 = td_auto_source_rent();
-    td_task_i64 t2 = smoke_held_start(td_auto_source_task_i64(g2), typed ? 50 : 0);
+    td_task t2 = typed ? smoke_held_start(td_auto_source_task_i64(g2), 50).task
+                       : smoke_held_untyped_start(td_auto_source_task(g2), 59, &second);
     td_atomic_store_u32(&smoke_hold_release, 1);
     smoke_thread_join(th);
-    smoke_hold_armed = 0;
+    /* The worker has unwound: everything below is after it left the step function. */
+    td_status st2 = smoke_status(t2);
+    int rc2 = td_auto_source_set_result(g2, td_auto_source_task(g2).token, 9);
+    int rc3 = typed ? td_task_i64_get(td_task_i64_of(t2), &o2) : td_task_get(t2, &o2);
     SMOKE_TRUE(held);
+    SMOKE_TRUE(smoke_hold_thread != td_main_thread_id());   /* completed on the worker */
     SMOKE_EQ(TD_OK, rc);
     SMOKE_EQ(TD_SUCCEEDED, o.status);
-    SMOKE_EQ(typed ? 7 : 0, o.value);
-    SMOKE_TRUE(t2.task.source == runner);               /* the same runner, re-rented */
-    SMOKE_EQ(TD_PENDING, smoke_status(t2.task));        /* the unwinding worker left it alone */
-    td_auto_source_set_result(g2, td_auto_source_task(g2).token, typed ? 9 : 0);
-    SMOKE_EQ(TD_OK, td_task_i64_get(t2, &o));
-    SMOKE_EQ(TD_SUCCEEDED, o.status);
-    SMOKE_EQ(typed ? 59 : 0, o.value);
+    SMOKE_TRUE(t2.source == runner);                    /* the same runner, re-rented */
+    SMOKE_EQ(TD_PENDING, st2);                          /* the unwinding worker did not complete it */
+    SMOKE_EQ(TD_OK, rc2);
+    SMOKE_EQ(TD_OK, rc3);
+    SMOKE_EQ(TD_SUCCEEDED, o2.status);
+    if (typed) {
+        SMOKE_EQ(7, o.value);
+        SMOKE_EQ(59, o2.value);                         /* 50 + 9: its frame is intact */
+    } else {
+        SMOKE_EQ(1, first.entered);
+        SMOKE_EQ(1, first.finished);
+        SMOKE_EQ(7, first.tag);
+        SMOKE_EQ(1, second.entered);                    /* its resume point was left alone */
+        SMOKE_EQ(1, second.finished);
+        SMOKE_EQ(59, second.tag);                       /* its frame is intact */
+    }
 }
 
 void smoke_case_10(SMOKE_ARGS) { smoke_held_reuse(host, ctx, 1); }
