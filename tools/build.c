@@ -180,7 +180,8 @@ int td_verb_build(int argc, char **argv)
     char shell[PATH_MAX];
     char err[65536];
     char *sj = tl_join(root, TL_STAGING_JSON);
-    int staged = tl_is_file(sj);
+    struct stat sjst;
+    int staged = lstat(sj, &sjst) == 0; /* whatever it is: a FIFO or link is refused when read */
     free(sj);
     cJSON *desc = NULL;
 
@@ -211,8 +212,17 @@ int td_verb_build(int argc, char **argv)
     char staging_hash[TL_SHA256_HEX] = "", build_id[TL_SHA256_HEX];
     tl_strlist all = { 0 };
     if (staged) {
+        /* build what staging.json says and nothing else: every staged file re-hashed first
+         * (an edited, missing or extra file refuses the build, so a later revert cannot
+         * make an edited player pass verify and the reuse rule) */
         tl_staging st;
-        if (tl_staging_load(root, &st)) goto done;
+        memset(&st, 0, sizeof st);
+        tl_report rep = { stderr, "staging", NULL, 0, 0 };
+        if (tl_staging_verify(root, &st, &rep) || rep.count) {
+            tl_error(root, "--staging", "%u mismatch(es) against staging.json: refusing to build", rep.count);
+            tl_staging_free(&st);
+            goto done;
+        }
         snprintf(staging_hash, sizeof staging_hash, "%s", st.staging_hash);
         tl_staging_free(&st);
     } else {

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define SUMS "files.sha256"
@@ -21,8 +22,8 @@
 static void usage(FILE *o)
 {
     fprintf(o, "usage: tandem pack DIR [--format zip|tar.zst] [--out FILE]\n"
-               "       tandem pack --check DIR|ARCHIVE\n"
-               "       tandem pack --extract ARCHIVE --out DIR\n"
+               "       tandem pack --check DIR|ARCHIVE [LIMITS]\n"
+               "       tandem pack --extract ARCHIVE --out DIR [LIMITS]\n"
                "\n"
                "Pack: write DIR/files.sha256 (\"<sha256>  <path>\" per file, sorted by path, itself\n"
                "excluded) and a reproducible archive of DIR (sorted entries, fixed mtime\n"
@@ -35,7 +36,11 @@ static void usage(FILE *o)
                "temporary folder first); every changed, missing or extra file is printed.\n"
                "--extract: refuse archives with absolute paths, '..', links or writes through\n"
                "symlinks (pre-check, then libarchive's SECURE_* flags); then check files.sha256 if\n"
-               "the archive has one.\n"
+               "the archive has one (a files.sha256 that is not a regular file is refused).\n"
+               "LIMITS of an extraction: --max-total BYTES (default 4 GiB, holes of sparse entries\n"
+               "counted), --max-entry BYTES (1 GiB), --max-ratio N (1000 extracted bytes per archive\n"
+               "byte, checked above 1 MiB); sparse entries are refused. SIGINT/SIGTERM stop it and\n"
+               "the temporary folder of --check is removed (exit 1).\n"
                "\n"
                "Exit: 0 ok, 1 refused, invalid or mismatching, 2 usage.\n");
 }
@@ -54,7 +59,7 @@ static int read_sums(const char *dir, tl_file_rec **out, size_t *nout)
     size_t len;
     *out = NULL;
     *nout = 0;
-    int e = tl_read_all(path, &buf, &len);
+    int e = tl_read_file(path, TL_OPEN_NOFOLLOW, (size_t)256 << 20, &buf, &len);
     if (e) {
         tl_error(path, NULL, "cannot read: %s", tl_strerror(e));
         free(path);
@@ -236,14 +241,48 @@ out:
     return rc;
 }
 
+/* A positive integer option (bytes, or a ratio), no suffix, no sign. 0 ok, 2 usage. */
+static int limit_arg(const char *opt, const char *v, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (!v[0] || v[0] == '-' || v[0] == '+' || *end || errno || (double)x < lo || (double)x > hi) {
+        fprintf(stderr, "tandem pack: %s: expected an integer from %.0f to %.0f, got '%s'\n", opt, lo, hi, v);
+        return 2;
+    }
+    *out = (double)x;
+    return 0;
+}
+
+static int interrupted(const char *what)
+{
+    if (!tl_stop_signal)
+        return 0;
+    fprintf(stderr, "tandem pack: %s interrupted by signal %d\n", what, (int)tl_stop_signal);
+    return 1;
+}
+
 int td_verb_pack(int argc, char **argv)
 {
     const char *dir = NULL, *fmt = NULL, *out = NULL, *check = NULL, *extract = NULL;
+    tl_extract_limits lim;
+    tl_extract_limits_default(&lim);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
+        } else if (!strcmp(a, "--max-total") || !strcmp(a, "--max-entry") || !strcmp(a, "--max-ratio")) {
+            double d;
+            if (limit_arg(a, i + 1 < argc ? argv[++i] : "", 1, a[6] == 'r' ? 1e9 : 1.8e19, &d))
+                return 2;
+            if (a[6] == 't')
+                lim.max_total = (uint64_t)d;
+            else if (a[6] == 'e')
+                lim.max_entry = (uint64_t)d;
+            else
+                lim.max_ratio = d;
         } else if (!strcmp(a, "--format") || !strcmp(a, "--out") || !strcmp(a, "--check") ||
                    !strcmp(a, "--extract")) {
             if (i + 1 >= argc || !argv[i + 1][0]) {
@@ -287,22 +326,26 @@ int td_verb_pack(int argc, char **argv)
         }
         if (tl_is_dir(check))
             return check_dir(check, check);
-        if (!tl_is_file(check)) {
-            tl_error(check, "--check", "no such folder or archive");
+        int code = tl_check_regular(check, TL_OPEN_FOLLOW);
+        if (code) {
+            tl_error(check, "--check", "not a folder or an archive: %s", tl_strerror(code));
             return 1;
         }
         const char *tmpd = getenv("TMPDIR");
         char *tmpl = tl_join(tmpd && *tmpd ? tmpd : "/tmp", "tandem-check-XXXXXX");
+        tl_catch_stop_signals(); /* before the folder exists: a signal never leaves it behind */
         if (!mkdtemp(tmpl)) {
             tl_error(tmpl, NULL, "cannot create a temporary folder: %s", tl_strerror(errno));
             free(tmpl);
             return 1;
         }
-        int rc = tl_archive_extract(check, tmpl);
-        if (rc == 0)
+        int rc = tl_archive_extract(check, tmpl, &lim);
+        if (rc == 0 && !tl_stop_signal)
             rc = check_dir(tmpl, check);
         tl_rm_rf(tmpl);
         free(tmpl);
+        if (interrupted("--check"))
+            return 1;
         return rc ? 1 : 0;
     }
     if (extract) {
@@ -310,11 +353,13 @@ int td_verb_pack(int argc, char **argv)
             fprintf(stderr, "tandem pack: --extract needs --out DIR\n");
             return 2;
         }
-        if (tl_archive_extract(extract, out))
+        tl_catch_stop_signals();
+        if (tl_archive_extract(extract, out, &lim) || interrupted("--extract"))
             return 1;
         printf("extracted %s into %s\n", extract, out);
         char *sp = tl_join(out, SUMS);
-        int has = tl_is_file(sp);
+        struct stat st;
+        int has = lstat(sp, &st) == 0; /* whatever it is: check_dir refuses a folder or link */
         free(sp);
         return has ? check_dir(out, out) : 0;
     }

@@ -352,7 +352,8 @@ int td_verb_stage(int argc, char **argv)
             tl_sha256_buf(mem[i].data, mem[i].len, s[i].sha);
         }
     }
-    qsort(s, ns, sizeof *s, src_cmp);
+    if (ns > 1)
+        qsort(s, ns, sizeof *s, src_cmp);
 
     /* Provenance. */
     char head[128] = "";

@@ -148,18 +148,45 @@ out:
     return rc;
 }
 
-static struct archive *open_reader(const char *path)
+void tl_extract_limits_default(tl_extract_limits *l)
 {
+    l->max_total = TL_EXTRACT_MAX_TOTAL;
+    l->max_entry = TL_EXTRACT_MAX_ENTRY;
+    l->max_ratio = TL_EXTRACT_MAX_RATIO;
+}
+
+/* Open an archive file for reading: a regular file only (tl_open_regular), its fd in *fd
+ * (closed by close_reader). *size gets the archive's size in bytes. */
+static struct archive *open_reader(const char *path, int *fd, uint64_t *size)
+{
+    struct stat st;
+    *fd = tl_open_regular(path, TL_OPEN_FOLLOW, &st);
+    if (*fd < 0) {
+        tl_error(path, NULL, "cannot open archive: %s", tl_strerror(-*fd));
+        return NULL;
+    }
+    if (size)
+        *size = (uint64_t)st.st_size;
     struct archive *a = archive_read_new();
     archive_read_support_filter_all(a);
     archive_read_support_format_tar(a);
     archive_read_support_format_zip(a);
-    if (archive_read_open_filename(a, path, 65536) != ARCHIVE_OK) {
+    if (archive_read_open_fd(a, *fd, 65536) != ARCHIVE_OK) {
         tl_error(path, NULL, "cannot open archive: %s", archive_error_string(a));
         archive_read_free(a);
+        close(*fd);
+        *fd = -1;
         return NULL;
     }
     return a;
+}
+
+static void close_reader(struct archive *a, int fd)
+{
+    if (a)
+        archive_read_free(a);
+    if (fd >= 0)
+        close(fd);
 }
 
 /* Normalise an entry name: drop leading "./" and trailing '/'. Returns malloc'd string. */
@@ -205,11 +232,19 @@ static const char *symlink_on_path(const char *out_dir, const char *name, char *
     return NULL;
 }
 
-static int precheck(const char *path, const char *out_dir)
+static int precheck(const char *path, const char *out_dir, const tl_extract_limits *lim)
 {
-    struct archive *a = open_reader(path);
+    int fd;
+    uint64_t asize = 0;
+    struct archive *a = open_reader(path, &fd, &asize);
     if (!a)
         return 1;
+    uint64_t declared = 0;
+    /* what the entries may declare in all: the total limit, and the ratio limit (above 1 MiB) */
+    double by_ratio = lim->max_ratio * (double)(asize ? asize : 1);
+    uint64_t allowed = lim->max_total;
+    if (by_ratio < (double)allowed)
+        allowed = by_ratio < (double)(1u << 20) ? (uint64_t)1 << 20 : (uint64_t)by_ratio;
     pentry *v = NULL;
     size_t n = 0, cap = 0;
     int bad = 0;
@@ -239,6 +274,16 @@ static int precheck(const char *path, const char *out_dir)
             why = "symbolic link entry (links are never extracted)";
         else if (t != AE_IFREG && t != AE_IFDIR)
             why = "not a regular file or folder";
+        else if (archive_entry_sparse_count(e) > 0)
+            why = "a sparse entry (its holes would be written out in full)";
+        else if (archive_entry_size_is_set(e) && (uint64_t)archive_entry_size(e) > lim->max_entry)
+            why = "larger than the per-entry limit (--max-entry)";
+        if (!why && archive_entry_size_is_set(e) && archive_entry_size(e) > 0 &&
+            (declared += (uint64_t)archive_entry_size(e)) > allowed)
+            why = declared > lim->max_total ? "the entries declare more than the total limit (--max-total)"
+                                            : "the entries declare more than the ratio limit allows (--max-ratio)";
+        if (tl_stop_signal)
+            why = "interrupted";
         if (why) {
             tl_error(path, raw, "refused: %s", why);
             bad = 1;
@@ -263,8 +308,9 @@ static int precheck(const char *path, const char *out_dir)
         tl_error(path, NULL, "corrupt or unreadable archive: %s", archive_error_string(a));
         bad = 1;
     }
-    archive_read_free(a);
-    qsort(v, n, sizeof *v, pentry_cmp);
+    close_reader(a, fd);
+    if (n > 1)
+        qsort(v, n, sizeof *v, pentry_cmp);
     for (size_t i = 0; i < n; i++) {
         if (i && !strcmp(v[i - 1].name, v[i].name) && !(v[i].is_dir && v[i - 1].is_dir)) {
             tl_error(path, v[i].name, "refused: entry repeated");
@@ -287,8 +333,13 @@ static int precheck(const char *path, const char *out_dir)
     return bad;
 }
 
-int tl_archive_extract(const char *archive_path, const char *out_dir)
+int tl_archive_extract(const char *archive_path, const char *out_dir, const tl_extract_limits *limits)
 {
+    tl_extract_limits lim;
+    if (limits)
+        lim = *limits;
+    else
+        tl_extract_limits_default(&lim);
     int e = tl_mkdirs(out_dir);
     if (e) {
         tl_error(out_dir, NULL, "cannot create: %s", tl_strerror(e));
@@ -298,10 +349,11 @@ int tl_archive_extract(const char *archive_path, const char *out_dir)
     char *abs_out = tl_abspath(out_dir);
     int rc = 1;
     struct archive *a = NULL, *w = NULL;
-    int cwd = -1;
-    if (precheck(abs_arch, abs_out))
+    int cwd = -1, afd = -1;
+    uint64_t asize = 0, total = 0;
+    if (precheck(abs_arch, abs_out, &lim))
         goto out;
-    a = open_reader(abs_arch);
+    a = open_reader(abs_arch, &afd, &asize);
     if (!a)
         goto out;
     w = archive_write_disk_new();
@@ -334,12 +386,30 @@ int tl_archive_extract(const char *archive_path, const char *out_dir)
         size_t sz;
         la_int64_t off;
         int dr;
-        while ((dr = archive_read_data_block(a, &blk, &sz, &off)) == ARCHIVE_OK)
+        uint64_t end = 0; /* bytes of this entry so far, holes included */
+        while ((dr = archive_read_data_block(a, &blk, &sz, &off)) == ARCHIVE_OK) {
+            uint64_t nend = (uint64_t)(off < 0 ? 0 : off) + sz;
+            if (nend > end) {
+                total += nend - end;
+                end = nend;
+            }
+            const char *lw = tl_stop_signal ? "interrupted"
+                             : end > lim.max_entry ? "refused: larger than the per-entry limit (--max-entry)"
+                             : total > lim.max_total ? "refused: more than the total limit (--max-total)"
+                             : total > ((uint64_t)1 << 20) && (double)total > lim.max_ratio * (double)(asize ? asize : 1)
+                                 ? "refused: expands more than the ratio limit (--max-ratio)"
+                                 : NULL;
+            if (lw) {
+                tl_error(archive_path, nm, "%s after %llu bytes", lw, (unsigned long long)total);
+                free(nm);
+                goto out;
+            }
             if (archive_write_data_block(w, blk, sz, off) != ARCHIVE_OK) {
                 tl_error(archive_path, nm, "write failed: %s", archive_error_string(w));
                 free(nm);
                 goto out;
             }
+        }
         if (dr != ARCHIVE_EOF) {
             tl_error(archive_path, nm, "corrupt data: %s", archive_error_string(a));
             free(nm);
@@ -367,8 +437,7 @@ out:
         archive_write_close(w);
         archive_write_free(w);
     }
-    if (a)
-        archive_read_free(a);
+    close_reader(a, afd);
     free(abs_arch);
     free(abs_out);
     return rc;
@@ -561,7 +630,8 @@ int tl_git_archive_read(const char *root, const char *rev, const char *const *pa
                  root);
         bad = 1;
     }
-    qsort(v, n, sizeof *v, mem_cmp);
+    if (n > 1)
+        qsort(v, n, sizeof *v, mem_cmp);
     size_t nreg = n;
     for (size_t i = 0; i < nl; i++) {
         char *res = resolve_link(links[i].path, links[i].target);
@@ -592,7 +662,8 @@ int tl_git_archive_read(const char *root, const char *rev, const char *const *pa
         free(links[i].target);
     }
     free(links);
-    qsort(v, n, sizeof *v, mem_cmp);
+    if (n > 1)
+        qsort(v, n, sizeof *v, mem_cmp);
     for (size_t i = 1; i < n; i++)
         if (!strcmp(v[i - 1].path, v[i].path)) {
             tl_error(label, v[i].path, "refused: entry repeated");

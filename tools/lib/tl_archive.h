@@ -23,13 +23,27 @@ time_t tl_pack_mtime(void);
 int tl_pack_write(const char *dir, const tl_strlist *files, const char *const *sha, tl_archive_format fmt,
                   const char *out_path);
 
+/* Limits of an extraction (issue 18: a 149-byte tar.zst must not become a 200 GiB file). */
+typedef struct tl_extract_limits {
+    uint64_t max_total;  /* bytes extracted in all, holes of sparse entries counted */
+    uint64_t max_entry;  /* bytes of one entry */
+    double max_ratio;    /* extracted bytes per archive byte (checked above 1 MiB extracted) */
+} tl_extract_limits;
+#define TL_EXTRACT_MAX_TOTAL ((uint64_t)4 << 30)
+#define TL_EXTRACT_MAX_ENTRY ((uint64_t)1 << 30)
+#define TL_EXTRACT_MAX_RATIO 1000.0
+void tl_extract_limits_default(tl_extract_limits *l);
+
 /* Extract archive_path (tar, tar.*, zip) into out_dir (created if needed). First a
  * pre-check pass refuses the whole archive when any entry is absolute, has a ".."
  * component, is a symlink, hardlink or special file, repeats a path, uses a file as a
  * folder, or would be written through a symlink already in out_dir; then extraction
  * with ARCHIVE_EXTRACT_SECURE_NODOTDOT | SECURE_SYMLINKS | SECURE_NOABSOLUTEPATHS.
+ * Sparse entries are refused; declared and actual sizes are held to lim (NULL: the
+ * defaults); a stop signal (tl_stop_signal) ends it. The archive is opened with
+ * tl_open_regular (a FIFO is refused at once).
  * Nothing is written outside out_dir. 0 ok, 1 refused or failed (reported). */
-int tl_archive_extract(const char *archive_path, const char *out_dir);
+int tl_archive_extract(const char *archive_path, const char *out_dir, const tl_extract_limits *lim);
 
 /* One regular file read from an archive stream into memory. */
 typedef struct tl_mem_file {

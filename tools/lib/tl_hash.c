@@ -88,9 +88,9 @@ static int hash_fd(int fd, unsigned char *buf, char hex[TL_SHA256_HEX], uint64_t
         return ENOMEM;
     uint64_t total = 0;
     for (;;) {
-        ssize_t r = read(fd, buf, TL_READ_CHUNK);
+        ssize_t r = tl_stop_signal ? (errno = EINTR, -1) : read(fd, buf, TL_READ_CHUNK);
         if (r < 0) {
-            if (errno == EINTR)
+            if (errno == EINTR && !tl_stop_signal)
                 continue;
             int e = errno;
             tl_sha256_abort(&h);

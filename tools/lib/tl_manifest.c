@@ -244,7 +244,7 @@ int tl_staging_load(const char *staging_dir, tl_staging *out)
     char *buf;
     size_t len;
     memset(out, 0, sizeof *out);
-    int e = tl_read_all(path, &buf, &len);
+    int e = tl_read_file(path, TL_OPEN_NOFOLLOW, 0, &buf, &len);
     if (e) {
         tl_error(path, NULL, "cannot read: %s", tl_strerror(e));
         free(path);
@@ -375,7 +375,7 @@ int tl_bmanifest_load(const char *path, tl_bmanifest *out)
     char *buf;
     size_t len;
     memset(out, 0, sizeof *out);
-    int e = tl_read_all(path, &buf, &len);
+    int e = tl_read_file(path, TL_OPEN_NOFOLLOW, 0, &buf, &len);
     if (e) {
         tl_error(path, NULL, "cannot read: %s", tl_strerror(e));
         return 1;
@@ -417,7 +417,7 @@ int tl_files_check(const char *dir, const tl_file_rec *recs, size_t n, const cha
     }
     for (size_t i = 0; i < n; i++)
         full[i] = tl_join(dir, recs[i].path);
-    tl_hash_files((const char *const *)full, n, res, 0);
+    tl_hash_files_flags((const char *const *)full, n, res, 0, TL_OPEN_NOFOLLOW); /* a staged file is never a link */
     for (size_t i = 0; i < n; i++) {
         if (res[i].err == ENOENT || res[i].err == ENOTDIR)
             tl_mismatch(rep, "missing", full[i], NULL);
@@ -537,7 +537,8 @@ int tl_manifest_write(const char *player_dir, const char *backend, const char *s
         memcpy(recs[i].sha256, res[i].hex, TL_SHA256_HEX);
         recs[i].bytes = res[i].bytes;
     }
-    qsort(recs, nfiles, sizeof *recs, tl_file_rec_cmp);
+    if (nfiles > 1)
+        qsort(recs, nfiles, sizeof *recs, tl_file_rec_cmp);
     for (size_t i = 1; i < nfiles; i++)
         if (!strcmp(recs[i - 1].path, recs[i].path)) {
             tl_error(player_dir, recs[i].path, "listed twice");
@@ -695,7 +696,8 @@ static int verify_one_dir(const char *dir, const char *staging_override, tl_repo
         free(mpath);
     }
     /* Check the player files against the union of manifests. */
-    qsort(all, nall, sizeof *all, tl_file_rec_cmp);
+    if (nall > 1)
+        qsort(all, nall, sizeof *all, tl_file_rec_cmp);
     size_t k = 0;
     for (size_t i = 0; i < nall; i++) {
         if (k && !strcmp(all[k - 1].path, all[i].path)) {

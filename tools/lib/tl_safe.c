@@ -126,6 +126,20 @@ int tl_read_file(const char *path, int flags, size_t max, char **buf, size_t *le
     return 0;
 }
 
+volatile sig_atomic_t tl_stop_signal;
+
+static void on_stop(int sig) { tl_stop_signal = sig; }
+
+void tl_catch_stop_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
 int tl_utf8_valid(const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s, *e = p + n;

@@ -40,6 +40,13 @@ int tl_check_regular(const char *path, int flags);
  * 0 ok, else a code as above. */
 int tl_read_file(const char *path, int flags, size_t max, char **buf, size_t *len);
 
+/* SIGINT/SIGTERM while a long read runs (extraction, hashing): the handler only records
+ * the signal here; the loops that read check it and stop, so the caller can remove its
+ * temporary files and exit 1. tl_catch_stop_signals() installs the handler (no SA_RESTART). */
+#include <signal.h>
+extern volatile sig_atomic_t tl_stop_signal;
+void tl_catch_stop_signals(void);
+
 /* Is [s, s+n) valid UTF-8 (no overlongs, no surrogates, <= U+10FFFF)? 1 yes. */
 int tl_utf8_valid(const char *s, size_t n);
 
