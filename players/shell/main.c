@@ -726,6 +726,21 @@ static int result(const char *what, int code)
     return code;
 }
 
+/* A decimal integer option within [lo, hi]: no sign games, no suffix, no silent default
+ * ("--samples -1" used to become 10, "99999999999" ran for ever). 0 ok, 1 refused. */
+static int int_opt(const char *opt, const char *v, long lo, long hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (!v[0] || *end || errno || x < lo || x > hi) {
+        fprintf(stderr, "tandem-player: %s: expected an integer from %ld to %ld, got '%s'\n", opt, lo, hi, v);
+        return 1;
+    }
+    *out = (int)x;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *paths[MAX_SUBJECTS];
@@ -747,12 +762,12 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--root")) { NEEDV(); S.root = v; }
         else if (!strcmp(a, "--suite")) { NEEDV(); S.suite = v; }
         else if (!strcmp(a, "--out")) { NEEDV(); S.out = v; }
-        else if (!strcmp(a, "--samples")) { NEEDV(); S.samples = atoi(v); }
-        else if (!strcmp(a, "--warmup")) { NEEDV(); S.warmup = atoi(v); }
-        else if (!strcmp(a, "--ops")) { NEEDV(); S.ops = atoi(v); }
+        else if (!strcmp(a, "--samples")) { NEEDV(); if (int_opt(a, v, 1, 1000000, &S.samples)) return 2; }
+        else if (!strcmp(a, "--warmup")) { NEEDV(); if (int_opt(a, v, 0, 1000000, &S.warmup)) return 2; }
+        else if (!strcmp(a, "--ops")) { NEEDV(); if (int_opt(a, v, 1, 1000000000, &S.ops)) return 2; }
         else if (!strcmp(a, "--filter")) { NEEDV(); S.filter = v; }
         else if (!strcmp(a, "--build-id")) { NEEDV(); S.build_id = v; }
-        else if (!strcmp(a, "--timeout")) { NEEDV(); S.timeout = atoi(v); }
+        else if (!strcmp(a, "--timeout")) { NEEDV(); if (int_opt(a, v, 1, 86400, &S.timeout)) return 2; }
         else if (!strcmp(a, "--subjects")) list_only = 1;
         else if (!strcmp(a, "--retention")) {
             NEEDV();

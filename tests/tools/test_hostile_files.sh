@@ -108,4 +108,15 @@ nl="$W/$(printf 'a\nb')"; bs="$W/c\\d"; echo x >"$nl"; echo y >"$bs"
 "$T" hash "$nl" "$bs" >"$W/ours"; sha256sum "$nl" "$bs" >"$W/theirs"
 cmp -s "$W/ours" "$W/theirs" && pass || { fail "hash escaping differs from sha256sum"; diff "$W/ours" "$W/theirs"; }
 run 2 "hash --threads 3x" "$T" hash --threads 3x "$bs"
+
+# ---- numeric options of the player shell: refused, never a silent default or a run for ever ----
+PL=$(dirname "$T")/tandem-player
+if [ -x "$PL" ]; then
+  for v in -1 99999999999 5x 0 ""; do
+    fast 2 "tandem-player --samples '$v'" "$PL" --samples "$v" --help
+    expect "--samples: expected an integer from 1 to 1000000" "player --samples '$v' reason"
+  done
+  fast 2 "tandem-player --timeout -5" "$PL" --timeout -5 --help
+  fast 0 "tandem-player --samples 3" "$PL" --samples 3 --help
+fi
 finish
