@@ -37,98 +37,61 @@
 #    error "tandem: the tcc port supports x86-64 only"
 #  endif
 
-TD_INLINE uint32_t td_atomic_load_u32(volatile uint32_t *p)
-{
-    uint32_t v = *p;
-    __asm__ __volatile__("" ::: "memory");
-    return v;
-}
-
-TD_INLINE void td_atomic_store_u32(volatile uint32_t *p, uint32_t v)
-{
-    __asm__ __volatile__("xchgl %0, %1" : "+r"(v), "+m"(*p) : : "memory");
-}
-
-/* x86-64 stores are release stores: only the compiler must not reorder (tcc does not). */
-TD_INLINE void td_atomic_store_release_u32(volatile uint32_t *p, uint32_t v)
-{
-    __asm__ __volatile__("" ::: "memory");
-    *p = v;
-    __asm__ __volatile__("" ::: "memory");
-}
-
+/* tcc never inlines, so a helper function would cost a call (and an argument shuffle) on
+ * every hot path: under tcc the atomics are statement-expression macros with the same
+ * names and meaning as clang's functions. x86-64 loads are acquire and stores release;
+ * only the compiler must not reorder (tcc does not), so loads and release stores are
+ * plain moves; read-modify-writes are lock-prefixed (or xchg, locked by definition). */
+#define td_atomic_load_u32(p) \
+    ({ uint32_t td_v_ = *(volatile uint32_t *)(p); __asm__ __volatile__("" ::: "memory"); td_v_; })
+#define td_atomic_store_release_u32(p, v) \
+    ({ uint32_t td_v_ = (v); __asm__ __volatile__("" ::: "memory"); \
+       *(volatile uint32_t *)(p) = td_v_; __asm__ __volatile__("" ::: "memory"); (void)0; })
+#define td_atomic_store_u32(p, v) \
+    ({ uint32_t td_v_ = (v); \
+       __asm__ __volatile__("xchgl %0, %1" : "+r"(td_v_), "+m"(*(volatile uint32_t *)(p)) : : "memory"); (void)0; })
 /* On failure *expected receives the current value. */
-TD_INLINE int td_atomic_cas_u32(volatile uint32_t *p, uint32_t *expected, uint32_t desired)
-{
-    uint32_t prev = *expected;
-    unsigned char ok;
-    __asm__ __volatile__("lock; cmpxchgl %3, %1\n\tsete %0"
-                         : "=q"(ok), "+m"(*p), "+a"(prev)
-                         : "r"(desired)
-                         : "memory", "cc");
-    *expected = prev;
-    return ok;
-}
-
-TD_INLINE uint32_t td_atomic_fetch_add_u32(volatile uint32_t *p, uint32_t v)
-{
-    __asm__ __volatile__("lock; xaddl %0, %1" : "+r"(v), "+m"(*p) : : "memory", "cc");
-    return v;
-}
-
-TD_INLINE uint32_t td_atomic_exchange_u32(volatile uint32_t *p, uint32_t v)
-{
-    __asm__ __volatile__("xchgl %0, %1" : "+r"(v), "+m"(*p) : : "memory");
-    return v;
-}
-
-TD_INLINE void *td_atomic_load_ptr(void *volatile *p)
-{
-    void *v = *p;
-    __asm__ __volatile__("" ::: "memory");
-    return v;
-}
-
-TD_INLINE void td_atomic_store_ptr(void *volatile *p, void *v)
-{
-    __asm__ __volatile__("xchgq %0, %1" : "+r"(v), "+m"(*p) : : "memory");
-}
-
-TD_INLINE void *td_atomic_exchange_ptr(void *volatile *p, void *v)
-{
-    __asm__ __volatile__("xchgq %0, %1" : "+r"(v), "+m"(*p) : : "memory");
-    return v;
-}
-
-TD_INLINE int td_atomic_cas_ptr(void *volatile *p, void **expected, void *desired)
-{
-    void *prev = *expected;
-    unsigned char ok;
-    __asm__ __volatile__("lock; cmpxchgq %3, %1\n\tsete %0"
-                         : "=q"(ok), "+m"(*p), "+a"(prev)
-                         : "r"(desired)
-                         : "memory", "cc");
-    *expected = prev;
-    return ok;
-}
-
+#define td_atomic_cas_u32(p, expected, desired) \
+    ({ uint32_t *td_e_ = (expected); uint32_t td_prev_ = *td_e_; uint32_t td_d_ = (desired); \
+       unsigned char td_ok_; \
+       __asm__ __volatile__("lock; cmpxchgl %3, %1\n\tsete %0" \
+                            : "=q"(td_ok_), "+m"(*(volatile uint32_t *)(p)), "+a"(td_prev_) \
+                            : "r"(td_d_) : "memory", "cc"); \
+       *td_e_ = td_prev_; (int)td_ok_; })
+#define td_atomic_fetch_add_u32(p, v) \
+    ({ uint32_t td_v_ = (v); \
+       __asm__ __volatile__("lock; xaddl %0, %1" : "+r"(td_v_), "+m"(*(volatile uint32_t *)(p)) : : "memory", "cc"); \
+       td_v_; })
+#define td_atomic_exchange_u32(p, v) \
+    ({ uint32_t td_v_ = (v); \
+       __asm__ __volatile__("xchgl %0, %1" : "+r"(td_v_), "+m"(*(volatile uint32_t *)(p)) : : "memory"); td_v_; })
+#define td_atomic_load_ptr(p) \
+    ({ void *td_v_ = *(void *volatile *)(p); __asm__ __volatile__("" ::: "memory"); td_v_; })
+#define td_atomic_store_ptr(p, v) \
+    ({ void *td_v_ = (v); \
+       __asm__ __volatile__("xchgq %0, %1" : "+r"(td_v_), "+m"(*(void *volatile *)(p)) : : "memory"); (void)0; })
+#define td_atomic_exchange_ptr(p, v) \
+    ({ void *td_v_ = (v); \
+       __asm__ __volatile__("xchgq %0, %1" : "+r"(td_v_), "+m"(*(void *volatile *)(p)) : : "memory"); td_v_; })
+#define td_atomic_cas_ptr(p, expected, desired) \
+    ({ void **td_e_ = (expected); void *td_prev_ = *td_e_; void *td_d_ = (desired); unsigned char td_ok_; \
+       __asm__ __volatile__("lock; cmpxchgq %3, %1\n\tsete %0" \
+                            : "=q"(td_ok_), "+m"(*(void *volatile *)(p)), "+a"(td_prev_) \
+                            : "r"(td_d_) : "memory", "cc"); \
+       *td_e_ = td_prev_; (int)td_ok_; })
 /* 64-bit values written by one thread and read by others (clocks): aligned x86-64 moves are
  * single-copy atomic. */
-TD_INLINE int64_t td_atomic_load_i64(volatile int64_t *p)
-{
-    int64_t v = *p;
-    __asm__ __volatile__("" ::: "memory");
-    return v;
-}
-
-TD_INLINE void td_atomic_store_release_i64(volatile int64_t *p, int64_t v)
-{
-    __asm__ __volatile__("" ::: "memory");
-    *p = v;
-    __asm__ __volatile__("" ::: "memory");
-}
-
-TD_INLINE void td_cpu_relax(void) { __asm__ __volatile__("pause" ::: "memory"); }
+#define td_atomic_load_i64(p) \
+    ({ int64_t td_v_ = *(volatile int64_t *)(p); __asm__ __volatile__("" ::: "memory"); td_v_; })
+#define td_atomic_store_release_i64(p, v) \
+    ({ int64_t td_v_ = (v); __asm__ __volatile__("" ::: "memory"); \
+       *(volatile int64_t *)(p) = td_v_; __asm__ __volatile__("" ::: "memory"); (void)0; })
+#define td_cpu_relax() ({ __asm__ __volatile__("pause" ::: "memory"); (void)0; })
+/* Thread identity: glibc keeps pthread_self()'s value at %fs:0x10 (as read under clang). */
+#  if defined(__GLIBC__)
+#    define td_thread_self() ({ uintptr_t td_self_; __asm__("movq %%fs:0x10, %0" : "=r"(td_self_)); td_self_; })
+#    define TD_THREAD_SELF_DEFINED 1
+#  endif
 
 #else /* clang, gcc */
 #  define TD_INLINE static inline __attribute__((always_inline))
@@ -194,7 +157,9 @@ TD_INLINE void td_spin_unlock(td_spinlock *l) { td_atomic_store_release_u32(&l->
 /* Thread identity: an opaque integer, equal only for the same live thread. The value is
  * pthread_self()'s on both compilers; under clang on x86-64 glibc it is read inline from
  * the thread control block (%fs:0x10 is where glibc's pthread_self reads it), no call. */
-#if !defined(__TINYC__) && defined(__x86_64__) && defined(__GLIBC__)
+#if defined(TD_THREAD_SELF_DEFINED)
+/* defined above (tcc) */
+#elif defined(__x86_64__) && defined(__GLIBC__)
 TD_INLINE uintptr_t td_thread_self(void)
 {
     uintptr_t self;

@@ -116,6 +116,19 @@ int td_runner_suspend_(td_runner *r)
     td_task t = r->awaiting.task;
     if (t.source == NULL)
         return 0;
+    /* A frame wait (a stamp source) with flow off: one stamp check, then the loop's own
+     * queue (td_loop_marker_await_), not the generic registration chain. */
+    if (TD_LIKELY(!td_runtime_settings.flow) &&
+        (td_atomic_load_u32(&t.source->word) & TD_WORD_STAMPED)) {
+        if ((int32_t)(td_atomic_load_u32((volatile uint32_t *)t.source->cont_arg) - t.token) >= 0)
+            return 0;
+        uint32_t *sync = r->sync;
+        r->sync = NULL;
+        if (td_loop_marker_await_(t.source, t.token, td_runner_move_next, r) == TD_OK)
+            return 1;
+        r->sync = sync;
+        return 0;
+    }
     if (td_runtime_settings.flow && !td_context_flow_suppressed_()) {
         r->context = td_context_capture_();
         r->flowed = 1;

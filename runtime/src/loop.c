@@ -24,8 +24,8 @@
 #define LOOP_EOF TD_TIMING_COUNT            /* index of the end-of-frame pseudo timing */
 #define LOOP_SLOTS (TD_TIMING_COUNT + 1)
 
-typedef struct loop_entry { td_continuation_fn fn; void *arg; uint32_t target; } loop_entry;
-typedef struct loop_queue { loop_entry *items; uint32_t count, cap; } loop_queue;
+typedef td_loop_entry_ loop_entry;
+typedef td_loop_queue_ loop_queue;
 typedef struct loop_item { td_item_fn fn; td_continuation_fn retire; void *arg; } loop_item;
 typedef struct loop_items { loop_item *items; uint32_t count, cap; } loop_items;
 typedef struct loop_remote {
@@ -37,13 +37,10 @@ typedef struct loop_remote {
     void *arg;
 } loop_remote;
 
-typedef struct loop_marker {
-    td_source source;            /* first member */
-    td_loop *loop;
-    uint32_t timing;
-} loop_marker;
+typedef td_loop_marker_ loop_marker;      /* loop.h: the inline suspension reads it */
 
 struct td_loop {
+    loop_marker markers[LOOP_SLOTS];           /* first (loop.h: td_next_frame_fast_) */
     uintptr_t thread;
     volatile uint32_t frame;
     volatile uint32_t current;                 /* running timing, TD_TIMING_COUNT between frames */
@@ -65,7 +62,6 @@ struct td_loop {
     int64_t real_start, real_last;
     volatile int64_t unscaled, scaled;
     double scale;
-    loop_marker markers[LOOP_SLOTS];
     td_loop *next_retired;
 };
 
@@ -93,12 +89,12 @@ const char *td_timing_name(td_timing t)
     return (unsigned)t < LOOP_SLOTS ? loop_timing_names[t] : "invalid";
 }
 
-static td_loop *loop_main;
+td_loop *td_loop_main_;             /* loop.h: read by the inline waits */
 static td_loop *loop_retired;
 static td_loop *loop_owned;        /* the main loop td_runtime_init created */
 
-td_loop *td_loop_main(void) { return loop_main; }
-void td_loop_set_main(td_loop *loop) { loop_main = loop; }
+td_loop *td_loop_main(void) { return td_loop_main_; }
+void td_loop_set_main(td_loop *loop) { td_loop_main_ = loop; }
 
 /* ---- clocks ------------------------------------------------------------------------ */
 
@@ -166,6 +162,26 @@ static int loop_marker_on_completed(td_source *s, uint32_t token, td_continuatio
     return rc == TD_E_RETIRED ? TD_DONE : rc;
 }
 
+/* The awaiter's fast path (async.c): the caller checked the stamp is not reached. On the
+ * loop's thread, with room in the timing's queue, the continuation is one queue entry;
+ * anything else (another thread, growth, a timing not installed, retirement) takes the
+ * marker's general registration. */
+int td_loop_marker_await_(td_source *s, uint32_t token, td_continuation_fn fn, void *arg)
+{
+    loop_marker *m = (loop_marker *)s;
+    td_loop *loop = m->loop;
+    loop_queue *q = &loop->queues[m->timing];
+    if (TD_LIKELY(loop->thread == td_thread_self() && q->count < q->cap &&
+                  ((loop->installed >> m->timing) & 1u) && !loop->retired)) {
+        loop_entry *e = &q->items[q->count++];
+        e->fn = fn;
+        e->arg = arg;
+        e->target = token;
+        return TD_OK;
+    }
+    return loop_marker_on_completed(s, token, fn, arg);
+}
+
 static int loop_marker_get(td_source *s, uint32_t token, td_outcome *out)
 {
     td_status st;
@@ -207,16 +223,22 @@ uint32_t td_loop_next_run_frame_(td_loop *loop, uint32_t t)
 
 /* ---- queues and items ------------------------------------------------------------------ */
 
+/* Cold: its own function, so the pushes keep their registers (no realloc frame). */
+static TD_NOINLINE int loop_queue_grow(loop_queue *q)
+{
+    uint32_t cap = q->cap ? q->cap * 2 : 64;
+    loop_entry *items = (loop_entry *)realloc(q->items, cap * sizeof(loop_entry));
+    if (items == NULL)
+        return TD_E_NOMEM;
+    q->items = items;
+    q->cap = cap;
+    return TD_OK;
+}
+
 static int loop_queue_push(loop_queue *q, td_continuation_fn fn, void *arg, uint32_t target)
 {
-    if (TD_UNLIKELY(q->count == q->cap)) {
-        uint32_t cap = q->cap ? q->cap * 2 : 64;
-        loop_entry *items = (loop_entry *)realloc(q->items, cap * sizeof(loop_entry));
-        if (items == NULL)
-            return TD_E_NOMEM;
-        q->items = items;
-        q->cap = cap;
-    }
+    if (TD_UNLIKELY(q->count == q->cap) && loop_queue_grow(q) != TD_OK)
+        return TD_E_NOMEM;
     loop_entry *e = &q->items[q->count++];
     e->fn = fn;
     e->arg = arg;
@@ -267,9 +289,17 @@ static int loop_inbox_push(td_loop *loop, const loop_remote *r)
 
 void td_loop_install_(td_loop *loop, uint32_t t)
 {
+    if (((td_atomic_load_u32(&loop->installed) >> t) & 1u) &&
+        (td_atomic_load_u32(&loop->markers[t].direct) || td_atomic_load_u32(&loop->retired)))
+        return;
     uint32_t w = td_atomic_load_u32(&loop->installed);
     while (!td_atomic_cas_u32(&loop->installed, &w, w | (1u << t))) {
     }
+    /* Under the inbox lock: a retirement (which clears it) is never undone by a late install. */
+    td_spin_lock(&loop->inbox_lock);
+    if (!loop->retired)
+        td_atomic_store_u32(&loop->markers[t].direct, 1);
+    td_spin_unlock(&loop->inbox_lock);
 }
 
 int td_loop_post_at(td_loop *loop, td_timing t, uint32_t target, td_continuation_fn fn, void *arg)
@@ -444,6 +474,11 @@ td_loop *td_loop_create(const td_loop_config *cfg)
         loop->markers[t].source.cont_arg = (void *)&loop->timing_frame[t];
         loop->markers[t].loop = loop;
         loop->markers[t].timing = t;
+        loop->markers[t].thread = &loop->thread;
+        loop->markers[t].queue = &loop->queues[t];
+        loop->markers[t].frame = &loop->frame;
+        loop->markers[t].current = &loop->current;
+        loop->markers[t].direct = (loop->installed >> t) & 1u;
     }
     return loop;
 }
@@ -474,6 +509,9 @@ void td_loop_destroy(td_loop *loop)
     td_spin_lock(&loop->inbox_lock);
     uint32_t was = loop->retired;
     td_atomic_store_u32(&loop->retired, 1);
+    /* No inline queueing from now on, even inside the frame that is being retired. */
+    for (uint32_t t = 0; t < LOOP_SLOTS; t++)
+        td_atomic_store_u32(&loop->markers[t].direct, 0);
     td_spin_unlock(&loop->inbox_lock);
     if (was)
         return;
@@ -503,8 +541,8 @@ static void loop_retire(td_loop *loop)
     }
     loop_free_arrays(loop);
     /* Only now: the retirement's continuations still see their loop as the main one. */
-    if (loop_main == loop)
-        loop_main = NULL;
+    if (td_loop_main_ == loop)
+        td_loop_main_ = NULL;
     loop->next_retired = loop_retired;
     loop_retired = loop;
 }
@@ -514,17 +552,17 @@ int td_loop_runtime_init_(void)
     td_loop_config cfg;
     memset(&cfg, 0, sizeof(cfg));
     cfg.has_end_of_frame = 1;
-    loop_owned = loop_main = td_loop_create(&cfg);
+    loop_owned = td_loop_main_ = td_loop_create(&cfg);
     /* The main loop's thread owns the pools' unlocked segments (pool.h). */
-    td_pool_set_owner_thread(loop_main ? loop_main->thread : 0);
-    return loop_main ? TD_OK : TD_E_NOMEM;
+    td_pool_set_owner_thread(td_loop_main_ ? td_loop_main_->thread : 0);
+    return td_loop_main_ ? TD_OK : TD_E_NOMEM;
 }
 
 void td_loop_runtime_shutdown_(void)
 {
     td_loop_destroy(loop_owned);
     loop_owned = NULL;
-    loop_main = NULL;
+    td_loop_main_ = NULL;
     td_pool_set_owner_thread(0);
     while (loop_retired) {
         td_loop *next = loop_retired->next_retired;

@@ -69,7 +69,8 @@ void td_wait_abandon_(td_source *held, uint32_t token);
 /* The task a wait returns when it has no loop (TD_ERR_NO_LOOP). */
 td_task td_wait_no_loop_(void);
 
-/* Loop internals used by the waits. */
+/* Loop internals used by the waits and the awaiters. */
+int td_loop_marker_await_(td_source *marker, uint32_t token, td_continuation_fn fn, void *arg);
 void td_loop_install_(td_loop *loop, uint32_t t);
 td_task td_loop_marker_task_(td_loop *loop, uint32_t t, uint32_t target);
 uint32_t td_loop_next_run_frame_(td_loop *loop, uint32_t t);

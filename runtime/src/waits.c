@@ -163,19 +163,23 @@ static td_task wait_frames(td_loop *loop, uint32_t target, const td_wait_options
 
 /* ---- frame waits -------------------------------------------------------------------- */
 
-td_task td_yield(td_timing t)
+td_task (td_yield)(td_timing t)
 {
     td_loop *loop = td_loop_main();
     if (TD_UNLIKELY(loop == NULL))
         return td_wait_no_loop_();
+    if ((unsigned)t >= TD_TIMING_COUNT)
+        return td_from_error(TD_E_INVALID, "td_yield: not a timing");
     return td_loop_marker_task_(loop, t, td_loop_next_run_frame_(loop, t));
 }
 
-td_task td_next_frame(td_timing t)
+td_task (td_next_frame)(td_timing t)
 {
     td_loop *loop = td_loop_main();
     if (TD_UNLIKELY(loop == NULL))
         return td_wait_no_loop_();
+    if ((unsigned)t >= TD_TIMING_COUNT)
+        return td_from_error(TD_E_INVALID, "td_next_frame: not a timing");
     return td_loop_marker_task_(loop, t, td_loop_frame(loop) + 1);
 }
 

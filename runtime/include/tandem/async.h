@@ -41,6 +41,8 @@
 #include <stdint.h>
 #include "task.h"
 #include "pool.h"
+#include "loop.h"
+#include "runtime.h"
 
 typedef struct td_runner td_runner;
 typedef void (*td_step_fn)(td_runner *r, void *frame);
@@ -107,6 +109,36 @@ int td_runner_suspend_(td_runner *r);
 int td_runner_take_(td_runner *r, int propagate, int64_t *value_out);
 void td_runner_finish_(td_runner *r, td_status st, int64_t value, const td_error *err);
 
+/* The suspension's fast path (inline): a frame wait (the loop's marker, loop.h) awaited on
+ * the loop's own thread with flow off is one entry appended to the timing's queue, which the
+ * loop's drain resumes with td_runner_move_next. Everything else: td_runner_suspend_. */
+TD_INLINE int td_runner_suspend_now_(td_runner *r)
+{
+    td_source *s = r->awaiting.task.source;
+    if (s == NULL)
+        return 0;
+    if (td_atomic_load_u32(&s->word) & TD_WORD_STAMPED) {
+        td_loop_marker_ *m = (td_loop_marker_ *)s;
+        td_loop_queue_ *q = m->queue;
+        uint32_t token = r->awaiting.task.token;
+        if ((int32_t)(td_atomic_load_u32((volatile uint32_t *)s->cont_arg) - token) >= 0)
+            return 0;                   /* already reached: continue without suspending */
+        if (TD_LIKELY(td_atomic_load_u32(&m->direct) && *m->thread == td_thread_self() &&
+                      q->count < q->cap && !td_runtime_settings.flow)) {
+            td_loop_entry_ *e = &q->items[q->count++];
+            e->fn = td_runner_move_next;
+            e->arg = r;
+            e->target = token;
+            r->sync = NULL;             /* suspended: a completion no longer reports to start */
+            return 1;
+        }
+    }
+    return td_runner_suspend_(r);
+}
+#if !TD_PORT_INLINES     /* tcc never inlines: the out-of-line function has the same paths */
+#define td_runner_suspend_now_(r) td_runner_suspend_(r)
+#endif
+
 /* The resumption's fast path (inline): a source-free task or a reached stamp source (frame
  * waits) succeeded and needs no consumption; anything else takes td_runner_take_. */
 TD_INLINE int td_runner_take_now_(td_runner *r, int64_t *value_out)
@@ -136,7 +168,7 @@ TD_INLINE int td_runner_take_now_(td_runner *r, int64_t *value_out)
     do {                                                                               \
         (r)->awaiting.task = (task_expr);                                              \
         (r)->resume = __LINE__;                                                        \
-        if (td_runner_suspend_(r)) return;                                             \
+        if (td_runner_suspend_now_(r)) return;                                             \
     case __LINE__:                                                                     \
         if (td_runner_take_now_((r), NULL)) return;                                    \
     } while (0)
@@ -146,7 +178,7 @@ TD_INLINE int td_runner_take_now_(td_runner *r, int64_t *value_out)
     do {                                                                               \
         (r)->awaiting = (task_i64_expr);                                               \
         (r)->resume = __LINE__;                                                        \
-        if (td_runner_suspend_(r)) return;                                             \
+        if (td_runner_suspend_now_(r)) return;                                             \
     case __LINE__:                                                                     \
         if (td_runner_take_now_((r), &(dst))) return;                                  \
     } while (0)
@@ -156,7 +188,7 @@ TD_INLINE int td_runner_take_now_(td_runner *r, int64_t *value_out)
     do {                                                                               \
         (r)->awaiting = (task_i64_expr);                                               \
         (r)->resume = __LINE__;                                                        \
-        if (td_runner_suspend_(r)) return;                                             \
+        if (td_runner_suspend_now_(r)) return;                                             \
     case __LINE__:                                                                     \
         td_runner_take_((r), 0, NULL);                                                 \
     } while (0)

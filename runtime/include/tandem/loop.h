@@ -151,4 +151,64 @@ td_task td_wait_while(td_predicate_fn pred, void *arg, const td_wait_options *o)
 typedef int64_t (*td_read_fn)(void *arg);
 td_task_i64 td_wait_until_value_changed(td_read_fn read, void *arg, const td_wait_options *o);
 
+/* ---- internal: the layout the inline frame-wait suspension reads (not API) ------------ */
+
+/* A queued continuation: run fn(arg) at the timing's drain once the frame reaches target. */
+typedef struct td_loop_entry_ { td_continuation_fn fn; void *arg; uint32_t target; } td_loop_entry_;
+typedef struct td_loop_queue_ { td_loop_entry_ *items; uint32_t count, cap; } td_loop_queue_;
+
+/* A loop's per-timing frame marker: the stamp source of the stateless frame waits (task.h).
+ * `direct` is 1 while the timing is installed and the loop not retired: then the loop's own
+ * thread may append to `queue` inline while count < cap (async.h, td_runner_suspend_now_);
+ * anything else goes through the loop's functions. */
+typedef struct td_loop_marker_ {
+    td_source source;                   /* first member; cont_arg = the timing's stamp */
+    struct td_loop *loop;
+    uint32_t timing;
+    volatile uint32_t direct;
+    const uintptr_t *thread;            /* the loop's thread */
+    td_loop_queue_ *queue;              /* the timing's continuation queue */
+    const volatile uint32_t *frame;     /* the loop's frame counter */
+    const volatile uint32_t *current;   /* the loop's running timing */
+} td_loop_marker_;
+
+/* The main loop (td_loop_main); a loop's first member is its array of markers, one per
+ * timing, so the inline waits below find a marker without knowing the loop's layout. */
+extern struct td_loop *td_loop_main_;
+
+/* td_next_frame / td_yield fast paths (function-like macros over the functions of the same
+ * name, as for the task queries): the main loop's marker, when its timing is installed and
+ * the loop alive (`direct`), gives the task with no call; anything else calls the function. */
+TD_INLINE td_task td_next_frame_fast_(td_timing t)
+{
+    struct td_loop *loop = td_loop_main_;
+    if (TD_LIKELY(loop != NULL && (unsigned)t < TD_TIMING_COUNT)) {
+        td_loop_marker_ *m = (td_loop_marker_ *)loop + t;
+        if (TD_LIKELY(td_atomic_load_u32(&m->direct)))
+            return td_task_of(&m->source, td_atomic_load_u32((volatile uint32_t *)m->frame) + 1);
+    }
+    return (td_next_frame)(t);
+}
+
+TD_INLINE td_task td_yield_fast_(td_timing t)
+{
+    struct td_loop *loop = td_loop_main_;
+    if (TD_LIKELY(loop != NULL && (unsigned)t < TD_TIMING_COUNT)) {
+        td_loop_marker_ *m = (td_loop_marker_ *)loop + t;
+        if (TD_LIKELY(td_atomic_load_u32(&m->direct))) {
+            uint32_t frame = td_atomic_load_u32((volatile uint32_t *)m->frame);
+            uint32_t ran = td_atomic_load_u32((volatile uint32_t *)m->source.cont_arg);
+            int running = td_atomic_load_u32((volatile uint32_t *)m->current) != TD_TIMING_COUNT;
+            /* timing t still ahead in the frame running now: this frame; else the next */
+            return td_task_of(&m->source, running && ran != frame ? frame : frame + 1);
+        }
+    }
+    return (td_yield)(t);
+}
+
+#if TD_PORT_INLINES
+#define td_next_frame(t) td_next_frame_fast_(t)
+#define td_yield(t) td_yield_fast_(t)
+#endif
+
 #endif /* TANDEM_LOOP_H */
