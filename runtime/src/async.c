@@ -111,9 +111,20 @@ void td_runner_move_next(void *arg)
     td_context_restore_(resumer);
 }
 
+/* TD_AWAIT under compilers that do not inline (tcc): the task arrives in two registers and
+ * is stored field by field (a struct assignment would be a memmove call there). */
+int td_runner_await_task_(td_runner *r, td_task t)
+{
+    r->awaiting.task.source = t.source;
+    r->awaiting.task.token = t.token;
+    return td_runner_suspend_(r);
+}
+
 int td_runner_suspend_(td_runner *r)
 {
-    td_task t = r->awaiting.task;
+    td_task t;
+    t.source = r->awaiting.task.source;
+    t.token = r->awaiting.task.token;
     if (t.source == NULL)
         return 0;
     /* A frame wait (a stamp source) with flow off: one stamp check, then the loop's own
@@ -145,8 +156,24 @@ int td_runner_suspend_(td_runner *r)
 
 int td_runner_take_(td_runner *r, int propagate, int64_t *value_out)
 {
+    td_source *s = r->awaiting.task.source;
+    uint32_t token = r->awaiting.task.token;
+    /* The inline resumption's fast paths, here too for callers that do not inline (tcc): a
+     * source-free task or a reached stamp source (frame waits) succeeded, nothing to consume. */
+    if (propagate && s == NULL) {
+        if (value_out)
+            *value_out = r->awaiting.value;
+        return 0;
+    }
+    if (propagate && (td_atomic_load_u32(&s->word) & TD_WORD_STAMPED) &&
+        (int32_t)(td_atomic_load_u32((volatile uint32_t *)s->cont_arg) - token) >= 0) {
+        r->awaiting.task.source = NULL;
+        if (value_out)
+            *value_out = 0;
+        return 0;
+    }
     td_outcome o;
-    int rc = td_task_i64_get(r->awaiting, &o);
+    int rc = s == NULL ? td_task_i64_get(r->awaiting, &o) : td_task_get_from_(s, token, &o);
     r->awaiting.task.source = NULL;
     if (TD_UNLIKELY(rc != TD_OK)) {
         o.status = TD_FAULTED;

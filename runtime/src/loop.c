@@ -389,28 +389,34 @@ static void loop_run_timing(td_loop *loop, uint32_t t, uint32_t frame)
     loop_items *l = &loop->items[t];
     uint32_t n = l->count;
     /* Drain: swap the queue out, so continuations added now wait for a later drain. */
-    loop_queue q = loop->queues[t];
-    loop->queues[t] = loop->spare[t];
-    for (uint32_t i = 0; i < q.count; i++) {
-        loop_entry e = q.items[i];
-        if ((int32_t)(frame - e.target) < 0) {
-            loop_queue_push(&loop->queues[t], e.fn, e.arg, e.target);
+    /* Field by field, no struct copies: tcc makes each one a memmove call. */
+    loop_queue *queue = &loop->queues[t], *spare = &loop->spare[t];
+    loop_entry *items = queue->items;
+    uint32_t count = queue->count, cap = queue->cap;
+    queue->items = spare->items;
+    queue->count = 0;
+    queue->cap = spare->cap;
+    for (uint32_t i = 0; i < count; i++) {
+        loop_entry *e = &items[i];
+        if ((int32_t)(frame - e->target) < 0) {
+            loop_queue_push(queue, e->fn, e->arg, e->target);
             continue;
         }
-        e.fn(e.arg);
+        e->fn(e->arg);
         if (TD_UNLIKELY(loop->retired)) {
             /* Destroyed from this continuation: the rest is run by the retirement. */
-            for (uint32_t k = i + 1; k < q.count; k++)
-                loop_queue_push(&loop->queues[t], q.items[k].fn, q.items[k].arg, q.items[k].target);
+            for (uint32_t k = i + 1; k < count; k++)
+                loop_queue_push(queue, items[k].fn, items[k].arg, items[k].target);
             break;
         }
     }
-    q.count = 0;
-    loop->spare[t] = q;
+    spare->items = items;
+    spare->count = 0;
+    spare->cap = cap;
     int removed = 0;
     for (uint32_t i = 0; i < n && !loop->retired; i++) {
-        loop_item it = l->items[i];
-        if (it.fn && !it.fn(it.arg)) {
+        td_item_fn fn = l->items[i].fn;
+        if (fn && !fn(l->items[i].arg)) {
             l->items[i].fn = NULL;
             removed = 1;
         }

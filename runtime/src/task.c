@@ -205,6 +205,15 @@ int (td_task_get)(td_task t, td_outcome *out)
     return task_get(t.source, t.token, out);
 }
 
+int td_task_get_from_(td_source *s, uint32_t token, td_outcome *out)
+{
+    if (td_source_stamp_reached_(s, token)) {
+        td_outcome_succeeded_(out, 0);
+        return TD_OK;
+    }
+    return task_get(s, token, out);
+}
+
 int (td_task_i64_get)(td_task_i64 t, td_outcome *out)
 {
     if (t.task.source == NULL) {

@@ -69,6 +69,9 @@ void td_wait_abandon_(td_source *held, uint32_t token);
 /* The task a wait returns when it has no loop (TD_ERR_NO_LOOP). */
 td_task td_wait_no_loop_(void);
 
+/* td_task_get of {s, token} (s not NULL) without building the task value. */
+int td_task_get_from_(td_source *s, uint32_t token, td_outcome *out);
+
 /* Loop internals used by the waits and the awaiters. */
 int td_loop_marker_await_(td_source *marker, uint32_t token, td_continuation_fn fn, void *arg);
 void td_loop_install_(td_loop *loop, uint32_t t);

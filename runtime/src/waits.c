@@ -175,11 +175,19 @@ td_task (td_yield)(td_timing t)
 
 td_task (td_next_frame)(td_timing t)
 {
-    td_loop *loop = td_loop_main();
+    td_loop *loop = td_loop_main_;
     if (TD_UNLIKELY(loop == NULL))
         return td_wait_no_loop_();
     if ((unsigned)t >= TD_TIMING_COUNT)
         return td_from_error(TD_E_INVALID, "td_next_frame: not a timing");
+    /* The inline fast path's work, for callers that do not inline (tcc): no struct copy. */
+    td_loop_marker_ *m = (td_loop_marker_ *)loop + t;
+    if (TD_LIKELY(td_atomic_load_u32(&m->direct))) {
+        td_task task;
+        task.source = &m->source;
+        task.token = td_atomic_load_u32((volatile uint32_t *)m->frame) + 1;
+        return task;
+    }
     return td_loop_marker_task_(loop, t, td_loop_frame(loop) + 1);
 }
 

@@ -106,6 +106,7 @@ void td_runner_move_next(void *runner);
 
 /* Internal: 1 when the step must return (suspended, or the runner completed). */
 int td_runner_suspend_(td_runner *r);
+int td_runner_await_task_(td_runner *r, td_task t);
 int td_runner_take_(td_runner *r, int propagate, int64_t *value_out);
 void td_runner_finish_(td_runner *r, td_status st, int64_t value, const td_error *err);
 
@@ -164,21 +165,31 @@ TD_INLINE int td_runner_take_now_(td_runner *r, int64_t *value_out)
 #define TD_BEGIN(r) switch ((r)->resume) { case 0:
 
 /* Await an untyped task; a fault or cancellation completes this method the same way. */
+#if TD_PORT_INLINES
 #define TD_AWAIT(r, task_expr)                                                         \
     do {                                                                               \
         (r)->awaiting.task = (task_expr);                                              \
         (r)->resume = __LINE__;                                                        \
-        if (td_runner_suspend_now_(r)) return;                                             \
+        if (td_runner_suspend_now_(r)) return;                                         \
     case __LINE__:                                                                     \
         if (td_runner_take_now_((r), NULL)) return;                                    \
     } while (0)
+#else   /* tcc: the task goes to the call in registers; storing it would be a memmove */
+#define TD_AWAIT(r, task_expr)                                                         \
+    do {                                                                               \
+        (r)->resume = __LINE__;                                                        \
+        if (td_runner_await_task_((r), (task_expr))) return;                           \
+    case __LINE__:                                                                     \
+        if (td_runner_take_((r), 1, NULL)) return;                                     \
+    } while (0)
+#endif
 
 /* Await a typed task and store its result in `dst`; faults propagate. */
 #define TD_AWAIT_VALUE(r, task_i64_expr, dst)                                          \
     do {                                                                               \
         (r)->awaiting = (task_i64_expr);                                               \
         (r)->resume = __LINE__;                                                        \
-        if (td_runner_suspend_now_(r)) return;                                             \
+        if (td_runner_suspend_now_(r)) return;                                         \
     case __LINE__:                                                                     \
         if (td_runner_take_now_((r), &(dst))) return;                                  \
     } while (0)
@@ -188,7 +199,7 @@ TD_INLINE int td_runner_take_now_(td_runner *r, int64_t *value_out)
     do {                                                                               \
         (r)->awaiting = (task_i64_expr);                                               \
         (r)->resume = __LINE__;                                                        \
-        if (td_runner_suspend_now_(r)) return;                                             \
+        if (td_runner_suspend_now_(r)) return;                                         \
     case __LINE__:                                                                     \
         td_runner_take_((r), 0, NULL);                                                 \
     } while (0)
