@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 
+#include "bench_icount.h"
 #include "tl_err.h"
 #include "tl_fs.h"
 #include "tl_json.h"
@@ -29,7 +30,8 @@ static const char *const bench_suites[] = { "primary", "builderlifecycle", "thro
 static void bench_usage(FILE *o)
 {
     fprintf(o,
-            "usage: tandem bench --suite S --backend aot|jit [--subjects a,b,...]\n"
+            "usage: tandem bench --suite S --backend aot|jit [--subjects a,b,... | --subject a ...]\n"
+            "                    [--meter time|instructions]\n"
             "                    [--retention matched|default] [--flow on|off] [--samples N]\n"
             "                    [--out FILE] [--work DIR] [--staging DIR] [--quick] [--filter TEXT]\n\n"
             "Run one benchmark suite (primary, builderlifecycle, throughput, whenany,\n"
@@ -38,6 +40,13 @@ static void bench_usage(FILE *o)
             "  --backend B        aot (clang -O2 modules) or jit (libtcc at start-up)\n"
             "  --subjects LIST    comma-separated subjects (default tandem,callback,fcontext,ucontext);\n"
             "                     the first is compared with each of the others\n"
+            "  --subject S        one subject; repeat for more (instead of --subjects)\n"
+            "  --meter M          time (default): one process, ns/op; instructions: one valgrind\n"
+            "                     callgrind process per subject, collection on only inside the\n"
+            "                     timed segments; per row and subject: instructions, locked\n"
+            "                     instructions, indirect calls and calls per op (report-only,\n"
+            "                     deterministic); reports under WORK/icount/, summary at --out or\n"
+            "                     WORK/icount/<suite>-<backend>-instructions.json; default samples 2\n"
             "  --retention R      matched (default: pools raised to each 1,024/4,096 cohort) or default\n"
             "  --flow on|off      context flow for rows without their own flow arm (default off)\n"
             "  --samples N        measured samples (default 8; --quick 2)\n"
@@ -177,8 +186,9 @@ int td_verb_bench(int argc, char **argv)
 {
     const char *suite = NULL, *backend = NULL, *subjects_arg = "tandem,callback,fcontext,ucontext";
     const char *retention = "matched", *flow = "off", *out = NULL, *work = "out/bench", *staging = NULL;
-    const char *filter = NULL, *samples = NULL, *warmup = "1", *timeout = "1200";
+    const char *filter = NULL, *samples = NULL, *warmup = "1", *timeout = "1200", *meter = "time";
     int quick = 0;
+    char subject_list[1024] = "";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -198,6 +208,15 @@ int td_verb_bench(int argc, char **argv)
         if (!strcmp(a, "--suite")) suite = v;
         else if (!strcmp(a, "--backend")) backend = v;
         else if (!strcmp(a, "--subjects")) subjects_arg = v;
+        else if (!strcmp(a, "--subject")) {
+            if (!v[0] || strchr(v, ',') || strlen(subject_list) + strlen(v) + 2 > sizeof subject_list) {
+                fprintf(stderr, "tandem bench: --subject '%s': one subject name\n", v);
+                return 2;
+            }
+            if (subject_list[0]) strcat(subject_list, ",");
+            strcat(subject_list, v);
+        }
+        else if (!strcmp(a, "--meter")) meter = v;
         else if (!strcmp(a, "--retention")) retention = v;
         else if (!strcmp(a, "--flow")) flow = v;
         else if (!strcmp(a, "--samples")) samples = v;
@@ -217,12 +236,19 @@ int td_verb_bench(int argc, char **argv)
     for (int i = 0; suite && bench_suites[i]; i++) known |= !strcmp(suite, bench_suites[i]);
     if (!known || !backend || (strcmp(backend, "aot") && strcmp(backend, "jit")) ||
         (strcmp(retention, "matched") && strcmp(retention, "default")) || (strcmp(flow, "on") && strcmp(flow, "off")) ||
-        (samples && atoi(samples) < 1)) {
+        (samples && atoi(samples) < 1) || (strcmp(meter, "time") && strcmp(meter, "instructions"))) {
         fprintf(stderr, "tandem bench: need --suite (primary|builderlifecycle|throughput|whenany|buildercycle), "
-                        "--backend aot|jit, --retention matched|default, --flow on|off, --samples >= 1\n");
+                        "--backend aot|jit, --retention matched|default, --flow on|off, --samples >= 1, "
+                        "--meter time|instructions\n");
         bench_usage(stderr);
         return 2;
     }
+    int icount = !strcmp(meter, "instructions");
+    if (icount && samples && atoi(samples) > 64) {
+        fprintf(stderr, "tandem bench: --meter instructions takes at most 64 samples\n");
+        return 2;
+    }
+    if (subject_list[0]) subjects_arg = subject_list;
     char *subjects[BENCH_MAX_SUBJECTS];
     int nsub = 0;
     char *list = strdup(subjects_arg);
@@ -247,6 +273,12 @@ int td_verb_bench(int argc, char **argv)
         staging = staged;
     }
     if (bench_player(backend, work, staging, subjects, nsub, dir, sizeof dir)) goto done;
+    if (icount) {
+        bench_icount_spec sp = { dir, backend, suite, work, out, samples ? samples : quick ? "1" : "2", warmup,
+                                 retention, flow, timeout, filter, quick };
+        rc = bench_icount_run(&sp, subjects, nsub);
+        goto done;
+    }
     if (out) snprintf(report, sizeof report, "%s", out);
     else snprintf(report, sizeof report, "%s/%s-%s.json", work, suite, backend);
 

@@ -159,9 +159,20 @@ typedef struct td_player_host {
     const char *retention;  /* "matched" (default) or "default" */
     int32_t flow;           /* --flow: 0 off (default), 1 on; rows without their own flow arm */
     int32_t quick;          /* 1: few samples, small N (tests) */
+
+    /* ---- appended for the instruction meter (host->size >= TD_PLAYER_HOST_METER_SIZE) ----
+     * NULL unless the player runs with --meter instructions (under valgrind callgrind).
+     * meter_on/meter_off: a timed segment of a meter in `slot` begins / ends; the shell
+     *   switches callgrind's collection on only for the slot of the current pass.
+     * meter_row: a row sample measured by a meter of `slot` over `segments` segments is
+     *   about to be emitted; the shell dumps the counts collected since the last dump. */
+    void (*meter_on)(int32_t slot);
+    void (*meter_off)(int32_t slot);
+    void (*meter_row)(void *ctx, const char *name, int32_t slot, uint64_t segments);
 } td_player_host;
 
 #define TD_PLAYER_HOST_BENCH_SIZE (offsetof(td_player_host, quick) + sizeof(int32_t))
+#define TD_PLAYER_HOST_METER_SIZE (offsetof(td_player_host, meter_row) + sizeof(void *))
 
 typedef struct td_player_module {
     uint32_t abi_version;              /* TD_PLAYER_ABI_VERSION the module was built with */

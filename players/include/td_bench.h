@@ -5,8 +5,14 @@
  *   tb_begin        per run_suite call: checks the host, initialises the subject once,
  *                   records settings.
  *   tb_meter        a timed region, possibly made of several segments
- *                   (tb_start/tb_stop pairs): CLOCK_MONOTONIC ns and the allocation
- *                   counter deltas of exactly those segments.
+ *                   (tb_start/tb_stop pairs): CLOCK_MONOTONIC ns, the allocation
+ *                   counter deltas and the live-heap delta (retained bytes) of exactly
+ *                   those segments, and the number of segments.
+ *   meter slots     under the instruction meter (--meter instructions, callgrind) the
+ *                   shell collects one slot per pass over the suite call: meters whose
+ *                   segments interleave or nest (scheduling / get-result, lifecycle /
+ *                   resumption) need different slots (tb_meter_slot); a meter in slot
+ *                   TB_SLOT_NONE (throughput's idle control) is never collected.
  *   tb_emit         one row sample (raw ns, ops, allocations, check, control, gated,
  *                   retained bytes) to the host.
  *   tb_fail         a wrong result, a missing callback or a wrong frame count: the
@@ -38,36 +44,48 @@ typedef struct tb_run {
     int matched;          /* retention matched (default) */
     int flow;             /* --flow for rows without their own flow arm */
     int failed;           /* a validation failed during this call */
+    void (*meter_on)(int32_t slot);   /* instruction meter (NULL: off) */
+    void (*meter_off)(int32_t slot);
 } tb_run;
+
+#define TB_SLOT_NONE (-1)
 
 typedef struct tb_meter {
     uint64_t ns, allocs, frees, bytes;
+    uint64_t segments;    /* tb_start/tb_stop pairs */
+    int64_t retained;     /* live-heap delta summed over the segments (may be negative) */
     uint64_t t0;
+    int64_t live0;
     td_player_alloc_counts a0;
+    int32_t slot;         /* instruction-meter slot (0 unless tb_meter_slot) */
 } tb_meter;
 
 static int tb_subject_ready;
 
 static void tb_meter_reset(tb_meter *m) { memset(m, 0, sizeof *m); }
+static void tb_meter_slot(tb_meter *m, int32_t slot) { m->slot = slot; }
 
 static void tb_start(const tb_run *r, tb_meter *m)
 {
     r->host->alloc_read(&m->a0);
+    m->live0 = r->host->alloc_live_bytes();
     m->t0 = r->host->now_ns();
+    if (r->meter_on) r->meter_on(m->slot);
 }
 
 static void tb_stop(const tb_run *r, tb_meter *m)
 {
+    if (r->meter_off) r->meter_off(m->slot);
     uint64_t t1 = r->host->now_ns();
     td_player_alloc_counts a1;
     r->host->alloc_read(&a1);
+    m->retained += r->host->alloc_live_bytes() - m->live0;
     m->ns += t1 - m->t0;
     m->allocs += (a1.allocs - m->a0.allocs) + (a1.reallocs - m->a0.reallocs);
     m->frees += a1.frees - m->a0.frees;
     m->bytes += a1.bytes - m->a0.bytes;
+    m->segments++;
 }
-
-static int64_t tb_live(const tb_run *r) { return r->host->alloc_live_bytes(); }
 
 static void tb_fail(tb_run *r, const char *row, const char *fmt, ...)
 {
@@ -95,10 +113,12 @@ static int tb_want(const tb_run *r, const char *name)
     return !f || !f[0] || strstr(name, f) != NULL;
 }
 
+/* `retained`: pass m->retained (the timed segments' live-heap delta). */
 static void tb_emit(const tb_run *r, const char *name, const tb_meter *m, uint64_t ops, int64_t check,
                     int gated, int64_t control_ns, int subtract, int64_t retained)
 {
     td_player_row row;
+    if (r->meter_on) r->host->meter_row(r->ctx, name, m->slot, m->segments);
     td_player_row_ext ext;
     memset(&row, 0, sizeof row);
     memset(&ext, 0, sizeof ext);
@@ -150,6 +170,10 @@ static int tb_begin(tb_run *r, const td_player_host *host, void *ctx)
     r->quick = host->quick;
     r->matched = !host->retention || strcmp(host->retention, "default") != 0;
     r->flow = host->flow;
+    if (host->size >= TD_PLAYER_HOST_METER_SIZE && host->meter_on && host->meter_off && host->meter_row) {
+        r->meter_on = host->meter_on;
+        r->meter_off = host->meter_off;
+    }
     if (!tb_subject_ready) {
         if (td_subject.init && td_subject.init() != 0) {
             host->log(ctx, TD_PLAYER_LOG_ERROR, "subject initialisation failed");
@@ -166,8 +190,23 @@ static int tb_begin(tb_run *r, const td_player_host *host, void *ctx)
     return TD_PLAYER_OK;
 }
 
+/* Under the instruction meter: 1,000 empty segments as the row "(meter) empty segment",
+ * the meter's own cost per segment (reported beside every row, never subtracted). */
+static void tb_meter_calibrate(tb_run *r)
+{
+    if (!r->meter_on) return;
+    tb_meter m;
+    tb_meter_reset(&m);
+    for (int i = 0; i < 1000; i++) {
+        tb_start(r, &m);
+        tb_stop(r, &m);
+    }
+    tb_emit(r, "(meter) empty segment", &m, m.segments, 0, 0, 0, 0, 0);
+}
+
 static int tb_end(tb_run *r)
 {
+    tb_meter_calibrate(r);
     tb_set_flow(r, r->flow);
     return TD_PLAYER_OK;
 }

@@ -30,6 +30,7 @@
 #include <cjson/cJSON.h>
 #include <openssl/evp.h>
 
+#include "meter.h"
 #include "shell.h"
 
 #define MAX_SUBJECTS 16
@@ -97,6 +98,10 @@ typedef struct pl_state {
     int nfailures;
     char *fail_row, *fail_subject, *fail_message;
     cJSON *settings;      /* settings reported by the suites, per subject */
+    const char *meter;    /* "time" (default) or "instructions" (under callgrind) */
+    const char *meter_out;
+    int metering;         /* a measured call (any pass) under the instruction meter */
+    int sample;           /* the measured sample of the current call */
 } pl_state;
 
 static pl_state S;
@@ -320,6 +325,14 @@ static void host_setting(void *ctx, const char *key, const char *value)
     cJSON_AddStringToObject(sub, key, value ? value : "");
 }
 
+static void host_meter_row(void *ctx, const char *name, int32_t slot, uint64_t segments)
+{
+    (void)ctx;
+    if (!S.metering || !name) return;
+    size_t idx = (size_t)(find_row(name) - S.rows);
+    pl_meter_row(idx, S.sample, slot, segments);
+}
+
 static void host_row_unsupported(void *ctx, const char *name, const char *reason)
 {
     (void)ctx;
@@ -439,7 +452,8 @@ static int cmp_double(const void *a, const void *b)
 /* Per row and subject: the raw arrays, then the arithmetic derived from them:
  *   nsPerOp        (sum(ns) - sum(controlNs if subtracted)) / sum(ops)   (ratio of means)
  *   medianNsPerOp  median over samples of (ns - control) / ops
- *   allocsPerOp, allocBytesPerOp = sum / sum(ops); retainedBytes = the last sample's. */
+ *   allocsPerOp, allocBytesPerOp = sum / sum(ops); retainedBytes = the worst (largest) sample's
+ *   live-heap delta over its timed segments only; negative when every sample released memory. */
 static void row_stats(cJSON *o, const pl_row *r)
 {
     cJSON *ns = cJSON_AddArrayToObject(o, "ns");
@@ -450,7 +464,7 @@ static void row_stats(cJSON *o, const pl_row *r)
     cJSON *ret = cJSON_AddArrayToObject(o, "retained");
     cJSON *chk = cJSON_AddArrayToObject(o, "check");
     uint64_t sns = 0, sops = 0, salloc = 0, sbytes = 0;
-    int64_t sctrl = 0;
+    int64_t sctrl = 0, worst_retained = r->nraw ? r->raw[0].retained : 0;
     int subtract = 0;
     double *per = r->nraw ? malloc(r->nraw * sizeof *per) : NULL;
     for (size_t i = 0; i < r->nraw; i++) {
@@ -467,6 +481,7 @@ static void row_stats(cJSON *o, const pl_row *r)
         salloc += x->allocs;
         sbytes += x->bytes;
         if (x->subtract) subtract = 1;
+        if (x->retained > worst_retained) worst_retained = x->retained;
         int64_t c = x->subtract ? x->control_ns : 0;
         sctrl += c;
         per[i] = x->ops ? ((double)x->ns - (double)c) / (double)x->ops : 0;
@@ -482,7 +497,7 @@ static void row_stats(cJSON *o, const pl_row *r)
         cJSON_AddNumberToObject(o, "medianNsPerOp", med);
         cJSON_AddNumberToObject(o, "allocsPerOp", (double)salloc / (double)sops);
         cJSON_AddNumberToObject(o, "allocBytesPerOp", (double)sbytes / (double)sops);
-        cJSON_AddItemToObject(o, "retainedBytes", json_i64(r->raw[r->nraw - 1].retained));
+        cJSON_AddItemToObject(o, "retainedBytes", json_i64(worst_retained));
     } else {
         cJSON_AddNullToObject(o, "nsPerOp");
         cJSON_AddNullToObject(o, "medianNsPerOp");
@@ -658,6 +673,11 @@ static int write_report(int is_smoke, int *passed_out)
             cJSON_AddItemToObject(o, is_smoke ? "samples" : "sampleRecords", r->samples);
             r->samples = NULL;
             if (!is_smoke) row_stats(o, r);
+            if (!is_smoke) {
+                uint64_t ops = 0;
+                for (size_t k = 0; k < r->nraw; k++) ops += r->raw[k].ops;
+                pl_meter_row_json(o, i, ops, S.samples);
+            }
             cJSON_AddItemToArray(rows, o);
         }
     }
@@ -667,6 +687,7 @@ static int write_report(int is_smoke, int *passed_out)
         cJSON_DeleteItemFromObjectCaseSensitive(root, "passed");
         cJSON_AddBoolToObject(root, "passed", passed);
     }
+    if (!is_smoke) pl_meter_report_json(root);
     td_player_alloc_counts ac;
     td_player_alloc_read(&ac);
     cJSON *a = cJSON_AddObjectToObject(root, "processAllocations");
@@ -716,6 +737,10 @@ static void usage(FILE *o)
             "  --retention R     bench: matched (default) or default pool retention\n"
             "  --flow on|off     bench: context flow for rows without their own flow arm (default off)\n"
             "  --quick           bench: few samples, small N (tests)\n"
+            "  --meter M         bench: time (default) or instructions: run under valgrind --tool=callgrind\n"
+            "                    --collect-atstart=no --dump-instr=yes --dump-line=no --compress-pos=no\n"
+            "                    --compress-strings=no --callgrind-out-file=F, one subject, at most 64 samples\n"
+            "  --meter-out F     bench: the callgrind output file F given to valgrind\n"
             "  --subjects        load, list subjects and their suites, exit\n");
 }
 
@@ -783,6 +808,15 @@ int main(int argc, char **argv)
             S.flow = !strcmp(v, "on");
         }
         else if (!strcmp(a, "--quick")) S.quick = 1;
+        else if (!strcmp(a, "--meter")) {
+            NEEDV();
+            if (strcmp(v, "time") && strcmp(v, "instructions")) {
+                fprintf(stderr, "tandem-player: --meter time|instructions, got '%s'\n", v);
+                return 2;
+            }
+            S.meter = v;
+        }
+        else if (!strcmp(a, "--meter-out")) { NEEDV(); S.meter_out = v; }
         else { fprintf(stderr, "tandem-player: unknown option %s\n", a); usage(stderr); return 2; }
 #undef NEEDV
     }
@@ -797,6 +831,19 @@ int main(int argc, char **argv)
     if (S.samples < 0) S.samples = is_smoke ? 1 : 10;
     if (S.warmup < 0) S.warmup = is_smoke ? 0 : 1;
     if (S.samples < 1) S.samples = 1;
+    int icount = S.meter && !strcmp(S.meter, "instructions");
+    if (icount) {
+        char merr[512];
+        if (is_smoke || npaths != 1 || S.samples > PL_METER_MAX_SAMPLES) {
+            fprintf(stderr, "tandem-player: --meter instructions: a bench suite, exactly one subject and at most %d "
+                            "samples\n", PL_METER_MAX_SAMPLES);
+            return 2;
+        }
+        if (pl_meter_start(S.meter_out, merr, sizeof merr)) {
+            fprintf(stderr, "tandem-player: --meter instructions: %s\n", merr);
+            return 2;
+        }
+    }
     setvbuf(stdout, NULL, _IOLBF, 0);
     install_handlers();
     if (S.timeout > 0) alarm((unsigned)S.timeout);
@@ -859,6 +906,11 @@ int main(int argc, char **argv)
     host.retention = S.retention ? S.retention : "matched";
     host.flow = S.flow;
     host.quick = S.quick;
+    if (icount) {
+        host.meter_on = pl_meter_on;
+        host.meter_off = pl_meter_off;
+        host.meter_row = host_meter_row;
+    }
 
     int total = S.warmup + S.samples;
     for (int k = 0; k < total; k++) {
@@ -867,6 +919,12 @@ int main(int argc, char **argv)
         S.record_cases = k == S.warmup;
         host.warmup_index = warm ? k : -1;
         host.sample_index = warm ? -1 : k - S.warmup;
+        S.sample = host.sample_index;
+        /* the instruction meter: one pass per meter slot (pass 0 records the rows) */
+        for (int pass = 0; pass <= (icount && !warm ? pl_meter_max_slot() : 0); pass++) {
+        S.measuring = !warm && pass == 0;
+        S.metering = icount && !warm;
+        if (icount) pl_meter_set_pass(warm ? -1 : pass);
         for (int j = 0; j < S.nsubjects; j++) {
             /* alternate the subject order between calls */
             int idx = (k % 2 == 0) ? j : S.nsubjects - 1 - j;
@@ -886,8 +944,17 @@ int main(int argc, char **argv)
                         S.suite, rc, rc == TD_PLAYER_E_NO_SUITE ? " (suite not compiled in)" : "");
             }
         }
+        }
     }
+    if (icount) pl_meter_set_pass(-1);
     alarm(0);
+    if (icount) {
+        char merr[1024];
+        if (pl_meter_collect(merr, sizeof merr)) {
+            fprintf(stderr, "tandem-player: instruction meter: %s\n", merr);
+            return result("error", 1);
+        }
+    }
     int passed = 0;
     if (write_report(is_smoke || S.ncases > 0, &passed)) return result("error", 1);
     for (int i = 0; i < S.nsubjects; i++) S.backend->unload(&S.subjects[i].mod);

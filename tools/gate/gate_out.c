@@ -41,6 +41,15 @@ static const char *fx(char *buf, double v, const char *fmt)
     return buf;
 }
 
+/* Retained bytes: a negative delta is memory released, not retention. */
+static const char *fx_retained(char *buf, double v)
+{
+    if (isnan(v)) return "NA";
+    if (v < 0) snprintf(buf, 32, "%.0f (released)", v);
+    else snprintf(buf, 32, "%.0f", v);
+    return buf;
+}
+
 static cJSON *jnum(double v, const char *fmt)
 {
     if (isnan(v) || isinf(v)) return cJSON_CreateNull();
@@ -128,12 +137,12 @@ static char *render_md(const gate_result *res)
                   "approximation, tie and continuity correction, two-sided). Effect: rank-biserial correlation,\n"
                   "+1 when every %s sample is faster than every peer sample.\n", M(c->subject));
     sb_printf(&b, "\n## Allocation rows (%s, steady state)\n\n", M(c->subject));
-    sb_printf(&b, "| suite | row | backend | bytes/op (worst process) | allocs/op | retained bytes | result |\n");
+    sb_printf(&b, "| suite | row | backend | bytes/op (worst process) | allocs/op | retained bytes (worst sample, timed) | result |\n");
     sb_printf(&b, "| --- | --- | --- | ---: | ---: | ---: | --- |\n");
     for (size_t i = 0; i < res->nallocs; i++) {
         const ge_alloc *A = &res->allocs[i];
         sb_printf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", M(A->suite), M(A->row), M(A->backend),
-                  fx(f1, A->bytes_per_op, "%.4f"), fx(f2, A->allocs_per_op, "%.6f"), fx(f3, A->retained, "%.0f"),
+                  fx(f1, A->bytes_per_op, "%.4f"), fx(f2, A->allocs_per_op, "%.6f"), fx_retained(f3, A->retained),
                   A->result);
     }
     if (!res->nallocs) sb_printf(&b, "| - | (none) | - | - | - | - | - |\n");

@@ -20,7 +20,7 @@
  *   the same as parallel arrays ns[], ops[], allocs[], allocBytes[], controlNs[],
  *   retained[], check[]; gated (bool), sampleCount, opsPerSample, controlSubtracted
  *   (controlNs is subtracted only when true), nsPerOp = (sum ns - sum control) / sum ops,
- *   medianNsPerOp, allocsPerOp, allocBytesPerOp, retainedBytes (last sample's);
+ *   medianNsPerOp, allocsPerOp, allocBytesPerOp, retainedBytes (the worst sample's, timed segments only);
  *   settings.retention, settings.flow; environment.optimisationFlags.
  * When both the records and the arrays are present they must agree (else INVALID as
  * arithmetic not matching the raw samples).

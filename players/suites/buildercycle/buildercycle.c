@@ -19,13 +19,15 @@ int td_suite_buildercycle(const td_player_host *host, void *ctx)
         return tb_end(&r);
     }
     tb_meter m[3];
-    int64_t live0 = tb_live(&r), check = 0, warm = 0;
-    for (int i = 0; i < 3; i++) tb_meter_reset(&m[i]);
+    int64_t check = 0, warm = 0;
+    for (int i = 0; i < 3; i++) {
+        tb_meter_reset(&m[i]);
+        tb_meter_slot(&m[i], i);   /* the three windows interleave: one slot each */
+    }
     if (tb_gate_round(&r, names[0], 0, n, 1, NULL, NULL, NULL, NULL, &warm) == 0)
         for (uint32_t k = 0; k < reps; k++)
             if (tb_gate_round(&r, names[0], 0, n, 1, NULL, &m[1], &m[0], &m[2], &check)) break;
-    int64_t retained = tb_live(&r) - live0;
     for (int i = 0; i < 3; i++)
-        if (tb_want(&r, names[i])) tb_emit(&r, names[i], &m[i], (uint64_t)n * reps, check, 0, 0, 0, retained);
+        if (tb_want(&r, names[i])) tb_emit(&r, names[i], &m[i], (uint64_t)n * reps, check, 0, 0, 0, m[i].retained);
     return tb_end(&r);
 }

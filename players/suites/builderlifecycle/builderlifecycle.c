@@ -25,10 +25,11 @@ static void bl_arm(tb_run *r, int flow, int typed, uint32_t susp, uint32_t n)
         return;
     }
     uint32_t reps = n == 1 ? (r->quick ? 64 : 4096) : n <= 128 ? (r->quick ? 1 : 32) : (r->quick ? 1 : 2);
-    int64_t live0 = tb_live(r), check = 0, warm = 0;
+    int64_t check = 0, warm = 0;
     tb_meter life, res;
     tb_meter_reset(&life);
     tb_meter_reset(&res);
+    tb_meter_slot(&res, 1);   /* nested in life's segments: its own slot */
     tb_set_flow(r, flow);
     tb_retain_begin(r, n);
     if (tb_gate_round(r, lname, typed, n, susp, NULL, NULL, NULL, NULL, &warm) == 0)
@@ -36,10 +37,9 @@ static void bl_arm(tb_run *r, int flow, int typed, uint32_t susp, uint32_t n)
             if (tb_gate_round(r, lname, typed, n, susp, &life, &res, NULL, NULL, &check)) break;
     tb_retain_end(r, n);
     tb_set_flow(r, r->flow);
-    int64_t retained = tb_live(r) - live0;
     int gated = !flow && n >= 128;
-    tb_emit(r, lname, &life, (uint64_t)n * reps, check, gated, 0, 0, retained);
-    tb_emit(r, rname, &res, (uint64_t)n * reps * susp, check, 0, 0, 0, retained);
+    tb_emit(r, lname, &life, (uint64_t)n * reps, check, gated, 0, 0, life.retained);
+    tb_emit(r, rname, &res, (uint64_t)n * reps * susp, check, 0, 0, 0, res.retained);
 }
 
 int td_suite_builderlifecycle(const td_player_host *host, void *ctx)

@@ -36,10 +36,11 @@ static void tp_arm(tb_run *r, const char *name, int kind, uint32_t n)
         return;
     }
     uint32_t reps = r->quick ? 1 : 4;
-    int64_t live0 = tb_live(r), check = 0, warm = 0;
+    int64_t check = 0, warm = 0;
     tb_meter m, idle;
     tb_meter_reset(&m);
     tb_meter_reset(&idle);
+    tb_meter_slot(&idle, TB_SLOT_NONE);   /* the idle control: timed, never instruction-counted */
     tb_retain_begin(r, n);
     if (tp_cohort(r, name, kind, n, NULL, &warm) == 0)
         for (uint32_t k = 0; k < reps; k++) {
@@ -49,7 +50,7 @@ static void tp_arm(tb_run *r, const char *name, int kind, uint32_t n)
             tb_stop(r, &idle);
         }
     tb_retain_end(r, n);
-    tb_emit(r, name, &m, (uint64_t)n * TP_AWAITS * reps, check, 1, (int64_t)idle.ns, 1, tb_live(r) - live0);
+    tb_emit(r, name, &m, (uint64_t)n * TP_AWAITS * reps, check, 1, (int64_t)idle.ns, 1, m.retained);
 }
 
 int td_suite_throughput(const td_player_host *host, void *ctx)

@@ -16,7 +16,6 @@ static void wa_row(tb_run *r, int typed, uint32_t inputs)
     }
     uint32_t reps = r->quick ? 64 : 65536 / inputs;
     int64_t per = typed ? 100 + (int64_t)inputs - 1 : (int64_t)inputs - 1;
-    int64_t live0 = tb_live(r);
     tb_check(r, name, "warm-up winner checksum", per * 16, td_subject.whenany(typed, inputs, 16));
     tb_meter m;
     tb_meter_reset(&m);
@@ -24,7 +23,7 @@ static void wa_row(tb_run *r, int typed, uint32_t inputs)
     int64_t got = td_subject.whenany(typed, inputs, reps);
     tb_stop(r, &m);
     tb_check(r, name, "winner checksum", per * reps, got);
-    tb_emit(r, name, &m, reps, got, 0, 0, 0, tb_live(r) - live0);
+    tb_emit(r, name, &m, reps, got, 0, 0, 0, m.retained);
 }
 
 int td_suite_whenany(const td_player_host *host, void *ctx)

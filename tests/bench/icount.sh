@@ -1,0 +1,27 @@
+#!/bin/sh
+# icount.sh TANDEM BACKEND WORK PYTHON CHECKER: the instruction arm's determinism. Two
+# `tandem bench --meter instructions` runs of one small row (throughput nextframe N=1024,
+# quick: one cohort) for tandem and callback on the same build, then icount_check.py:
+# same counts (within 0.1%), every instruction decoded, the meter's own cost the same for
+# both subjects, the row's counts above the meter's. Also: the player refuses the meter
+# outside valgrind (exit 2).
+set -e
+tandem=$1 backend=$2 work=$3 py=$4 checker=$5
+out="$work/icount-test-$backend"
+rm -rf "$out"
+mkdir -p "$out"
+for run in 1 2; do
+  "$tandem" bench --suite throughput --backend "$backend" --meter instructions --subject tandem \
+    --subject callback --quick --filter "nextframe N=1024" --work "$work" --staging "$work/staging" \
+    --out "$out/run$run.json" --timeout 240
+done
+"$py" "$checker" "$out/run1.json" "$out/run2.json"
+# Outside valgrind the meter must refuse (no silent zero counts).
+if [ "$backend" = aot ]; then
+  status=0
+  "$work/aot/tandem-player" --backend aot --module "$work/aot/callback.so" --suite throughput --quick \
+    --meter instructions --meter-out "$out/none" --out "$out/none.json" 2>"$out/refuse.txt" || status=$?
+  [ "$status" -eq 2 ] || { echo "FAIL: --meter instructions outside valgrind exited $status, expected 2"; exit 1; }
+  grep -q "under valgrind" "$out/refuse.txt" || { echo "FAIL: no reason given"; cat "$out/refuse.txt"; exit 1; }
+fi
+echo "icount $backend: deterministic"

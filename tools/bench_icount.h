@@ -1,0 +1,18 @@
+/* bench_icount.h - the instruction arm of `tandem bench` (bench_icount.c). */
+#ifndef TD_BENCH_ICOUNT_H
+#define TD_BENCH_ICOUNT_H
+
+#include <cjson/cJSON.h>
+
+typedef struct bench_icount_spec {
+    const char *player_dir, *backend, *suite, *work, *out;
+    const char *samples, *warmup, *retention, *flow, *timeout, *filter;
+    int quick;
+} bench_icount_spec;
+
+/* One callgrind process per subject; prints the table, writes the summary. 0 ok, 1 failed. */
+int bench_icount_run(const bench_icount_spec *sp, char **subjects, int nsub);
+/* The table of a summary written by bench_icount_run. */
+void bench_icount_print(const cJSON *summary);
+
+#endif
