@@ -22,6 +22,7 @@
 #define GATE_MAX_SUITES 16
 #define GATE_MAX_BACKENDS 4
 #define GATE_MAX_PEERS 8
+#define GATE_MAX_LOWER 32
 
 /* ---- configuration --------------------------------------------------------------- */
 
@@ -34,6 +35,12 @@ typedef struct gate_suite_cfg {
     char sync[GATE_MAX_PATTERNS][64];
     int nreport_only;                           /* rows matching these: report-only */
     char report_only[GATE_MAX_PATTERNS][64];
+    /* The fair gated set: rows where a peer runs only lower-bound code (td_peer.h), not
+     * its own library's: report-only against that peer (lower_peer[i], lower_row[i] a
+     * row pattern; "^" anchors it at the start of the row name). */
+    int nlower;
+    char lower_peer[GATE_MAX_LOWER][64];
+    char lower_row[GATE_MAX_LOWER][64];
 } gate_suite_cfg;
 
 typedef struct gate_config {
@@ -67,8 +74,11 @@ struct cJSON;
 struct cJSON *gate_config_json(const gate_config *c);
 const gate_suite_cfg *gate_suite_find(const gate_config *c, const char *suite);
 /* Case-insensitive substring match; a pattern ending in a digit must not be followed by
- * another digit ("N=1" matches "N=1 x" but not "N=128"). */
+ * another digit ("N=1" matches "N=1 x" but not "N=128"); a leading "^" anchors the pattern
+ * at the start of the text ("^NextFrame" does not match "Async method NextFrame"). */
 int gate_pattern_match(const char *text, const char *pattern);
+/* 1 when the suite's configuration names `row` as lower-bound code for `peer`. */
+int gate_suite_lower_bound(const gate_suite_cfg *s, const char *peer, const char *row);
 
 /* ---- reports (gate_report.c) ------------------------------------------------------- */
 

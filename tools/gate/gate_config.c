@@ -50,6 +50,17 @@ void gate_config_default(gate_config *c)
     PUSH(s->report_only, s->nreport_only, "flow=on");
     PUSH(s->report_only, s->nreport_only, "flow-on");
     PUSH(s->report_only, s->nreport_only, "empty-loop control"); /* reported, never subtracted */
+    /* The stackful peers run td_peer.h (the lower bound, the same code as `callback`) for
+     * these rows, not their own library: report-only against them (SUITES.md). */
+    static const char *const stackful[] = { "fcontext", "ucontext" };
+    static const char *const lower_rows[] = { "^Completed get-result", "^FromResult<int> get-result",
+                                              "^NextFrame scheduling", "^NextFrame get-result" };
+    for (int p = 0; p < 2; p++)
+        for (int k = 0; k < 4; k++) {
+            cp(s->lower_peer[s->nlower], sizeof s->lower_peer[0], stackful[p]);
+            cp(s->lower_row[s->nlower], sizeof s->lower_row[0], lower_rows[k]);
+            s->nlower++;
+        }
     s = add_suite(c, "builderlifecycle", 0, 1);
     PUSH(s->report_only, s->nreport_only, "flow on");
     PUSH(s->report_only, s->nreport_only, "flow=on");
@@ -70,9 +81,11 @@ const gate_suite_cfg *gate_suite_find(const gate_config *c, const char *suite)
 
 int gate_pattern_match(const char *text, const char *pat)
 {
+    int anchored = pat[0] == '^';
+    if (anchored) pat++;
     size_t tl = strlen(text), pl = strlen(pat);
     if (!pl || pl > tl) return 0;
-    for (size_t i = 0; i + pl <= tl; i++) {
+    for (size_t i = 0; i + pl <= (anchored ? pl : tl); i++) {
         size_t k = 0;
         while (k < pl && tolower((unsigned char)text[i + k]) == tolower((unsigned char)pat[k])) k++;
         if (k < pl) continue;
@@ -126,6 +139,50 @@ static int get_strs(const char *file, const cJSON *o, const char *key, char (*ar
         snprintf((char *)arr + (size_t)*n * width, width, "%s", e->valuestring);
         (*n)++;
     }
+    return 0;
+}
+
+/* "lowerBoundRows": { "<peer>": ["<row pattern>", ...], ... } replaces the suite's list. */
+static int get_lower(const char *file, const cJSON *suite, const char *at, gate_suite_cfg *s)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(suite, "lowerBoundRows");
+    if (!v) return 0;
+    if (!cJSON_IsObject(v)) {
+        tl_error(file, at, "lowerBoundRows: expected an object of peer -> array of row patterns");
+        return 1;
+    }
+    s->nlower = 0;
+    const cJSON *peer;
+    cJSON_ArrayForEach(peer, v) {
+        if (!peer->string || !peer->string[0] || strlen(peer->string) >= sizeof s->lower_peer[0] ||
+            !cJSON_IsArray(peer)) {
+            tl_error(file, at, "lowerBoundRows: '%s': expected a peer name and an array of row patterns",
+                     peer->string ? peer->string : "");
+            return 1;
+        }
+        const cJSON *e;
+        cJSON_ArrayForEach(e, peer) {
+            if (!cJSON_IsString(e) || !e->valuestring[0] || strlen(e->valuestring) >= sizeof s->lower_row[0]) {
+                tl_error(file, at, "lowerBoundRows.%s: expected non-empty strings shorter than %zu bytes", peer->string,
+                         sizeof s->lower_row[0]);
+                return 1;
+            }
+            if (s->nlower == GATE_MAX_LOWER) {
+                tl_error(file, at, "lowerBoundRows: more than %d entries", GATE_MAX_LOWER);
+                return 1;
+            }
+            cp(s->lower_peer[s->nlower], sizeof s->lower_peer[0], peer->string);
+            cp(s->lower_row[s->nlower], sizeof s->lower_row[0], e->valuestring);
+            s->nlower++;
+        }
+    }
+    return 0;
+}
+
+int gate_suite_lower_bound(const gate_suite_cfg *s, const char *peer, const char *row)
+{
+    for (int i = 0; s && i < s->nlower; i++)
+        if (!strcmp(s->lower_peer[i], peer) && gate_pattern_match(row, s->lower_row[i])) return 1;
     return 0;
 }
 
@@ -210,6 +267,7 @@ int gate_config_load(const char *path, gate_config *c)
             bad |= get_int(path, e, "samples", 1000000, &s->samples);
             bad |= get_strs(path, e, "syncRows", s->sync, &s->nsync, GATE_MAX_PATTERNS, 64);
             bad |= get_strs(path, e, "reportOnlyRows", s->report_only, &s->nreport_only, GATE_MAX_PATTERNS, 64);
+            bad |= get_lower(path, e, at, s);
         }
     }
     cJSON_Delete(doc);
@@ -268,6 +326,12 @@ cJSON *gate_config_json(const gate_config *c)
         cJSON_AddNumberToObject(e, "samples", s->samples);
         cJSON_AddItemToObject(e, "syncRows", str_array((char (*)[64])s->sync, s->nsync));
         cJSON_AddItemToObject(e, "reportOnlyRows", str_array((char (*)[64])s->report_only, s->nreport_only));
+        cJSON *lb = cJSON_AddObjectToObject(e, "lowerBoundRows");
+        for (int k = 0; k < s->nlower; k++) {
+            cJSON *arr = cJSON_GetObjectItemCaseSensitive(lb, s->lower_peer[k]);
+            if (!arr) arr = cJSON_AddArrayToObject(lb, s->lower_peer[k]);
+            cJSON_AddItemToArray(arr, cJSON_CreateString(s->lower_row[k]));
+        }
         cJSON_AddItemToArray(ss, e);
     }
     return o;

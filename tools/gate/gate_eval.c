@@ -489,7 +489,9 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
                     if (!sc || !sc->gated) L->why = sc ? "suite is report-only" : "suite not configured";
                     else if (ret_ro) L->why = "default retention";
                     else if (row_ro) L->why = "row is report-only";
-                    else if (peer_ro) L->why = "peer is a lower bound";
+                    else if (peer_ro) L->why = "distance to the lower bound";
+                    else if (gate_suite_lower_bound(sc, peer, row))
+                        L->why = "peer runs lower-bound code here (td_peer.h), not its library";
                     if (L->why) L->kind = GL_REPORT;
                     L->thr_median = L->thr_worst = NAN;
                     if (L->kind == GL_SYNC) L->thr_median = cfg->sync_median;

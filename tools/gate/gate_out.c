@@ -108,6 +108,34 @@ static void md_lines(sbuf *b, const gate_result *res, int report_only)
     if (!last_suite) sb_printf(b, "\n(none)\n");
 }
 
+/* The gated set as configured (the reports' own flags are checked against it, never trusted). */
+static void md_gated_set(sbuf *b, const gate_config *c)
+{
+    sb_printf(b, "## The gated set (from the gate's configuration)\n\n"
+                 "A row is gated only where %s and the peer both run their own library's code for it.\n\n",
+              M(c->subject));
+    sb_printf(b, "| suite | gated | report-only rows (pattern) | lower-bound code (peer: rows) |\n| --- | --- | --- | --- |\n");
+    for (int i = 0; i < c->nsuites; i++) {
+        const gate_suite_cfg *s = &c->suites[i];
+        sbuf ro = { 0 }, lb = { 0 };
+        for (int k = 0; k < s->nreport_only; k++) sb_printf(&ro, "%s`%s`", k ? ", " : "", M(s->report_only[k]));
+        for (int k = 0; k < s->nlower; k++)
+            sb_printf(&lb, "%s%s: `%s`", k ? ", " : "", M(s->lower_peer[k]), M(s->lower_row[k]));
+        sb_printf(b, "| %s | %s | %s | %s |\n", M(s->name), s->gated ? "yes" : "no (report-only suite)",
+                  ro.p ? ro.p : "-", lb.p ? lb.p : "-");
+        free(ro.p);
+        free(lb.p);
+    }
+    sbuf pe = { 0 }, rr = { 0 };
+    for (int k = 0; k < c->nreport_only_peers; k++) sb_printf(&pe, "%s%s", k ? ", " : "", M(c->report_only_peers[k]));
+    for (int k = 0; k < c->nreport_only_retention; k++)
+        sb_printf(&rr, "%s%s", k ? ", " : "", M(c->report_only_retention[k]));
+    sb_printf(b, "\nLower bounds (report-only, shown as the distance to the lower bound): %s. "
+                 "Report-only retention: %s.\n\n", pe.p ? pe.p : "none", rr.p ? rr.p : "none");
+    free(pe.p);
+    free(rr.p);
+}
+
 static char *render_md(const gate_result *res)
 {
     const gate_config *c = res->cfg;
@@ -131,6 +159,7 @@ static char *render_md(const gate_result *res)
         for (size_t i = 0; i < res->ninvalid; i++) sb_printf(&b, "- %s\n", M(res->invalid[i]));
         sb_printf(&b, "\n");
     }
+    md_gated_set(&b, c);
     sb_printf(&b, "## Gated rows\n");
     md_lines(&b, res, 0);
     sb_printf(&b, "\nMW p: Mann-Whitney U on the pooled per-sample ns/op of the backend's processes (normal\n"
