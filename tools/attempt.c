@@ -19,6 +19,7 @@
  * Helpers in tools/attempt/ (att.h).
  */
 #include "attempt/att.h"
+#include "bench_icount.h"
 #include "gate/gate.h"
 
 #include "tl_err.h"
@@ -95,14 +96,14 @@ static void usage(FILE *o)
             "usage: tandem attempt [--label L] [--subjects a,b] [--players-from DIR] [--rounds N]\n"
             "                      [--quick] [--out DIR] [--require-quiet] [--samples N]\n"
             "                      [--backends aot,jit] [--report-only S,S] [--timeout SEC]\n"
-            "                      [--from-git REV]\n"
+            "                      [--from-git REV] [--instructions]\n"
             "\n"
             "The measured attempt: quiet pre-gate, stage, build or reuse both players (compile\n"
             "check), then interleaved player processes: N rounds (default 3), backend order\n"
             "flipping each round, suite order rotating (primary, builderlifecycle, throughput /\n"
             "builderlifecycle, throughput, primary / ...), then report-only default-retention\n"
-            "processes (--report-only, default whenany,buildercycle): 22 processes for two\n"
-            "backends and 3 rounds. Each process is pinned to one CPU, has a start deadline and a\n"
+            "processes (--report-only, default primary,builderlifecycle,whenany,buildercycle):\n"
+            "26 processes for two backends and 3 rounds. Each process is pinned to one CPU, has a start deadline and a\n"
             "timeout, an observation file, and one retry on an infrastructure failure (crash or\n"
             "hang without the player's own failure marker). Then the gate, files.sha256 and the\n"
             "runs archive.\n"
@@ -110,7 +111,8 @@ static void usage(FILE *o)
             "  --label L          attempt name (default: attempt); the folder is\n"
             "                     %s/attempts/<label>[-N], never overwritten\n"
             "  --out DIR          attempt folder (must not exist, or be empty)\n"
-            "  --subjects a,b     subjects (default tandem,fcontext); the first is gated against the rest\n"
+            "  --subjects a,b     subjects (default tandem,fcontext,callback); the first is gated against\n"
+            "                     the rest (callback, the lower bound, report-only)\n"
             "  --players-from DIR reuse players/<backend>/ there when the reuse rule allows\n"
             "  --rounds N         rounds of gated processes (default 3; --quick: 1)\n"
             "  --quick            the suites' quick mode (small N, few samples): tests, smoke checks\n"
@@ -118,6 +120,10 @@ static void usage(FILE *o)
             "  --require-quiet    refuse when the pre-gate finds the host busy (default: flag, continue)\n"
             "  --timeout SEC      per-process timeout (default 150; start deadline 60)\n"
             "  --from-git REV     stage revision REV (tandem stage --from-git) instead of the working tree\n"
+            "  --instructions     after the processes, the instruction arm (tandem bench --meter\n"
+            "                     instructions) for primary, builderlifecycle and throughput on each\n"
+            "                     backend, every subject: instructions/<suite>-<backend>-*.json and the\n"
+            "                     instruction table in gate.md beside the times (report-only)\n"
             "\n"
             "Exit: the gate's: 0 PASS, 3 FAIL, 1 INVALID or aborted, 2 usage.\n",
             TANDEM_BINARY_DIR);
@@ -577,15 +583,16 @@ int td_verb_attempt(int argc, char **argv)
     att *a = &A;
     memset(a, 0, sizeof *a);
     a->t0 = att_now_ns();
-    const char *label = NULL, *subjects = "tandem,fcontext", *players_from = NULL, *out = NULL, *backends = "aot,jit";
-    const char *report_only = "whenany,buildercycle", *fault = NULL, *from_git = NULL;
-    int rounds = -1, require_quiet = 0, samples = -1;
+    const char *label = NULL, *subjects = "tandem,fcontext,callback", *players_from = NULL, *out = NULL, *backends = "aot,jit";
+    const char *report_only = "primary,builderlifecycle,whenany,buildercycle", *fault = NULL, *from_git = NULL;
+    int rounds = -1, require_quiet = 0, samples = -1, instructions = 0;
     double timeout = 150;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         if (!strcmp(o, "--help") || !strcmp(o, "-h")) { usage(stdout); return 0; }
         else if (!strcmp(o, "--quick")) a->quick = 1;
         else if (!strcmp(o, "--require-quiet")) require_quiet = 1;
+        else if (!strcmp(o, "--instructions")) instructions = 1;
         else if (!strcmp(o, "--label") || !strcmp(o, "--subjects") || !strcmp(o, "--players-from") ||
                  !strcmp(o, "--rounds") || !strcmp(o, "--out") || !strcmp(o, "--samples") || !strcmp(o, "--backends") ||
                  !strcmp(o, "--report-only") || !strcmp(o, "--timeout") || !strcmp(o, "--test-fault") ||
@@ -844,6 +851,29 @@ int td_verb_attempt(int argc, char **argv)
         cJSON_AddNumberToObject(a->man, "failedProcesses", failed);
     }
 
+    /* 4b. the instruction arm (report-only): one callgrind process per suite, backend, subject */
+    char *instr_dir = NULL;
+    if (instructions) {
+        man_set_str(a, "stage", "instructions");
+        instr_dir = path2(a, "instructions");
+        int ifail = 0;
+        for (int b = 0; b < a->nb && !ifail; b++)
+            for (int s = 0; s < 3 && !ifail; s++) {
+                bench_icount_spec sp = { a->players[b], a->backends[b], gated_suites[s], a->dir, NULL,
+                                         "1", "1", "matched", "off", "1200", NULL, a->quick };
+                char outp[PATH_MAX];
+                snprintf(outp, sizeof outp, "%s/%s-%s-instructions.json", instr_dir, gated_suites[s], a->backends[b]);
+                sp.out = outp;
+                ifail = bench_icount_run(&sp, a->subjects, a->ns) != 0;
+                alog(a, 1, "instructions %s %s: %s", gated_suites[s], a->backends[b], ifail ? "failed" : "done");
+            }
+        if (ifail) {
+            alog(a, 1, "the instruction arm failed: gate.md has no instruction table");
+            free(instr_dir);
+            instr_dir = NULL;
+        }
+    }
+
     /* 5. gate */
     man_set_str(a, "stage", "gate");
     {
@@ -861,7 +891,7 @@ int td_verb_attempt(int argc, char **argv)
         char *cp = tl_join(gd, "gate-config.json");
         tl_json_save(cp, cj);
         cJSON_Delete(cj);
-        gate_opts go = { rd, gd, cp, 1 };
+        gate_opts go = { rd, gd, cp, 1, instr_dir };
         gate_config cfg2;
         gate_config_default(&cfg2);
         int crc = gate_config_load(cp, &cfg2); /* what the gate reads is what was written */
@@ -873,6 +903,7 @@ int td_verb_attempt(int argc, char **argv)
         cJSON_AddStringToObject(a->man, "gateReport", "gate/gate.md");
         free(gd);
         free(rd);
+        free(instr_dir);
     }
     /* 6. the runs archive (tandem pack: runs/files.sha256 + runs.zip), then files.sha256 */
     man_set_str(a, "stage", "archive");

@@ -31,6 +31,8 @@ static void usage(FILE *o)
             "\n"
             "  --config FILE   gate configuration JSON over the built-in defaults (--print-config)\n"
             "  --out DIR       where the outputs go\n"
+            "  --instructions DIR  add the instruction table (report-only) from DIR's\n"
+            "                  <suite>-<backend>-instructions.json (tandem bench --meter instructions)\n"
             "  --self-check    run the synthetic expectations (pass, fail, each INVALID rule);\n"
             "                  with --out DIR the synthetic runs are kept there (caseNN/)\n"
             "\n"
@@ -51,8 +53,22 @@ int gate_run(const gate_opts *o, const gate_config *cfg)
     }
     const char *out = o->out_dir ? o->out_dir : o->runs_dir;
     int rc = res.verdict;
+    res.instr_md = NULL;
+    if (o->instructions_dir) {
+        int bad = 0;
+        res.instr_md = gate_icount_md(o->instructions_dir, &res, &bad);
+        if (bad) {
+            fprintf(stderr, "tandem gate: the instruction summaries in %s are refused (see above): no verdict\n",
+                    o->instructions_dir);
+            gate_result_free(&res);
+            return GATE_INVALID;
+        }
+    }
     /* the outputs are the evidence: no verdict is printed unless they were all written */
-    if (gate_write_outputs(out, &res)) {
+    int wrc = gate_write_outputs(out, &res);
+    free(res.instr_md);
+    res.instr_md = NULL;
+    if (wrc) {
         fprintf(stderr, "tandem gate: the outputs could not be written to %s: no verdict\n", out);
         gate_result_free(&res);
         return GATE_INVALID;
@@ -87,9 +103,10 @@ int td_verb_gate(int argc, char **argv)
         else if (!strcmp(a, "--verbose")) verbose = 1;
         else if (!strcmp(a, "--quiet")) o.quiet = 1;
         else if (!strcmp(a, "--print-config")) print = 1;
-        else if (!strcmp(a, "--config") || !strcmp(a, "--out")) {
+        else if (!strcmp(a, "--config") || !strcmp(a, "--out") || !strcmp(a, "--instructions")) {
             if (i + 1 >= argc || !argv[i + 1][0]) { fprintf(stderr, "tandem gate: %s needs a value\n", a); return 2; }
             if (!strcmp(a, "--config")) o.config_path = argv[++i];
+            else if (!strcmp(a, "--instructions")) o.instructions_dir = argv[++i];
             else o.out_dir = argv[++i];
         } else if (a[0] == '-') {
             fprintf(stderr, "tandem gate: unknown option '%s'\n", a);

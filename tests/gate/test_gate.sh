@@ -43,9 +43,9 @@ quick)
     [ -e "$A/$f" ] || fail "missing $f"
   done
   n=$(json "$A/attempt-manifest.json" "len(d['processes'])")
-  [ "$n" = 10 ] || fail "manifest lists $n processes, expected 10"
+  [ "$n" = 14 ] || fail "manifest lists $n processes, expected 14 (6 gated, 8 default-retention report-only)"
   ok=$(json "$A/attempt-manifest.json" "sum(p['status'].startswith('ok') for p in d['processes'])")
-  [ "$ok" = 10 ] || fail "$ok of 10 processes ok"
+  [ "$ok" = 14 ] || fail "$ok of 14 processes ok"
   v=$(json "$A/gate/gate-summary.json" "d['verdict']")
   [ "$v" != INVALID ] || { fail "gate INVALID"; json "$A/gate/gate-summary.json" "d['invalid']"; }
   (cd "$A" && sha256sum -c --quiet files.sha256) || fail "files.sha256 does not verify"

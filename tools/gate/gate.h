@@ -160,6 +160,7 @@ typedef struct gate_opts {
     const char *out_dir;        /* default runs_dir */
     const char *config_path;    /* NULL: defaults */
     int quiet;                  /* no summary on stdout */
+    const char *instructions_dir; /* NULL, or *-instructions.json summaries for gate.md (report-only) */
 } gate_opts;
 
 /* Run the gate: read RUNS_DIR, write gate.md, gate-summary.json, gate-chart.svg into

@@ -62,10 +62,14 @@ typedef struct gate_result {
     double pregate_cpu;
     int verdict;                        /* GATE_PASS / GATE_FAIL / GATE_INVALID */
     size_t n_gated, n_pass, n_fail, n_report, n_na;
+    char *instr_md;                     /* the instruction table (gate_icount.c); NULL: none */
 } gate_result;
 
 int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res);
 void gate_result_free(gate_result *res);
 int gate_write_outputs(const char *out_dir, const gate_result *res);
+/* The "Instructions per operation" section of gate.md from DIR's *-instructions.json
+ * (malloc'd), or NULL with *bad = 1 after reporting what was refused. */
+char *gate_icount_md(const char *dir, const gate_result *res, int *bad);
 
 #endif
