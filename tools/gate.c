@@ -19,6 +19,7 @@ static void usage(FILE *o)
             "usage: tandem gate RUNS_DIR [--config FILE] [--out DIR] [--quiet]\n"
             "       tandem gate --self-check [--verbose] [--out DIR]\n"
             "       tandem gate --print-config\n"
+            "       tandem gate --compare RUNS_A RUNS_B [--config FILE] [--out FILE]\n"
             "\n"
             "Read every per-process report (RUNS_DIR/*.json), the observations\n"
             "(RUNS_DIR/observations/*.json) and quiet-pregate.json (RUNS_DIR or its parent);\n"
@@ -30,7 +31,9 @@ static void usage(FILE *o)
             "Same inputs, byte-identical outputs.\n"
             "\n"
             "  --config FILE   gate configuration JSON over the built-in defaults (--print-config)\n"
-            "  --out DIR       where the outputs go\n"
+            "  --out DIR       where the outputs go (--compare: the comparison's Markdown file)\n"
+            "  --compare A B   per gated row of two runs folders: both results and medians, flipped or\n"
+            "                  not, borderline (threshold within the per-process spread); exit 1 on a flip\n"
             "  --instructions DIR  add the instruction table (report-only) from DIR's\n"
             "                  <suite>-<backend>-instructions.json (tandem bench --meter instructions)\n"
             "  --self-check    run the synthetic expectations (pass, fail, each INVALID rule);\n"
@@ -96,6 +99,7 @@ int td_verb_gate(int argc, char **argv)
 {
     gate_opts o = { 0 };
     int self = 0, verbose = 0, print = 0;
+    const char *cmp_a = NULL, *cmp_b = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
@@ -103,6 +107,14 @@ int td_verb_gate(int argc, char **argv)
         else if (!strcmp(a, "--verbose")) verbose = 1;
         else if (!strcmp(a, "--quiet")) o.quiet = 1;
         else if (!strcmp(a, "--print-config")) print = 1;
+        else if (!strcmp(a, "--compare")) {
+            if (i + 2 >= argc || !argv[i + 1][0] || !argv[i + 2][0]) {
+                fprintf(stderr, "tandem gate: --compare needs two runs folders\n");
+                return 2;
+            }
+            cmp_a = argv[++i];
+            cmp_b = argv[++i];
+        }
         else if (!strcmp(a, "--config") || !strcmp(a, "--out") || !strcmp(a, "--instructions")) {
             if (i + 1 >= argc || !argv[i + 1][0]) { fprintf(stderr, "tandem gate: %s needs a value\n", a); return 2; }
             if (!strcmp(a, "--config")) o.config_path = argv[++i];
@@ -130,6 +142,11 @@ int td_verb_gate(int argc, char **argv)
         return 0;
     }
     if (self) return gate_self_check(verbose, o.out_dir) ? 1 : 0;
+    if (cmp_a) {
+        if (o.runs_dir) { fprintf(stderr, "tandem gate: --compare takes no other RUNS_DIR\n"); return 2; }
+        int r = gate_compare(cmp_a, cmp_b, &cfg, o.out_dir);
+        return r == GATE_USAGE ? 2 : r;
+    }
     if (!o.runs_dir) { usage(stderr); return 2; }
     return gate_run(&o, &cfg);
 }

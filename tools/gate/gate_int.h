@@ -71,5 +71,7 @@ int gate_write_outputs(const char *out_dir, const gate_result *res);
 /* The "Instructions per operation" section of gate.md from DIR's *-instructions.json
  * (malloc'd), or NULL with *bad = 1 after reporting what was refused. */
 char *gate_icount_md(const char *dir, const gate_result *res, int *bad);
+/* `tandem gate --compare A B` (gate_compare.c): 0 no flip, 1 a flip or not comparable, 2 usage. */
+int gate_compare(const char *runs_a, const char *runs_b, const gate_config *cfg, const char *out_file);
 
 #endif

@@ -1,0 +1,58 @@
+#!/bin/bash
+# test_gate_compare.sh TANDEM RUNS_ARCHIVE WORK: `tandem gate --compare A B`.
+#  - the published runs against themselves: no flip, exit 0;
+#  - against a copy where tandem's "Async method NextFrame scheduling N=4096" (AOT, a PASS
+#    at median 0.54) is 3x slower in every process (samples and stated statistics
+#    recomputed, so the copy is a valid run): that row flipped, exit 1, the others not;
+#  - one folder missing: exit 2.
+set -uo pipefail
+T=$1 ZIP=$2 W=$3
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+rm -rf "$W" && mkdir -p "$W/a"
+(cd "$W/a" && unzip -q "$ZIP") || { echo "cannot unpack $ZIP"; exit 1; }
+rm -rf "$W/a/logs" "$W/a/files.sha256"
+cp -r "$W/a" "$W/b"
+"$T" gate --print-config | python3 -c '
+import json, sys
+c = json.load(sys.stdin)
+c["expectedProcesses"] = 22
+for s in c["suites"]: s["samples"] = 8
+json.dump(c, open(sys.argv[1], "w"), indent=1)' "$W/config.json"
+python3 - "$W/b" <<'PY'
+import glob, json, statistics, sys
+ROW = "Async method NextFrame scheduling N=4096"
+n = 0
+for f in sorted(glob.glob(sys.argv[1] + "/p*primary-aot*.json")):
+    d = json.load(open(f))
+    if d.get("settings", {}).get("retention") != "matched": continue
+    for r in d["rows"]:
+        if r["subject"] != "tandem" or r["name"] != ROW: continue
+        r["ns"] = [v * 3 for v in r["ns"]]
+        for s in r["sampleRecords"]: s["ns"] *= 3
+        per = [(ns - (c if r.get("controlSubtracted") else 0)) / o for ns, c, o in zip(r["ns"], r["controlNs"], r["ops"])]
+        r["nsPerOp"] = (sum(r["ns"]) - (sum(r["controlNs"]) if r.get("controlSubtracted") else 0)) / sum(r["ops"])
+        r["medianNsPerOp"] = statistics.median(per)
+        if "meanNsPerOp" in r: r["meanNsPerOp"] = r["nsPerOp"]
+        n += 1
+    json.dump(d, open(f, "w"), indent=1)
+if n != 3: sys.exit("expected 3 processes with the row, changed %d" % n)
+PY
+[ $? = 0 ] || { echo "mutation failed"; exit 1; }
+
+"$T" gate --compare "$W/a" "$W/a" --config "$W/config.json" --out "$W/same.md" >"$W/same.out" 2>&1; rc=$?
+[ "$rc" = 0 ] || fail "same runs: exit $rc, expected 0"
+grep -q "^46 gated rows compared: 0 flipped" "$W/same.out" || fail "same runs: $(tail -1 "$W/same.out")"
+cmp -s "$W/same.md" "$W/same.out" || fail "--out differs from what was printed"
+
+"$T" gate --compare "$W/a" "$W/b" --config "$W/config.json" >"$W/flip.out" 2>&1; rc=$?
+[ "$rc" = 1 ] || fail "a flip: exit $rc, expected 1"
+grep -q "^| primary | Async method NextFrame scheduling N=4096 | fcontext | aot | PASS | .* | FAIL | .* | \*\*flipped\*\* |" "$W/flip.out" ||
+  fail "the flipped row is not reported: $(grep 'scheduling N=4096 | fcontext | aot' "$W/flip.out")"
+[ "$(grep -c '\*\*flipped\*\*' "$W/flip.out")" = 1 ] || fail "more than one row flipped"
+grep -q "^46 gated rows compared: 1 flipped" "$W/flip.out" || fail "flip count: $(tail -1 "$W/flip.out")"
+
+"$T" gate --compare "$W/a" "$W/nothere" >"$W/usage.out" 2>&1; rc=$?
+[ "$rc" = 2 ] || fail "a missing folder: exit $rc, expected 2"
+[ $fails = 0 ] && echo "gate --compare: ok" && exit 0
+exit 1
