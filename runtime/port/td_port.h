@@ -8,6 +8,7 @@
  *     inline asm; x86-64 loads/stores are already acquire/release, tcc reorders nothing);
  *   - a spin lock built on them;
  *   - thread identity (pthread_self's value on both; read inline under clang/glibc);
+ *   - per-thread pointers (TD_TLS_*: __thread under clang, pthread keys under tcc);
  *   - inlining and branch hints (no-ops under tcc).
  * Read-modify-writes (CAS, exchange, fetch-add) and td_atomic_store_* are sequentially
  * consistent. td_atomic_store_release_u32 is a release store (x86-64: a plain mov, no
@@ -88,6 +89,13 @@
        *(volatile int64_t *)(p) = td_v_; __asm__ __volatile__("" ::: "memory"); (void)0; })
 #define td_cpu_relax() ({ __asm__ __volatile__("pause" ::: "memory"); (void)0; })
 /* Thread identity: glibc keeps pthread_self()'s value at %fs:0x10 (as read under clang). */
+/* No thread-local storage under tcc: per-thread pointers live in pthread keys, created by
+ * td_runtime_init (TD_TLS_CREATE) and deleted at shutdown. */
+#  define TD_TLS_DEFINE(name) static pthread_key_t name
+#  define TD_TLS_CREATE(name) pthread_key_create(&(name), NULL)
+#  define TD_TLS_DELETE(name) ((void)pthread_key_delete(name))
+#  define TD_TLS_GET(name) pthread_getspecific(name)
+#  define TD_TLS_SET(name, v) ((void)pthread_setspecific((name), (v)))
 #  if defined(__GLIBC__)
 #    define td_thread_self() ({ uintptr_t td_self_; __asm__("movq %%fs:0x10, %0" : "=r"(td_self_)); td_self_; })
 #    define TD_THREAD_SELF_DEFINED 1
@@ -101,6 +109,13 @@
 /* Hide a value from the optimiser (benchmarks: keep a computed result alive). */
 #  define TD_OPAQUE(x) __asm__ __volatile__("" : "+r"(x))
 #  define TD_PORT_INLINES 1
+/* Per-thread pointers: __thread, initial-exec (a %fs-relative move, no __tls_get_addr call;
+ * a dlopen'ed player module uses a few bytes of glibc's static TLS surplus). */
+#  define TD_TLS_DEFINE(name) static __thread __attribute__((tls_model("initial-exec"))) void *name
+#  define TD_TLS_CREATE(name) 0
+#  define TD_TLS_DELETE(name) ((void)((name) = NULL))    /* this thread's value */
+#  define TD_TLS_GET(name) (name)
+#  define TD_TLS_SET(name, v) ((void)((name) = (v)))
 #  define TD_LIKELY(x) __builtin_expect(!!(x), 1)
 #  define TD_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #  if defined(__clang__)

@@ -16,8 +16,10 @@ static void runner_release(td_source *s)
     r->flowed = 0;
     r->context = NULL;
     r->sync = NULL;
-    memset(&r->awaiting, 0, sizeof(r->awaiting));
-    memset(&r->last, 0, sizeof(r->last));
+    /* awaiting's source is already NULL (every take clears it before the step goes on, so
+     * a finished method holds none); `last` is written by each TD_AWAIT_OUTCOME before
+     * it is read. Only the user's frame needs clearing. */
+    r->awaiting.task.source = NULL;
     memset(r->frame, 0, m->frame_size);
     td_pool_return(&m->pool, r);
 }
