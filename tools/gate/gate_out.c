@@ -214,6 +214,7 @@ static char *render_md(const gate_result *res)
     }
     if (!noisy) sb_printf(&b, "- no gated row above the spread (%.0f%%) or CV (%.0f%%) limits\n", c->noise_spread * 100,
                           c->noise_cv * 100);
+    if (res->instr_md) sb_printf(&b, "%s", res->instr_md);
     sb_printf(&b, "\n## Inputs\n\n| file | kind | suite | backend | retention | build id | SHA-256 |\n| --- | --- | --- | --- | --- | --- | --- |\n");
     for (size_t i = 0; i < res->ninputs; i++) {
         const ge_input *in = &res->inputs[i];
