@@ -29,6 +29,7 @@
 #include "tl_manifest.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -110,7 +111,8 @@ static void usage(FILE *o)
             "\n"
             "  --label L          attempt name (default: attempt); the folder is\n"
             "                     %s/attempts/<label>[-N], never overwritten\n"
-            "  --out DIR          attempt folder (must not exist, or be empty)\n"
+            "  --out DIR          attempt folder: a new one, or an existing real folder with no entry\n"
+            "                     of any kind (not a symbolic link)\n"
             "  --subjects a,b     subjects (default tandem,fcontext,callback); the first is gated against\n"
             "                     the rest (callback, the lower bound, report-only)\n"
             "  --players-from DIR reuse players/<backend>/ there when the reuse rule allows\n"
@@ -124,6 +126,10 @@ static void usage(FILE *o)
             "                     instructions) for primary, builderlifecycle and throughput on each\n"
             "                     backend, every subject: instructions/<suite>-<backend>-*.json and the\n"
             "                     instruction table in gate.md beside the times (report-only)\n"
+            "\n"
+            "Labels, subject and suite names: letters, digits, '.', '_', '-', not starting with '.'.\n"
+            "Every child runs in its own process group; SIGINT or SIGTERM stops them all (SIGTERM,\n"
+            "SIGKILL after 2 s), records \"aborted\" with the signal in attempt-manifest.json and exits 1.\n"
             "\n"
             "Exit: the gate's: 0 PASS, 3 FAIL, 1 INVALID or aborted, 2 usage.\n",
             TANDEM_BINARY_DIR);
@@ -231,7 +237,7 @@ static int attempt_smoke(att *a)
         uint64_t t = att_now_ns();
         int r = run_tool(a, args);
         alog(a, 1, "smoke %s: %s (%.1f s; smoke/smoke-%s.json)", a->backends[b],
-             r == 0 ? "42/42 cases passed" : "FAILED, see attempt.log", (double)(att_now_ns() - t) / 1e9,
+             r == 0 ? "42/42 cases passed" : tl_stop_signal ? "stopped (aborted)" : "FAILED, see attempt.log", (double)(att_now_ns() - t) / 1e9,
              a->backends[b]);
         bad = r != 0;
     }
@@ -401,16 +407,17 @@ static int run_process(att *a, aproc *q, int total)
         att_child c;
         uint64_t st = att_now_ns();
         att_run_child(argv, outp, errp, a->cpu, a->start_deadline, a->timeout, fault, &c);
-        binaries_hash(a, b, after, NULL);
+        if (c.aborted) snprintf(after, sizeof after, "not-checked-aborted"); /* hashing stops on the signal too */
+        else binaries_hash(a, b, after, NULL);
         char m[128];
         marker(outp, m, sizeof m);
         int own_failure = !strncmp(m, "fail", 4) || !strncmp(m, "error", 5);
-        int ok = c.exited && c.code == 0 && !strcmp(m, "pass") && tl_is_file(report);
-        int infra = !ok && !own_failure;
-        const char *kind = ok ? "ok" : own_failure ? "player-failure" : c.killed_start ? "start-deadline"
+        int ok = !c.aborted && c.exited && c.code == 0 && !strcmp(m, "pass") && tl_is_file(report);
+        int infra = !ok && !own_failure && !c.aborted;
+        const char *kind = ok ? "ok" : c.aborted ? "aborted" : own_failure ? "player-failure" : c.killed_start ? "start-deadline"
                            : c.killed_timeout ? "hang-killed" : c.signaled ? "crash" : "infrastructure";
         int same_bins = !strcmp(before, after);
-        if (!same_bins) { ok = 0; infra = 0; kind = "binary-changed"; }
+        if (!same_bins && !c.aborted) { ok = 0; infra = 0; kind = "binary-changed"; }
         char wall[32];
         strftime(wall, sizeof wall, "%Y-%m-%dT%H:%M:%SZ", gmtime(&wall0));
         cJSON_AddNumberToObject(tr, "try", t);
@@ -466,7 +473,7 @@ static int run_process(att *a, aproc *q, int total)
              infra && t == 1 ? ": infrastructure failure, retrying once" : "");
         if (!infra) break;
     }
-    strcpy(q->status, rc == 0 ? (q->tries > 1 ? "ok-after-retry" : "ok") : "failed");
+    strcpy(q->status, rc == 0 ? (q->tries > 1 ? "ok-after-retry" : "ok") : tl_stop_signal ? "aborted" : "failed");
     cJSON_AddStringToObject(obs, "status", q->status);
     if (!cJSON_GetObjectItemCaseSensitive(obs, "noise")) {
         cJSON *nz = cJSON_AddObjectToObject(obs, "noise");
@@ -510,17 +517,29 @@ static int write_sums(att *a)
     return bad;
 }
 
+/* The attempt folder: --out (a real folder with no entry of any kind, or a new one), else
+ * build/attempts/<label>[-N] (a new folder). The last component is created with mkdir, so
+ * a folder, file or link that appears meanwhile is never written into. */
 static int pick_dir(att *a, const char *out, const char *label)
 {
+    struct stat st;
     if (out) {
         snprintf(a->dir, sizeof a->dir, "%s", out);
-        if (tl_is_dir(a->dir) || tl_is_file(a->dir)) {
-            tl_strlist l = { 0 };
-            tl_walk(a->dir, NULL, TL_WALK_REFUSE_SYMLINKS, NULL, NULL, &l);
-            int empty = tl_is_dir(a->dir) && l.n == 0;
-            tl_strlist_free(&l);
-            if (!empty) {
-                tl_error(a->dir, "--out", "exists and is not empty: an attempt folder is never overwritten");
+        if (lstat(a->dir, &st) == 0) {
+            char why[PATH_MAX + 128];
+            if (att_out_empty(a->dir, why, sizeof why)) {
+                tl_error(a->dir, "--out", "%s", why);
+                return 1;
+            }
+        } else {
+            int e = tl_mkdirs_parent(a->dir);
+            if (e || (mkdir(a->dir, 0755) && errno != EEXIST)) {
+                tl_error(a->dir, "--out", "cannot create: %s", tl_strerror(e ? e : errno));
+                return 1;
+            }
+            char why[PATH_MAX + 128];
+            if (att_out_empty(a->dir, why, sizeof why)) { /* created meanwhile by someone else */
+                tl_error(a->dir, "--out", "%s", why);
                 return 1;
             }
         }
@@ -529,11 +548,15 @@ static int pick_dir(att *a, const char *out, const char *label)
         char base[PATH_MAX];
         snprintf(base, sizeof base, "%s/attempts/%s", TANDEM_BINARY_DIR, l);
         snprintf(a->dir, sizeof a->dir, "%s", base);
-        for (int k = 2; tl_is_dir(a->dir) || tl_is_file(a->dir); k++) snprintf(a->dir, sizeof a->dir, "%s-%d", base, k);
+        int e = tl_mkdirs_parent(a->dir);
+        if (e) { tl_error(a->dir, "--label", "cannot create the parent folder: %s", tl_strerror(e)); return 1; }
+        for (int k = 2; mkdir(a->dir, 0755) != 0; k++) {
+            if (errno != EEXIST || k > 10000) { tl_error(a->dir, "--label", "cannot create: %s", tl_strerror(errno)); return 1; }
+            snprintf(a->dir, sizeof a->dir, "%s-%d", base, k);
+        }
     }
-    int e = tl_mkdirs(a->dir);
-    if (e) { tl_error(a->dir, "--out", "cannot create: %s", tl_strerror(e)); return 1; }
-    char *abs = tl_abspath(a->dir);
+    char *abs = realpath(a->dir, NULL);
+    if (!abs) { tl_error(a->dir, "--out", "cannot resolve: %s", tl_strerror(errno)); return 1; }
     snprintf(a->dir, sizeof a->dir, "%s", abs);
     free(abs);
     return 0;
@@ -577,6 +600,55 @@ static int quiet_pregate(att *a, double secs, int require)
     return 0;
 }
 
+/* A name from the arguments that becomes part of file names (issue 18: --report-only
+ * '/../../x' wrote outside --out): allow-listed characters only. 1 when refused. */
+static int bad_name(const char *opt, const char *v, size_t max)
+{
+    const char *why;
+    if (att_name_ok(v, max, &why)) return 0;
+    fprintf(stderr, "tandem attempt: %s: '%s' %s (allowed: 1 to %zu letters, digits, '.', '_', '-'; not starting with '.')\n",
+            opt, v, why, max);
+    return 1;
+}
+
+/* A comma-separated list of names: at most max, none empty, none repeated. 1 when refused. */
+static int check_list(const char *opt, const char *v, int max)
+{
+    char *c = strdup(v), *save = NULL;
+    char *seen[16];
+    int n = 0, bad = 0;
+    size_t len = strlen(c);
+    if (!len || c[0] == ',' || c[len - 1] == ',' || strstr(c, ",,")) {
+        fprintf(stderr, "tandem attempt: %s: '%s' has an empty name\n", opt, v);
+        bad = 1;
+    }
+    for (char *t = strtok_r(c, ",", &save); t && !bad; t = strtok_r(NULL, ",", &save)) {
+        if (bad_name(opt, t, 31)) { bad = 1; break; }
+        for (int k = 0; k < n; k++)
+            if (!strcmp(seen[k], t)) { fprintf(stderr, "tandem attempt: %s: '%s' is listed twice\n", opt, t); bad = 1; }
+        if (n == max) { fprintf(stderr, "tandem attempt: %s: at most %d names\n", opt, max); bad = 1; }
+        else seen[n++] = t;
+    }
+    free(c);
+    return bad;
+}
+
+/* A number option in [lo, hi] (an integer when integral). 0 ok, 1 refused (printed). */
+static int num_arg(const char *opt, const char *v, double lo, double hi, int integral, double *out)
+{
+    char *end;
+    errno = 0;
+    double d = strtod(v, &end);
+    int hex = strchr(v, 'x') || strchr(v, 'X') || isspace((unsigned char)v[0]);
+    if (!v[0] || *end || errno || hex || !isfinite(d) || d < lo || d > hi || (integral && d != floor(d))) {
+        fprintf(stderr, "tandem attempt: %s: expected %s from %.15g to %.15g, got '%s'\n", opt,
+                integral ? "an integer" : "a number", lo, hi, v);
+        return 1;
+    }
+    *out = d;
+    return 0;
+}
+
 int td_verb_attempt(int argc, char **argv)
 {
     static att A;
@@ -599,26 +671,30 @@ int td_verb_attempt(int argc, char **argv)
                  !strcmp(o, "--from-git")) {
             if (i + 1 >= argc) { fprintf(stderr, "tandem attempt: %s needs a value\n", o); return 2; }
             const char *v = argv[++i];
+            double dv;
             if (!strcmp(o, "--label")) label = v;
             else if (!strcmp(o, "--subjects")) subjects = v;
             else if (!strcmp(o, "--players-from")) players_from = v;
-            else if (!strcmp(o, "--rounds")) rounds = atoi(v);
+            else if (!strcmp(o, "--rounds")) { if (num_arg(o, v, 1, 20, 1, &dv)) return 2; rounds = (int)dv; }
             else if (!strcmp(o, "--out")) out = v;
-            else if (!strcmp(o, "--samples")) samples = atoi(v);
+            else if (!strcmp(o, "--samples")) { if (num_arg(o, v, 1, 1000000, 1, &dv)) return 2; samples = (int)dv; }
             else if (!strcmp(o, "--backends")) backends = v;
             else if (!strcmp(o, "--report-only")) report_only = v;
-            else if (!strcmp(o, "--timeout")) timeout = atof(v);
+            else if (!strcmp(o, "--timeout")) { if (num_arg(o, v, 0.001, 86400, 0, &dv)) return 2; timeout = dv; }
             else if (!strcmp(o, "--from-git")) from_git = v;
             else fault = v;
         } else { fprintf(stderr, "tandem attempt: unknown option '%s'\n", o); usage(stderr); return 2; }
     }
-    if (label && (!*label || strchr(label, '/') || label[0] == '.')) { fprintf(stderr, "tandem attempt: bad --label\n"); return 2; }
+    if (label && bad_name("--label", label, 100)) return 2;
     if (rounds < 0) rounds = a->quick ? 1 : 3;
     if (rounds < 1 || rounds > 20 || timeout <= 0) { fprintf(stderr, "tandem attempt: --rounds 1..20, --timeout > 0\n"); return 2; }
     a->samples = samples > 0 ? samples : a->quick ? 3 : 8;
     a->warmup = 1;
     a->timeout = timeout;
     a->start_deadline = timeout < 60 ? timeout : 60;
+    if (check_list("--subjects", subjects, MAXS) || check_list("--backends", backends, 2) ||
+        check_list("--report-only", report_only, 8))
+        return 2;
     a->ns = split(subjects, a->subjects, MAXS);
     char *bl[2];
     a->nb = split(backends, bl, 2);
@@ -645,6 +721,9 @@ int td_verb_attempt(int argc, char **argv)
         for (int c = CPU_SETSIZE - 1; c >= 0; c--)
             if (CPU_ISSET(c, &set)) { a->cpu = c; break; }
 
+    /* from here on: SIGINT/SIGTERM stop the children and abort; orphans come back to us */
+    int ce = att_contain();
+    if (ce) { fprintf(stderr, "tandem attempt: cannot become the child subreaper: %s\n", tl_strerror(ce)); return 1; }
     if (pick_dir(a, out, label)) return 1;
     char *lp = path2(a, "attempt.log");
     a->log = fopen(lp, "a");
@@ -673,6 +752,7 @@ int td_verb_attempt(int argc, char **argv)
 
     /* 1. quiet pre-gate */
     if (quiet_pregate(a, a->quick ? 1.0 : 3.0, require_quiet)) { man_set_str(a, "stage", "refused-busy"); goto done; }
+    if (tl_stop_signal) goto done;
 
     /* 2. stage */
     man_set_str(a, "stage", "staging");
@@ -681,6 +761,7 @@ int td_verb_attempt(int argc, char **argv)
         char *args[] = { "stage", "--out", st, from_git ? "--from-git" : NULL, (char *)from_git, NULL };
         int r = run_tool(a, args);
         free(st);
+        if (tl_stop_signal) goto done;
         if (r) { alog(a, 1, "stage failed (exit %d); see attempt.log", r); man_set_str(a, "stage", "stage-failed"); goto done; }
         tl_staging sj;
         char *sd = path2(a, "staging");
@@ -742,7 +823,8 @@ int td_verb_attempt(int argc, char **argv)
                 alog(a, 1, "building the %s player (compile check)", a->backends[b]);
                 int r = run_tool(a, args);
                 free(pd);
-                if (r) { alog(a, 1, "%s build failed (exit %d): compile check failed; see attempt.log", a->backends[b], r); bad = 1; }
+                if (r && !tl_stop_signal) { alog(a, 1, "%s build failed (exit %d): compile check failed; see attempt.log", a->backends[b], r); }
+                if (r) bad = 1;
             }
             cJSON_AddStringToObject(e, "players", a->players[b]);
             cJSON_AddBoolToObject(e, "reused", reused);
@@ -794,12 +876,15 @@ int td_verb_attempt(int argc, char **argv)
         free(ccp);
         cJSON_Delete(cc);
         free(sd);
+        if (tl_stop_signal) goto done;
         if (bad) { man_set_str(a, "stage", "compile-check-failed"); goto done; }
     }
 
     /* 3b. semantics before speed: the 42 smoke cases on each player; a runtime that fails
      * them is not measured. */
-    if (attempt_smoke(a)) { man_set_str(a, "stage", "smoke-failed"); goto done; }
+    int smoke_bad = attempt_smoke(a);
+    if (tl_stop_signal) goto done;
+    if (smoke_bad) { man_set_str(a, "stage", "smoke-failed"); goto done; }
 
     /* 4. the plan */
     {
@@ -843,6 +928,7 @@ int td_verb_attempt(int argc, char **argv)
             aproc *q = &a->p[i];
             if (run_process(a, q, a->np)) failed++;
             save_manifest(a);
+            if (tl_stop_signal) goto done;
             double el = (double)(att_now_ns() - ps) / 1e9, per = el / (i + 1);
             fprintf(stderr, "attempt: process %d of %d %-40s %-16s elapsed %.0f s, about %.0f s left\n", i + 1, a->np,
                     q->name, q->status, (double)(att_now_ns() - a->t0) / 1e9, per * (a->np - i - 1));
@@ -873,6 +959,7 @@ int td_verb_attempt(int argc, char **argv)
             instr_dir = NULL;
         }
     }
+    if (tl_stop_signal) { free(instr_dir); goto done; }
 
     /* 5. gate */
     man_set_str(a, "stage", "gate");
@@ -905,6 +992,7 @@ int td_verb_attempt(int argc, char **argv)
         free(rd);
         free(instr_dir);
     }
+    if (tl_stop_signal) goto done;
     /* 6. the runs archive (tandem pack: runs/files.sha256 + runs.zip), then files.sha256 */
     man_set_str(a, "stage", "archive");
     {
@@ -915,6 +1003,7 @@ int td_verb_attempt(int argc, char **argv)
         free(rd);
         free(zp);
     }
+    if (tl_stop_signal) goto done;
     man_set_str(a, "stage", "done");
     cJSON_AddStringToObject(a->man, "archive", "runs.zip");
     save_manifest(a);
@@ -928,6 +1017,20 @@ int td_verb_attempt(int argc, char **argv)
     }
     goto out;
 done:
+    if (tl_stop_signal) {
+        /* stopped by a signal: every child group was killed and waited for (att_run_child) */
+        char sb[32];
+        const char *sn = att_signal_name((int)tl_stop_signal, sb, sizeof sb);
+        const char *was = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(a->man, "stage"));
+        cJSON *ab = cJSON_CreateObject();
+        cJSON_AddStringToObject(ab, "stage", was ? was : "?");
+        cJSON_AddNumberToObject(ab, "signal", (int)tl_stop_signal);
+        cJSON_AddStringToObject(ab, "signalName", sn);
+        cJSON_DeleteItemFromObjectCaseSensitive(a->man, "aborted");
+        cJSON_AddItemToObject(a->man, "aborted", ab);
+        alog(a, 1, "aborted by %s during stage %s: its children were stopped", sn, was ? was : "?");
+        man_set_str(a, "stage", "aborted");
+    }
     save_manifest(a);
     printf("attempt: aborted (%s); log %s/attempt.log\n",
            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(a->man, "stage")), a->dir);

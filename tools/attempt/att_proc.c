@@ -1,5 +1,6 @@
 /* att_proc.c - CPU sampling from /proc/[pid]/stat and the supervised, pinned child. */
 #include "att.h"
+#include "tl_safe.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -106,20 +108,59 @@ double att_cpu_between(const att_cpu_snap *a, const att_cpu_snap *b, char top[][
     return total;
 }
 
+/* Is the child still running? 1 yes, 0 it exited (left unreaped: its pid, which is also
+ * its group's id, stays taken until waitpid, so kill(-pid) can never hit a stranger). */
+static int running(pid_t pid)
+{
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid) return 0;
+    return 1;
+}
+
+static void nap_ms(long ms)
+{
+    struct timespec ts = { 0, ms * 1000 * 1000 };
+    nanosleep(&ts, NULL);
+}
+
+/* End a child's process group: SIGKILL to the group while the leader still holds the
+ * group id, reap the leader, then reap the group's orphans (reparented to us, the
+ * subreaper) until the group is gone (at most about 5 s: SIGKILL cannot be refused). */
+static void end_group(pid_t pid, int *status)
+{
+    kill(-pid, SIGKILL);
+    kill(pid, SIGKILL);
+    while (waitpid(pid, status, 0) < 0 && errno == EINTR) {}
+    for (int i = 0; i < 500; i++) {
+        int st;
+        while (waitpid(-1, &st, WNOHANG) > 0) {}
+        if (kill(-pid, 0) < 0 && errno == ESRCH) return;
+        nap_ms(10);
+    }
+}
+
 int att_run_child(char *const argv[], const char *out_path, const char *err_path, int cpu, double start_deadline_s,
                   double timeout_s, int fault, att_child *res)
 {
     memset(res, 0, sizeof *res);
+    if (tl_stop_signal) { res->aborted = (int)tl_stop_signal; return -1; }
     att_cpu_snap s0, s1;
     att_cpu_take(&s0, 0);
     uint64_t t0 = att_now_ns();
+    pid_t parent = getpid();
     pid_t pid = fork();
-    if (pid < 0) return -1;
+    if (pid < 0) { att_cpu_free(&s0); return -1; }
     if (pid == 0) {
         setpgid(0, 0);
+        /* the attempt's stop handler is not the child's; dying with the attempt is */
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(127);
         int same = !strcmp(out_path, err_path); /* one log: append, never truncate */
-        int o = open(out_path, O_WRONLY | O_CREAT | (same ? O_APPEND : O_TRUNC), 0644);
-        int e = same ? o : open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int o = open(out_path, O_WRONLY | O_CREAT | O_NOFOLLOW | (same ? O_APPEND : O_TRUNC), 0644);
+        int e = same ? o : open(err_path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_TRUNC, 0644);
         if (o >= 0) dup2(o, 1);
         if (e >= 0) dup2(e, 2);
         if (cpu >= 0) {
@@ -142,10 +183,15 @@ int att_run_child(char *const argv[], const char *out_path, const char *err_path
     setpgid(pid, pid);
     res->pid = pid;
     int status = 0, started = 0;
-    for (;;) {
-        pid_t w = waitpid(pid, &status, WNOHANG);
-        if (w == pid) break;
+    while (running(pid)) {
         double el = (double)(att_now_ns() - t0) / 1e9;
+        if (tl_stop_signal) {
+            /* the attempt is stopping: ask the group to end, then make it */
+            res->aborted = (int)tl_stop_signal;
+            kill(-pid, SIGTERM);
+            for (int i = 0; i < 200 && running(pid); i++) nap_ms(10);
+            break;
+        }
         if (!started) {
             struct stat a, b;
             started = (!stat(out_path, &a) && a.st_size > 0) || (!stat(err_path, &b) && b.st_size > 0);
@@ -153,14 +199,11 @@ int att_run_child(char *const argv[], const char *out_path, const char *err_path
         if ((!started && el > start_deadline_s) || el > timeout_s) {
             if (!started && el > start_deadline_s) res->killed_start = 1;
             else res->killed_timeout = 1;
-            kill(-pid, SIGKILL);
-            kill(pid, SIGKILL);
-            waitpid(pid, &status, 0);
             break;
         }
-        struct timespec ts = { 0, 20 * 1000 * 1000 };
-        nanosleep(&ts, NULL);
+        nap_ms(20);
     }
+    end_group(pid, &status);
     res->seconds = (double)(att_now_ns() - t0) / 1e9;
     att_cpu_take(&s1, pid);
     res->other_cpu = att_cpu_between(&s0, &s1, res->top, 3);
