@@ -463,7 +463,7 @@ td_stream *td_stream_every_update(td_loop *loop, td_timing timing,
     return &e->base.stream;
 }
 
-/* ---- runtime hooks (the other stream-area files' pools are set up from here) ------------- */
+/* ---- runtime hooks (runtime.c calls them in its module order) --------------------------- */
 
 int td_stream_runtime_init_(uint32_t capacity)
 {
@@ -472,20 +472,11 @@ int td_stream_runtime_init_(uint32_t capacity)
         rc = td_pool_init(&stream_gen_pool, "stream-create", sizeof(td_stream_writer), capacity);
     if (rc == TD_OK)
         rc = td_pool_init(&stream_every_pool, "stream-every-update", sizeof(stream_every), capacity);
-    if (rc == TD_OK)
-        rc = td_operators_runtime_init_(capacity);
-    if (rc == TD_OK)
-        rc = td_channel_runtime_init_(capacity);
-    if (rc == TD_OK)
-        rc = td_adapter_runtime_init_(capacity);
     return rc;
 }
 
 void td_stream_runtime_shutdown_(void)
 {
-    td_adapter_runtime_shutdown_();
-    td_channel_runtime_shutdown_();
-    td_operators_runtime_shutdown_();
     td_pool_destroy(&stream_every_pool);
     td_pool_destroy(&stream_gen_pool);
     td_pool_destroy(&stream_seq_pool);
@@ -498,11 +489,5 @@ int td_stream_set_capacity_(uint32_t capacity)
         rc = td_pool_set_capacity(&stream_gen_pool, capacity);
     if (rc == TD_OK)
         rc = td_pool_set_capacity(&stream_every_pool, capacity);
-    if (rc == TD_OK)
-        rc = td_operators_set_capacity_(capacity);
-    if (rc == TD_OK)
-        rc = td_channel_set_capacity_(capacity);
-    if (rc == TD_OK)
-        rc = td_adapter_set_capacity_(capacity);
     return rc;
 }

@@ -23,7 +23,14 @@ void *td_context_capture_(void);
 int td_context_flow_suppressed_(void);
 void td_context_restore_(void *ctx);
 
-/* Runtime lifetime hooks of other modules. */
+/* Runtime lifetime hooks of the modules; runtime.c alone calls them, in its order. */
+int td_context_runtime_init_(void);
+void td_context_runtime_shutdown_(void);
+int td_async_set_all_capacities_(uint32_t capacity);
+void td_async_runtime_shutdown_(void);
+int td_stream_runtime_init_(uint32_t capacity);
+void td_stream_runtime_shutdown_(void);
+int td_stream_set_capacity_(uint32_t capacity);
 int td_loop_runtime_init_(void);
 void td_loop_runtime_shutdown_(void);
 int td_waits_runtime_init_(uint32_t capacity);
@@ -80,7 +87,7 @@ uint32_t td_loop_next_run_frame_(td_loop *loop, uint32_t t);
 int td_loop_add_item_retire_(td_loop *loop, td_timing t, td_item_fn fn, td_continuation_fn retire, void *arg);
 #define TD_LOOP_END_OF_FRAME ((td_timing)TD_TIMING_COUNT)
 
-/* Pools of streams, channels, operators and adapters (stream.c's hooks call the others). */
+/* Pools of channels, operators and adapters (built on streams). */
 int td_channel_runtime_init_(uint32_t capacity);
 void td_channel_runtime_shutdown_(void);
 int td_channel_set_capacity_(uint32_t capacity);
