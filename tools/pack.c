@@ -146,13 +146,50 @@ static int check_dir(const char *dir, const char *label)
     return rep.count ? 1 : 0;
 }
 
+/* Where the archive will really be written: the real path of --out's folder (the
+ * temporary file and the rename happen there) joined with its name. Resolving it is what
+ * keeps `--out LINK/x.zip`, LINK pointing into the packed folder, out of that folder.
+ * NULL (reported) when the folder cannot be resolved or no file name is given. */
+static char *real_out(const char *out)
+{
+    char *abs = tl_abspath(out);
+    char *slash = strrchr(abs, '/');
+    const char *name = slash + 1;
+    if (!*name || !strcmp(name, ".") || !strcmp(name, "..")) {
+        tl_error(out, "--out", "must name a file");
+        free(abs);
+        return NULL;
+    }
+    *slash = '\0';
+    char *parent = realpath(slash == abs ? "/" : abs, NULL);
+    if (!parent) {
+        tl_error(out, "--out", "cannot resolve its folder: %s", tl_strerror(errno));
+        free(abs);
+        return NULL;
+    }
+    char *r = tl_join(parent, name);
+    free(parent);
+    free(abs);
+    struct stat st;
+    if (lstat(r, &st) == 0 && S_ISDIR(st.st_mode)) {
+        tl_error(out, "--out", "is a folder: name the archive file");
+        free(r);
+        return NULL;
+    }
+    return r;
+}
+
 static int do_pack(const char *dir, const char *fmt_arg, const char *out_arg)
 {
     if (!tl_is_dir(dir)) {
         tl_error(dir, NULL, "not a folder");
         return 1;
     }
-    char *adir = tl_abspath(dir);
+    char *adir = realpath(dir, NULL);
+    if (!adir) {
+        tl_error(dir, NULL, "cannot resolve: %s", tl_strerror(errno));
+        return 1;
+    }
     tl_archive_format fmt = TL_FMT_ZIP;
     if (fmt_arg)
         fmt = !strcmp(fmt_arg, "zip") ? TL_FMT_ZIP : TL_FMT_TAR_ZST;
@@ -160,7 +197,11 @@ static int do_pack(const char *dir, const char *fmt_arg, const char *out_arg)
         fmt = TL_FMT_TAR_ZST;
     char *out;
     if (out_arg) {
-        out = tl_abspath(out_arg);
+        out = real_out(out_arg);
+        if (!out) {
+            free(adir);
+            return 1;
+        }
     } else {
         size_t l = strlen(adir);
         out = malloc(l + 16);

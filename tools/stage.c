@@ -354,6 +354,15 @@ int td_verb_stage(int argc, char **argv)
     }
     if (ns > 1)
         qsort(s, ns, sizeof *s, src_cmp);
+    /* the staging's own manifest sits at the top: a source of that name would be clobbered */
+    for (size_t i = 0; i < ns; i++) {
+        size_t k = strlen(TL_STAGING_JSON);
+        if (!strncmp(s[i].path, TL_STAGING_JSON, k) && (s[i].path[k] == '\0' || s[i].path[k] == '/')) {
+            tl_error(s[i].path, NULL, "refused: %s at the top of the staging is the staging's own manifest; rename "
+                     "it, or stage from a --root where it is not at the top", TL_STAGING_JSON);
+            goto done;
+        }
+    }
 
     /* Provenance. */
     char head[128] = "";

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +28,27 @@ time_t tl_pack_mtime(void)
     return (time_t)315532800;
 }
 
-int tl_pack_write(const char *dir, const tl_strlist *files, const char *const *sha, tl_archive_format fmt,
-                  const char *out_path)
+/* Names in archives are UTF-8 (issue 18). libarchive converts names between an archive's
+ * charset and the current locale's, and the tools never call setlocale: in the "C" (ASCII)
+ * locale every non-ASCII name failed ("Can't translate pathname"). The archive functions
+ * below run under C.UTF-8 for the calling thread only (uselocale); the process locale is
+ * untouched. When C.UTF-8 is missing, non-ASCII names are refused as before. */
+static locale_t utf8_begin(void)
+{
+    static locale_t loc;
+    if (!loc)
+        loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+    return loc ? uselocale(loc) : (locale_t)0;
+}
+
+static void utf8_end(locale_t old)
+{
+    if (old)
+        uselocale(old);
+}
+
+static int pack_write(const char *dir, const tl_strlist *files, const char *const *sha, tl_archive_format fmt,
+                      const char *out_path)
 {
     char tmp[PATH_MAX + 32];
     snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", out_path);
@@ -44,13 +64,17 @@ int tl_pack_write(const char *dir, const tl_strlist *files, const char *const *s
     if (!a || !buf)
         goto out;
     if (fmt == TL_FMT_ZIP) {
+        /* hdrcharset=UTF-8: a non-ASCII name is written as UTF-8 with the zip's UTF-8 flag
+         * (general purpose bit 11); ASCII names are unchanged (same bytes as before) */
         if (archive_write_set_format_zip(a) != ARCHIVE_OK ||
-            archive_write_set_format_option(a, "zip", "compression", "deflate") != ARCHIVE_OK) {
+            archive_write_set_format_option(a, "zip", "compression", "deflate") != ARCHIVE_OK ||
+            archive_write_set_format_option(a, "zip", "hdrcharset", "UTF-8") != ARCHIVE_OK) {
             tl_error(out_path, NULL, "zip format: %s", archive_error_string(a));
             goto out;
         }
     } else {
         if (archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
+            archive_write_set_format_option(a, "pax", "hdrcharset", "UTF-8") != ARCHIVE_OK ||
             archive_write_add_filter_zstd(a) != ARCHIVE_OK) {
             tl_error(out_path, NULL, "tar.zst format: %s", archive_error_string(a));
             goto out;
@@ -68,6 +92,10 @@ int tl_pack_write(const char *dir, const tl_strlist *files, const char *const *s
             tl_error(rel, NULL, "refused: %s", why);
             goto out;
         }
+        if (!tl_utf8_valid(rel, strlen(rel))) {
+            tl_error(rel, NULL, "refused: the name is not valid UTF-8 (archive names are UTF-8)");
+            goto out;
+        }
         char *full = tl_join(dir, rel);
         int fd = open(full, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
         struct stat st;
@@ -79,7 +107,7 @@ int tl_pack_write(const char *dir, const tl_strlist *files, const char *const *s
             goto out;
         }
         struct archive_entry *e = archive_entry_new();
-        archive_entry_set_pathname(e, rel);
+        archive_entry_set_pathname_utf8(e, rel);
         archive_entry_set_filetype(e, AE_IFREG);
         archive_entry_set_perm(e, (st.st_mode & 0111) ? 0755 : 0644);
         archive_entry_set_size(e, st.st_size);
@@ -333,7 +361,16 @@ static int precheck(const char *path, const char *out_dir, const tl_extract_limi
     return bad;
 }
 
-int tl_archive_extract(const char *archive_path, const char *out_dir, const tl_extract_limits *limits)
+int tl_pack_write(const char *dir, const tl_strlist *files, const char *const *sha, tl_archive_format fmt,
+                  const char *out_path)
+{
+    locale_t old = utf8_begin();
+    int rc = pack_write(dir, files, sha, fmt, out_path);
+    utf8_end(old);
+    return rc;
+}
+
+static int archive_extract(const char *archive_path, const char *out_dir, const tl_extract_limits *limits)
 {
     tl_extract_limits lim;
     if (limits)
@@ -498,7 +535,15 @@ static char *resolve_link(const char *p, const char *t)
     return r;
 }
 
-int tl_git_archive_read(const char *root, const char *rev, const char *const *paths, size_t npaths,
+int tl_archive_extract(const char *archive_path, const char *out_dir, const tl_extract_limits *limits)
+{
+    locale_t old = utf8_begin();
+    int rc = archive_extract(archive_path, out_dir, limits);
+    utf8_end(old);
+    return rc;
+}
+
+static int git_archive_read(const char *root, const char *rev, const char *const *paths, size_t npaths,
                         tl_mem_file **out, size_t *nout)
 {
     *out = NULL;
@@ -676,4 +721,13 @@ int tl_git_archive_read(const char *root, const char *rev, const char *const *pa
     *out = v;
     *nout = n;
     return 0;
+}
+
+int tl_git_archive_read(const char *root, const char *rev, const char *const *paths, size_t npaths,
+                        tl_mem_file **out, size_t *nout)
+{
+    locale_t old = utf8_begin();
+    int rc = git_archive_read(root, rev, paths, npaths, out, nout);
+    utf8_end(old);
+    return rc;
 }
