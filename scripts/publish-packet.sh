@@ -1,28 +1,99 @@
 #!/usr/bin/env bash
 # Copy the evidence of an attempt folder into a published packet (reports/<date>-<label>/),
-# index it with files.sha256 (tandem pack) and verify it (tandem pack --check).
-# The packet's README.md (how to reproduce, what it claims) is written by hand beside it;
+# replace the machine's paths by placeholders, index it with files.sha256 (tandem pack) and
+# verify it (tandem pack --check).
+#
+# Machine paths (issue 18): in the packet's JSON and Markdown files the attempt folder
+# becomes <attempt> and the repository root <root> (tandem pack --redact). Before that,
+# original-files.sha256 records the SHA-256 of every copied original under its path in the
+# attempt folder (`cd ATTEMPT && sha256sum -c PACKET/original-files.sha256`); files.sha256
+# then lists the published bytes. The packet's README.md gets (or has refreshed) a section
+# saying so; the rest of the README (how to reproduce, what it claims) is written by hand:
 # run this again after editing it so files.sha256 covers it.
 # usage: scripts/publish-packet.sh ATTEMPT_DIR PACKET_DIR
 set -euo pipefail
 [ $# -eq 2 ] || { echo "usage: $0 ATTEMPT_DIR PACKET_DIR" >&2; exit 2; }
 attempt=$1 packet=$2
-tandem=${TANDEM:-$(dirname "$0")/../build/tandem}
+here=$(cd "$(dirname "$0")" && pwd -P)
+tandem=${TANDEM:-$here/../build/tandem}
 [ -f "$attempt/attempt-manifest.json" ] || { echo "$attempt: no attempt-manifest.json (not an attempt folder)" >&2; exit 1; }
-mkdir -p "$packet/players" "$packet/smoke" "$packet/gate"
-cp "$attempt/attempt-manifest.json" "$attempt/quiet-pregate.json" "$attempt/compile-check.json" "$packet/"
-cp "$attempt/staging/staging.json" "$packet/staging.json"
-for m in "$attempt"/players/*/binary-manifest-*.json; do cp "$m" "$packet/players/"; done
-cp "$attempt"/smoke/smoke-*.json "$packet/smoke/"
-cp "$attempt"/gate/gate.md "$attempt"/gate/gate-summary.json "$attempt"/gate/gate-chart.svg \
-   "$attempt"/gate/gate-config.json "$packet/gate/"
+[ -x "$tandem" ] || { echo "$tandem: no tandem command (build it, or set TANDEM)" >&2; exit 1; }
+attempt_real=$(cd "$attempt" && pwd -P)
+case $(cd "$(dirname "$packet")" 2>/dev/null && pwd -P)/ in
+  "$attempt_real"/*) echo "$packet: the packet must not be inside the attempt folder" >&2; exit 1 ;;
+esac
+
+# The originals, by their path in the attempt folder, and where each goes in the packet.
+originals=(attempt-manifest.json quiet-pregate.json compile-check.json staging/staging.json)
+for m in "$attempt"/players/*/binary-manifest-*.json; do originals+=("${m#"$attempt"/}"); done
+for m in "$attempt"/smoke/smoke-*.json; do originals+=("${m#"$attempt"/}"); done
+originals+=(gate/gate.md gate/gate-summary.json gate/gate-chart.svg gate/gate-config.json)
+dest() {
+  case $1 in
+    staging/staging.json) echo staging.json ;;
+    players/*) echo "players/${1##*/}" ;;
+    *) echo "$1" ;;
+  esac
+}
 size=$(stat -c %s "$attempt/runs.zip")
 if [ "$size" -lt $((5 * 1024 * 1024)) ]; then
-  cp "$attempt/runs.zip" "$packet/runs.zip"
+  originals+=(runs.zip)
 else
   echo "runs.zip is $size bytes (over 5 MB): not copied" >&2
 fi
+for f in "${originals[@]}"; do
+  [ -f "$attempt/$f" ] && [ ! -L "$attempt/$f" ] || { echo "$attempt/$f: missing or not a regular file" >&2; exit 1; }
+done
+
+mkdir -p "$packet/players" "$packet/smoke" "$packet/gate"
+for f in "${originals[@]}"; do cp "$attempt/$f" "$packet/$(dest "$f")"; done
+# the hashes of the unredacted originals, sha256sum format, sorted by path
+(cd "$attempt" && "$tandem" hash "${originals[@]}") | LC_ALL=C sort -k2 >"$packet/original-files.sha256.tmp"
+mv "$packet/original-files.sha256.tmp" "$packet/original-files.sha256"
+
+# The machine paths: the attempt folder (as given, resolved, and as its manifest recorded
+# it) and the repository root (this script's, and the staging's sourceRoot).
+json_field() { python3 -c 'import json,sys; v=json.load(open(sys.argv[1])).get(sys.argv[2]); print(v if isinstance(v,str) else "")' "$1" "$2"; }
+declare -A seen=()
+redact=()
+add_path() { # PATH PLACEHOLDER: absolute, trailing '/' removed, not '/', once
+  local p=${1%/}
+  [ -n "$p" ] && [ "${p:0:1}" = / ] && [ -z "${seen[$p]:-}" ] || return 0
+  seen[$p]=1
+  redact+=(--path "$p=$2")
+}
+add_path "$attempt_real" '<attempt>'
+add_path "$(cd "$attempt" && pwd -L)" '<attempt>'
+add_path "$(json_field "$attempt/attempt-manifest.json" folder)" '<attempt>'
+add_path "$(cd "$here/.." && pwd -P)" '<root>'
+add_path "$(json_field "$attempt/staging/staging.json" sourceRoot)" '<root>'
+
+# The README's section on paths, added or refreshed (between its markers).
+begin='<!-- publish-packet: machine paths -->' end='<!-- /publish-packet -->'
+readme=$packet/README.md
+[ -f "$readme" ] || printf '# Evidence packet\n\nPublished from an attempt folder with `scripts/publish-packet.sh`.\n' >"$readme"
+awk -v b="$begin" -v e="$end" '$0 == b {skip = 1} !skip {print} $0 == e {skip = 0}' "$readme" >"$readme.tmp"
+sed -i -e :a -e '/^\n*$/{$d;N;ba' -e '}' "$readme.tmp"   # no trailing blank lines
+cat >>"$readme.tmp" <<EOF
+
+$begin
+## Machine paths
+
+The absolute paths of the machine that ran the attempt are not published: in the packet's
+JSON and Markdown files the attempt folder is written \`<attempt>\` and the repository root
+\`<root>\` (\`tandem pack --redact\`, run by \`scripts/publish-packet.sh\`).
+\`files.sha256\` lists the bytes as published (\`tandem pack --check\` verifies them).
+\`original-files.sha256\` lists the SHA-256 of the unredacted originals under their paths
+in the attempt folder (\`cd <attempt> && sha256sum -c original-files.sha256\` where it ran;
+each line is also in the attempt's own \`files.sha256\`). \`runs.zip\` is copied unchanged:
+the gate hashed the reports in it (\`gate/gate-summary.json\`, \`inputs\`), so its player
+reports and observations keep the paths they recorded.
+$end
+EOF
+mv "$readme.tmp" "$readme"
+
+"$tandem" pack --redact "$packet" "${redact[@]}"
 tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 "$tandem" pack "$packet" --out "$tmp/packet.zip" >/dev/null
-rm -rf "$tmp"
 "$tandem" pack --check "$packet"

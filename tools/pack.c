@@ -8,6 +8,7 @@
 #include "tl_fs.h"
 #include "tl_hash.h"
 #include "tl_manifest.h"
+#include "tl_redact.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -24,6 +25,7 @@ static void usage(FILE *o)
     fprintf(o, "usage: tandem pack DIR [--format zip|tar.zst] [--out FILE]\n"
                "       tandem pack --check DIR|ARCHIVE [LIMITS]\n"
                "       tandem pack --extract ARCHIVE --out DIR [LIMITS]\n"
+               "       tandem pack --redact DIR --path PATH=<name> [--path PATH=<name>...]\n"
                "\n"
                "Pack: write DIR/files.sha256 (\"<sha256>  <path>\" per file, sorted by path, itself\n"
                "excluded) and a reproducible archive of DIR (sorted entries, fixed mtime\n"
@@ -41,6 +43,14 @@ static void usage(FILE *o)
                "counted), --max-entry BYTES (1 GiB), --max-ratio N (1000 extracted bytes per archive\n"
                "byte, checked above 1 MiB); sparse entries are refused. SIGINT/SIGTERM stop it and\n"
                "the temporary folder of --check is removed (exit 1).\n"
+               "\n"
+               "--redact: replace machine paths by placeholders in a folder about to be published\n"
+               "(scripts/publish-packet.sh): in every *.json file (each string and key, through cJSON,\n"
+               "rewritten only when changed) and *.md, *.txt, *.svg, *.log, *.csv file (bytes), each PATH\n"
+               "(absolute) where it starts a path becomes its <name>, longest first; archives are left\n"
+               "as they are. A file other than an archive that still holds a PATH afterwards, or a\n"
+               "*.json file that is not JSON, is refused (named). Run it before packing: files.sha256\n"
+               "then lists the published bytes.\n"
                "\n"
                "Exit: 0 ok, 1 refused, invalid or mismatching, 2 usage.\n");
 }
@@ -282,6 +292,40 @@ out:
     return rc;
 }
 
+/* --redact DIR --path PATH=<name>...: 0 ok, 1 refused, 2 usage. */
+static int do_redact(const char *dir, char **args, size_t n, int extra_opts)
+{
+    if (extra_opts) {
+        fprintf(stderr, "tandem pack: --redact takes no --out or --format\n");
+        return 2;
+    }
+    struct stat st;
+    if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        tl_error(dir, "--redact", "not a folder (a symbolic link is refused)");
+        return 1;
+    }
+    tl_redaction r[16];
+    for (size_t i = 0; i < n; i++) {
+        const char *why;
+        char *copy = args[i]; /* argv storage: split in place */
+        char shown[64];
+        snprintf(shown, sizeof shown, "%.60s", args[i]);
+        if (!tl_redaction_parse(copy, &r[i], &why)) {
+            fprintf(stderr, "tandem pack: --path '%s': %s\n", shown, why);
+            return 2;
+        }
+    }
+    size_t changed = 0;
+    static const char *const skip[] = { SUMS, NULL };
+    if (tl_redact_dir(dir, r, n, skip, &changed))
+        return 1;
+    printf("redacted %zu file(s) in %s:", changed, dir);
+    for (size_t i = 0; i < n; i++)
+        printf(" %s", r[i].placeholder);
+    printf("\n");
+    return 0;
+}
+
 /* A positive integer option (bytes, or a ratio), no suffix, no sign. 0 ok, 2 usage. */
 static int limit_arg(const char *opt, const char *v, double lo, double hi, double *out)
 {
@@ -306,7 +350,9 @@ static int interrupted(const char *what)
 
 int td_verb_pack(int argc, char **argv)
 {
-    const char *dir = NULL, *fmt = NULL, *out = NULL, *check = NULL, *extract = NULL;
+    const char *dir = NULL, *fmt = NULL, *out = NULL, *check = NULL, *extract = NULL, *redact = NULL;
+    char *paths[16];
+    size_t npaths = 0;
     tl_extract_limits lim;
     tl_extract_limits_default(&lim);
     for (int i = 1; i < argc; i++) {
@@ -325,7 +371,7 @@ int td_verb_pack(int argc, char **argv)
             else
                 lim.max_ratio = d;
         } else if (!strcmp(a, "--format") || !strcmp(a, "--out") || !strcmp(a, "--check") ||
-                   !strcmp(a, "--extract")) {
+                   !strcmp(a, "--extract") || !strcmp(a, "--redact") || !strcmp(a, "--path")) {
             if (i + 1 >= argc || !argv[i + 1][0]) {
                 fprintf(stderr, "tandem pack: %s needs a value\n", a);
                 usage(stderr);
@@ -338,8 +384,16 @@ int td_verb_pack(int argc, char **argv)
                 out = v;
             else if (!strcmp(a, "--check"))
                 check = v;
-            else
+            else if (!strcmp(a, "--redact"))
+                redact = v;
+            else if (!strcmp(a, "--extract"))
                 extract = v;
+            else if (npaths < sizeof paths / sizeof *paths)
+                paths[npaths++] = (char *)v;
+            else {
+                fprintf(stderr, "tandem pack: --path: at most %zu\n", sizeof paths / sizeof *paths);
+                return 2;
+            }
         } else if (a[0] == '-') {
             fprintf(stderr, "tandem pack: unknown option '%s'\n", a);
             usage(stderr);
@@ -355,11 +409,17 @@ int td_verb_pack(int argc, char **argv)
         fprintf(stderr, "tandem pack: --format: expected zip or tar.zst, got '%s'\n", fmt);
         return 2;
     }
-    if (!!check + !!extract + !!dir != 1) {
-        fprintf(stderr, "tandem pack: give exactly one of DIR, --check or --extract\n");
+    if (!!check + !!extract + !!dir + !!redact != 1) {
+        fprintf(stderr, "tandem pack: give exactly one of DIR, --check, --extract or --redact\n");
         usage(stderr);
         return 2;
     }
+    if (!redact != !npaths) {
+        fprintf(stderr, "tandem pack: --redact needs at least one --path PATH=<name>, and --path needs --redact\n");
+        return 2;
+    }
+    if (redact)
+        return do_redact(redact, paths, npaths, out || fmt);
     if (check) {
         if (out || fmt) {
             fprintf(stderr, "tandem pack: --check takes no --out or --format\n");
