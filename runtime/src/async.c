@@ -122,6 +122,14 @@ int td_runner_await_task_(td_runner *r, td_task t)
     return td_runner_suspend_(r);
 }
 
+/* TD_AWAIT_NEXT_FRAME / TD_AWAIT_YIELD out of line: the task of td_next_frame / td_yield,
+ * then the suspension (the marker's queue on the loop's thread, see td_runner_suspend_). */
+int td_runner_await_frame_(td_runner *r, td_timing t, int yield)
+{
+    /* The task goes straight to the call (in registers: no struct store, tcc) */
+    return yield ? td_runner_await_task_(r, (td_yield)(t)) : td_runner_await_task_(r, (td_next_frame)(t));
+}
+
 int td_runner_suspend_(td_runner *r)
 {
     td_task t;

@@ -36,7 +36,7 @@ static void tsub_nf_step(td_runner *r, tsub_plain_frame *f)
 {
     TD_BEGIN(r);
     (void)f;
-    TD_AWAIT(r, td_next_frame(TD_TIMING_UPDATE));
+    TD_AWAIT_NEXT_FRAME(r, TD_TIMING_UPDATE);
     TD_RETURN(r);
     TD_END(r);
 }
@@ -45,7 +45,7 @@ TD_METHOD_DEFINE(tsub_nf, tsub_plain_frame, tsub_nf_step);
 static void tsub_nf_i64_step(td_runner *r, tsub_plain_frame *f)
 {
     TD_BEGIN(r);
-    TD_AWAIT(r, td_next_frame(TD_TIMING_UPDATE));
+    TD_AWAIT_NEXT_FRAME(r, TD_TIMING_UPDATE);
     TD_RETURN_VALUE(r, f->value);
     TD_END(r);
 }
@@ -90,9 +90,9 @@ static void tsub_loop_step(td_runner *r, tsub_loop_frame *f)
     TD_BEGIN(r);
     for (f->i = 0; f->i < f->awaits; f->i++) {
         if (f->kind == TD_LOOP_YIELD)
-            TD_AWAIT(r, td_yield(TD_TIMING_UPDATE));
+            TD_AWAIT_YIELD(r, TD_TIMING_UPDATE);
         else
-            TD_AWAIT(r, td_next_frame(TD_TIMING_UPDATE));
+            TD_AWAIT_NEXT_FRAME(r, TD_TIMING_UPDATE);
     }
     if (f->kind == TD_LOOP_NEXTFRAME_I64)
         TD_RETURN_VALUE(r, 42);

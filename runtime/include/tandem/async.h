@@ -107,6 +107,7 @@ void td_runner_move_next(void *runner);
 /* Internal: 1 when the step must return (suspended, or the runner completed). */
 int td_runner_suspend_(td_runner *r);
 int td_runner_await_task_(td_runner *r, td_task t);
+int td_runner_await_frame_(td_runner *r, td_timing t, int yield);
 int td_runner_take_(td_runner *r, int propagate, int64_t *value_out);
 void td_runner_finish_(td_runner *r, td_status st, int64_t value, const td_error *err);
 
@@ -138,6 +139,37 @@ TD_INLINE int td_runner_suspend_now_(td_runner *r)
 }
 #if !TD_PORT_INLINES     /* tcc never inlines: the out-of-line function has the same paths */
 #define td_runner_suspend_now_(r) td_runner_suspend_(r)
+#endif
+
+/* TD_AWAIT_FRAME_'s fast path (inline): the main loop's marker for t (loop.h), its queue. */
+TD_INLINE int td_runner_await_frame_now_(td_runner *r, td_timing t, int yield)
+{
+    struct td_loop *loop = td_loop_main_;
+    if (TD_LIKELY(loop != NULL && (unsigned)t < TD_TIMING_COUNT)) {
+        td_loop_marker_ *m = (td_loop_marker_ *)loop + t;
+        td_loop_queue_ *q = m->queue;
+        if (TD_LIKELY(td_atomic_load_u32(&m->direct) && *m->thread == td_thread_self() &&
+                      q->count < q->cap && !td_runtime_settings.flow)) {
+            uint32_t frame = td_atomic_load_u32((volatile uint32_t *)m->frame);
+            uint32_t target = frame + 1;
+            if (yield && td_atomic_load_u32((volatile uint32_t *)m->current) != TD_TIMING_COUNT &&
+                td_atomic_load_u32((volatile uint32_t *)m->source.cont_arg) != frame)
+                target = frame;         /* timing t still ahead in the frame running now */
+            td_loop_entry_ *e = &q->items[q->count++];
+            e->fn = td_runner_move_next;
+            e->arg = r;
+            e->target = target;
+            /* the resumption reads the marker task (canceled if the loop is retired) */
+            r->awaiting.task.source = &m->source;
+            r->awaiting.task.token = target;
+            r->sync = NULL;
+            return 1;
+        }
+    }
+    return td_runner_await_frame_(r, t, yield);
+}
+#if !TD_PORT_INLINES
+#define td_runner_await_frame_now_(r, t, yield) td_runner_await_frame_((r), (t), (yield))
 #endif
 
 /* The resumption's fast path (inline): a source-free task or a reached stamp source (frame
@@ -192,6 +224,21 @@ TD_INLINE int td_runner_take_now_(td_runner *r, int64_t *value_out)
         if (td_runner_suspend_now_(r)) return;                                         \
     case __LINE__:                                                                     \
         if (td_runner_take_now_((r), &(dst))) return;                                  \
+    } while (0)
+
+/* Await a frame wait of the main loop without building its task first: the next frame's
+ * run of timing `t` (TD_AWAIT_NEXT_FRAME, as td_next_frame) or the next run of `t`
+ * (TD_AWAIT_YIELD, as td_yield). On the loop's thread with flow off the suspension is one
+ * queue entry; anything else takes the same path as TD_AWAIT of the task. The outcome is
+ * the task's: canceled if the loop is retired first, TD_ERR_NO_LOOP without a main loop. */
+#define TD_AWAIT_NEXT_FRAME(r, t) TD_AWAIT_FRAME_((r), (t), 0)
+#define TD_AWAIT_YIELD(r, t) TD_AWAIT_FRAME_((r), (t), 1)
+#define TD_AWAIT_FRAME_(r, t, yield)                                                   \
+    do {                                                                               \
+        (r)->resume = __LINE__;                                                        \
+        if (td_runner_await_frame_now_((r), (t), (yield))) return;                     \
+    case __LINE__:                                                                     \
+        if (td_runner_take_now_((r), NULL)) return;                                    \
     } while (0)
 
 /* Await without propagation: the outcome lands in (r)->last (suppression). */
