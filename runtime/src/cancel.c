@@ -280,6 +280,17 @@ td_cancel_source *td_cancel_source_linked(const td_cancel_token *tokens, int cou
     return cs;
 }
 
+/* The cancel-after item is gone: disarm, and run a free that waited for it. */
+static void cancel_after_detached(td_cancel_source *cs)
+{
+    pthread_mutex_lock(&cs->lock);
+    cs->after_armed = 0;
+    int destroy = cs->free_requested != 0;
+    pthread_mutex_unlock(&cs->lock);
+    if (destroy)
+        cancel_source_destroy(cs);
+}
+
 static int cancel_after_tick(void *arg)
 {
     td_cancel_source *cs = (td_cancel_source *)arg;
@@ -292,12 +303,7 @@ static int cancel_after_tick(void *arg)
         done = 1;
     if (!done)
         return 1;
-    pthread_mutex_lock(&cs->lock);
-    cs->after_armed = 0;
-    int destroy = cs->free_requested != 0;
-    pthread_mutex_unlock(&cs->lock);
-    if (destroy)
-        cancel_source_destroy(cs);
+    cancel_after_detached(cs);
     return 0;
 }
 
@@ -308,12 +314,7 @@ static void cancel_after_retire(void *arg)
     td_cancel_source *cs = (td_cancel_source *)arg;
     if (!cs->free_requested)
         td_cancel_source_cancel(cs);
-    pthread_mutex_lock(&cs->lock);
-    cs->after_armed = 0;
-    int destroy = cs->free_requested != 0;
-    pthread_mutex_unlock(&cs->lock);
-    if (destroy)
-        cancel_source_destroy(cs);
+    cancel_after_detached(cs);
 }
 
 int td_cancel_source_cancel_after(td_cancel_source *cs, int64_t ns, int clock, td_loop *loop)

@@ -223,21 +223,23 @@ uint32_t td_loop_next_run_frame_(td_loop *loop, uint32_t t)
 
 /* ---- queues and items ------------------------------------------------------------------ */
 
-/* Cold: its own function, so the pushes keep their registers (no realloc frame). */
-static TD_NOINLINE int loop_queue_grow(loop_queue *q)
+/* Double an array of `*cap` elements of `size` bytes (first: `first`). Cold: its own
+ * function, so the pushes keep their registers (no realloc frame). */
+static TD_NOINLINE int loop_array_grow(void **items, uint32_t *cap, size_t size, uint32_t first)
 {
-    uint32_t cap = q->cap ? q->cap * 2 : 64;
-    loop_entry *items = (loop_entry *)realloc(q->items, cap * sizeof(loop_entry));
-    if (items == NULL)
+    uint32_t n = *cap ? *cap * 2 : first;
+    void *grown = realloc(*items, n * size);
+    if (grown == NULL)
         return TD_E_NOMEM;
-    q->items = items;
-    q->cap = cap;
+    *items = grown;
+    *cap = n;
     return TD_OK;
 }
 
 static int loop_queue_push(loop_queue *q, td_continuation_fn fn, void *arg, uint32_t target)
 {
-    if (TD_UNLIKELY(q->count == q->cap) && loop_queue_grow(q) != TD_OK)
+    if (TD_UNLIKELY(q->count == q->cap) &&
+        loop_array_grow((void **)&q->items, &q->cap, sizeof(loop_entry), 64) != TD_OK)
         return TD_E_NOMEM;
     loop_entry *e = &q->items[q->count++];
     e->fn = fn;
@@ -248,14 +250,9 @@ static int loop_queue_push(loop_queue *q, td_continuation_fn fn, void *arg, uint
 
 static int loop_items_push(loop_items *l, td_item_fn fn, td_continuation_fn retire, void *arg)
 {
-    if (TD_UNLIKELY(l->count == l->cap)) {
-        uint32_t cap = l->cap ? l->cap * 2 : 16;
-        loop_item *items = (loop_item *)realloc(l->items, cap * sizeof(loop_item));
-        if (items == NULL)
-            return TD_E_NOMEM;
-        l->items = items;
-        l->cap = cap;
-    }
+    if (TD_UNLIKELY(l->count == l->cap) &&
+        loop_array_grow((void **)&l->items, &l->cap, sizeof(loop_item), 16) != TD_OK)
+        return TD_E_NOMEM;
     loop_item *it = &l->items[l->count++];
     it->fn = fn;
     it->retire = retire;
@@ -271,16 +268,8 @@ static int loop_inbox_push(td_loop *loop, const loop_remote *r)
         td_spin_unlock(&loop->inbox_lock);
         return TD_E_RETIRED;
     }
-    if (loop->inbox_count == loop->inbox_cap) {
-        uint32_t cap = loop->inbox_cap ? loop->inbox_cap * 2 : 64;
-        loop_remote *items = (loop_remote *)realloc(loop->inbox, cap * sizeof(loop_remote));
-        if (items == NULL)
-            rc = TD_E_NOMEM;
-        else {
-            loop->inbox = items;
-            loop->inbox_cap = cap;
-        }
-    }
+    if (loop->inbox_count == loop->inbox_cap)
+        rc = loop_array_grow((void **)&loop->inbox, &loop->inbox_cap, sizeof(loop_remote), 64);
     if (rc == TD_OK)
         loop->inbox[loop->inbox_count++] = *r;
     td_spin_unlock(&loop->inbox_lock);
