@@ -222,6 +222,52 @@ static void runner_pool_capacity(void)
     TD_CHECK_EQ(TD_OK, td_set_runner_pool_capacity(TD_DEFAULT_RUNNER_POOL_CAPACITY));
 }
 
+/* Release clears every byte of the frame, whatever its size: small frames word by word
+ * (up to four words inline), larger ones with memset; odd sizes round up to a word. */
+#define FILL_METHOD(n)                                                                   \
+    typedef struct { unsigned char b[n]; } fill##n##_frame;                              \
+    static void fill##n##_step(td_runner *r, fill##n##_frame *f)                         \
+    {                                                                                    \
+        TD_BEGIN(r);                                                                     \
+        memset(f->b, 0xAB, sizeof f->b);                                                 \
+        TD_END(r);                                                                       \
+    }                                                                                    \
+    TD_METHOD_DEFINE(fill##n, fill##n##_frame, fill##n##_step);
+FILL_METHOD(1)
+FILL_METHOD(3)
+FILL_METHOD(8)
+FILL_METHOD(20)
+FILL_METHOD(32)
+FILL_METHOD(33)
+FILL_METHOD(40)
+FILL_METHOD(200)
+
+static int frame_cleared_after_release(td_method *m)
+{
+    td_runner *r = td_runner_rent(m);
+    if (r == NULL || td_runner_start(r).source != NULL)
+        return 0;
+    /* synchronous success: released into the pool (not freed), so it may be read */
+    const unsigned char *b = (const unsigned char *)td_runner_frame(r);
+    for (uint32_t i = 0; i < m->frame_size; i++)
+        if (b[i] != 0)
+            return 0;
+    td_runner *again = td_runner_rent(m);   /* it is the next rental */
+    td_runner_start(again);                 /* back to the pool */
+    return again == r;
+}
+
+static void release_clears_frames_of_every_size(void)
+{
+    td_method *ms[] = { &fill1_method, &fill3_method, &fill8_method, &fill20_method,
+                        &fill32_method, &fill33_method, &fill40_method, &fill200_method };
+    for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
+        td_runner *warm = td_runner_rent(ms[i]);        /* a pooled runner to reuse */
+        td_runner_start(warm);
+        TD_CHECK(frame_cleared_after_release(ms[i]));
+    }
+}
+
 int main(void)
 {
     if (td_runtime_init(NULL) != TD_OK)
@@ -233,6 +279,7 @@ int main(void)
     TD_RUN(untyped_methods);
     TD_RUN(synchronous_fault_and_cancel);
     TD_RUN(runner_pool_capacity);
+    TD_RUN(release_clears_frames_of_every_size);
     td_runtime_shutdown();
     return TD_TEST_SUMMARY();
 }

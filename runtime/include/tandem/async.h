@@ -77,9 +77,12 @@ struct td_runner {
     td_method name##_method = {                                                       \
         #name, (uint32_t)sizeof(F), (td_step_fn)(STEP),                               \
         TD_POOL_STATIC_INIT(name##_runner_slots, TD_DEFAULT_METHOD_POOL_SLOTS,         \
-                            sizeof(td_runner) + sizeof(F), #name),                    \
+                            TD_RUNNER_SIZE_(sizeof(F)), #name),                       \
         0, 0 }
 #define TD_METHOD_DECLARE(name) extern td_method name##_method
+/* A runner's size: the frame rounded up to whole 8-byte words, so the release clears it
+ * word by word (runner_release) without a memset call for small frames. */
+#define TD_RUNNER_SIZE_(frame_size) (sizeof(td_runner) + (((frame_size) + 7) & ~(size_t)7))
 
 #define TD_DEFAULT_METHOD_POOL_SLOTS 128
 
