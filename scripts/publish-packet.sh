@@ -85,9 +85,10 @@ JSON and Markdown files the attempt folder is written \`<attempt>\` and the repo
 \`files.sha256\` lists the bytes as published (\`tandem pack --check\` verifies them).
 \`original-files.sha256\` lists the SHA-256 of the unredacted originals under their paths
 in the attempt folder (\`cd <attempt> && sha256sum -c original-files.sha256\` where it ran;
-each line is also in the attempt's own \`files.sha256\`). \`runs.zip\` is copied unchanged:
-the gate hashed the reports in it (\`gate/gate-summary.json\`, \`inputs\`), so its player
-reports and observations keep the paths they recorded.
+each line is also in the attempt's own \`files.sha256\`). \`runs.zip\` is redacted the same way
+and packed again: its player reports and observations read \`<attempt>\` and \`<root>\`;
+the hashes the gate recorded for them (\`gate/gate-summary.json\`, \`inputs\`) are those of
+the originals, listed under \`runs/\` in \`original-files.sha256\`.
 $end
 EOF
 mv "$readme.tmp" "$readme"
@@ -95,5 +96,18 @@ mv "$readme.tmp" "$readme"
 "$tandem" pack --redact "$packet" "${redact[@]}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# runs.zip: extracted safely (its files.sha256 checked), the originals' hashes added to
+# original-files.sha256 (under runs/, as in the attempt folder), redacted, packed again.
+if [ -f "$packet/runs.zip" ]; then
+  "$tandem" pack --extract "$packet/runs.zip" --out "$tmp/runs" >/dev/null
+  inner=()
+  while IFS= read -r -d '' f; do inner+=("runs/${f#"$tmp/runs/"}"); done \
+    < <(find "$tmp/runs" -type f ! -path "$tmp/runs/files.sha256" -print0)
+  { cat "$packet/original-files.sha256"; (cd "$tmp" && "$tandem" hash "${inner[@]}"); } \
+    | LC_ALL=C sort -k2 >"$packet/original-files.sha256.tmp"
+  mv "$packet/original-files.sha256.tmp" "$packet/original-files.sha256"
+  "$tandem" pack --redact "$tmp/runs" "${redact[@]}"
+  "$tandem" pack "$tmp/runs" --format zip --out "$packet/runs.zip" >/dev/null
+fi
 "$tandem" pack "$packet" --out "$tmp/packet.zip" >/dev/null
 "$tandem" pack --check "$packet"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # scripts/publish-packet.sh on a synthetic attempt in a deep, oddly named folder (issue 18:
 # published packets carry no machine paths): no trace of the attempt folder or of the
-# repository root in any published file but runs.zip (copied unchanged), placeholders in
-# their place, files.sha256 verifies the published bytes, original-files.sha256 the
+# repository root in any published file, runs.zip's contents included (redacted and packed
+# again), placeholders in their place, files.sha256 verifies the published bytes, original-files.sha256 the
 # originals in the attempt folder, the README says so once (also after a second run).
 # Then `tandem pack --redact` on its own: refusals.
 . "$(dirname "$0")/common.sh"
@@ -48,27 +48,30 @@ run 0 "publish" bash "$SCRIPT" "$A" "$P"
 expect "0 mismatch(es)" "publish verifies the packet"
 diff -r "$A" "$W/attempt-before" >/dev/null && pass || fail "publishing changed the attempt folder"
 
-# no trace of either folder in any published file but runs.zip (raw bytes or JSON-escaped)
-python3 - "$P" "$A" "$R" >"$W/trace" 2>&1 <<'PY'
+# no trace of either folder in any published file, nor in runs.zip's contents (raw bytes
+# or JSON-escaped)
+run 0 "extract the published runs.zip" "$T" pack --extract "$P/runs.zip" --out "$W/published-runs"
+python3 - "$P" "$W/published-runs" "$A" "$R" >"$W/trace" 2>&1 <<'PY'
 import json, os, sys
-P, paths = sys.argv[1], sys.argv[2:]
+P, RUNS, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
 forms = set()
 for p in paths:
     for s in (p, json.dumps(p)[1:-1], json.dumps(p, ensure_ascii=False)[1:-1], os.path.basename(p), "Odd \"dir\" ü"):
         forms.add(s.encode())
     forms.add(json.dumps("Odd \"dir\" ü")[1:-1].encode())
 bad = 0
-for d, _, fs in os.walk(P):
-    for f in fs:
-        rel = os.path.relpath(os.path.join(d, f), P)
-        if rel == "runs.zip": continue
-        b = open(os.path.join(d, f), "rb").read()
-        for s in forms:
-            if s in b: print("trace of", s, "in", rel); bad = 1
+for top in (P, RUNS):
+    for d, _, fs in os.walk(top):
+        for f in fs:
+            rel = os.path.relpath(os.path.join(d, f), top)
+            if top == P and rel == "runs.zip": continue     # compressed: checked extracted
+            b = open(os.path.join(d, f), "rb").read()
+            for s in forms:
+                if s in b: print("trace of", s, "in", rel); bad = 1
 sys.exit(bad)
 PY
 [ $? = 0 ] && pass || { fail "machine paths left in the packet"; cat "$W/trace"; }
-cmp -s "$A/runs.zip" "$P/runs.zip" && pass || fail "runs.zip was not copied unchanged"
+grep -qF '"<attempt>/players/aot/tandem.so"' "$W/published-runs/p01-primary-aot-r1.json" && pass || fail "runs.zip's report not redacted"
 grep -qF '"folder":	"<attempt>"' "$P/attempt-manifest.json" && pass || fail "attempt-manifest folder is not <attempt>"
 grep -qF '"sourceRoot":	"<root>"' "$P/staging.json" && pass || fail "staging.json sourceRoot is not <root>"
 grep -qF '"<attempt>/players/aot/tandem.so":' "$P/players/binary-manifest-aot.json" && pass || fail "a key holding the path not redacted"
@@ -95,7 +98,7 @@ PY
 grep -q '  original-files.sha256$' "$P/files.sha256" && pass || fail "files.sha256 does not cover original-files.sha256"
 (cd "$A" && sha256sum -c --quiet "$P/original-files.sha256") && pass || fail "original-files.sha256 does not verify the originals"
 n=$(wc -l <"$P/original-files.sha256")
-[ "$n" = 12 ] && pass || fail "original-files.sha256 lists $n files, expected 12"
+[ "$n" = 13 ] && pass || fail "original-files.sha256 lists $n files, expected 12 and runs/p01-primary-aot-r1.json"
 missing=$(grep -vxFf "$A/files.sha256" "$P/original-files.sha256")
 [ -z "$missing" ] && pass || fail "original lines not in the attempt's files.sha256: $missing"
 run 0 "pack --check the packet" "$T" pack --check "$P"
