@@ -17,6 +17,7 @@
 #include "tl_fs.h"
 #include "tl_json.h"
 #include "tl_manifest.h"
+#include "tl_opt.h"
 #include "tl_proc.h"
 
 int td_verb_build(int argc, char **argv);
@@ -27,39 +28,41 @@ int td_verb_stage(int argc, char **argv);
 static const char *const bench_suites[] = { "primary", "builderlifecycle", "throughput", "whenany", "buildercycle",
                                             NULL };
 
-static void bench_usage(FILE *o)
-{
-    fprintf(o,
-            "usage: tandem bench --suite S --backend aot|jit [--subjects a,b,... | --subject a ...]\n"
-            "                    [--meter time|instructions]\n"
-            "                    [--retention matched|default] [--flow on|off] [--samples N]\n"
-            "                    [--out FILE] [--work DIR] [--staging DIR] [--quick] [--filter TEXT]\n\n"
-            "Run one benchmark suite (primary, builderlifecycle, throughput, whenany,\n"
-            "buildercycle; SUITES.md) in one player process and write its JSON report.\n\n"
-            "  --suite S          the suite\n"
-            "  --backend B        aot (clang -O2 modules) or jit (libtcc at start-up)\n"
-            "  --subjects LIST    comma-separated subjects (default tandem,callback,fcontext,ucontext);\n"
-            "                     the first is compared with each of the others\n"
-            "  --subject S        one subject; repeat for more (instead of --subjects)\n"
-            "  --meter M          time (default): one process, ns/op; instructions: one valgrind\n"
-            "                     callgrind process per subject, collection on only inside the\n"
-            "                     timed segments; per row and subject: instructions, locked\n"
-            "                     instructions, indirect calls and calls per op (report-only,\n"
-            "                     deterministic); reports under WORK/icount/, summary at --out or\n"
-            "                     WORK/icount/<suite>-<backend>-instructions.json; default samples 2\n"
-            "  --retention R      matched (default: pools raised to each 1,024/4,096 cohort) or default\n"
-            "  --flow on|off      context flow for rows without their own flow arm (default off)\n"
-            "  --samples N        measured samples (default 8; --quick 2)\n"
-            "  --warmup N         warm-up calls (default 1)\n"
-            "  --out FILE         the report (default WORK/<suite>-<backend>.json)\n"
-            "  --work DIR         staging and players (default out/bench); players are reused\n"
-            "                     from WORK/<backend> when the reuse rule allows it\n"
-            "  --staging DIR      an existing staging folder (default: stage the working tree)\n"
-            "  --quick            few samples, small N (tests)\n"
-            "  --filter TEXT      only rows whose name contains TEXT\n"
-            "  --timeout SEC      player timeout (default 1200)\n\n"
-            "exit: 0 a complete, validated report; 1 a failed or incomplete run; 2 usage\n");
-}
+static const tl_opt bench_opts[] = {
+    { "suite", 0, TL_OPT_STR, "S", 0, 0, "the suite" },
+    { "backend", 0, TL_OPT_STR, "B", 0, 0, "aot (clang -O2 modules) or jit (libtcc at start-up)" },
+    { "subjects", 0, TL_OPT_STR, "LIST", 0, 0, "comma-separated subjects (default tandem,callback,fcontext,ucontext);\n"
+      "the first is compared with each of the others" },
+    { "subject", 0, TL_OPT_STR, "S", 0, 0, "one subject; repeat for more (instead of --subjects)" },
+    { "meter", 0, TL_OPT_STR, "M", 0, 0, "time (default): one process, ns/op; instructions: one valgrind\n"
+      "callgrind process per subject, collection on only inside the\n"
+      "timed segments; per row and subject: instructions, locked\n"
+      "instructions, indirect calls and calls per op (report-only,\n"
+      "deterministic); reports under WORK/icount/, summary at --out or\n"
+      "WORK/icount/<suite>-<backend>-instructions.json; default samples 2" },
+    { "retention", 0, TL_OPT_STR, "R", 0, 0, "matched (default: pools raised to each 1,024/4,096 cohort) or default" },
+    { "flow", 0, TL_OPT_STR, "on|off", 0, 0, "context flow for rows without their own flow arm (default off)" },
+    { "samples", 0, TL_OPT_INT, "N", 1, 1000000, "measured samples (default 8; --quick 2; instructions: at most 64)" },
+    { "warmup", 0, TL_OPT_INT, "N", 0, 1000000, "warm-up calls (default 1)" },
+    { "out", 0, TL_OPT_PATH, "FILE", 0, 0, "the report (default WORK/<suite>-<backend>.json)" },
+    { "work", 0, TL_OPT_PATH, "DIR", 0, 0, "staging and players (default out/bench); players are reused\n"
+      "from WORK/<backend> when the reuse rule allows it" },
+    { "staging", 0, TL_OPT_PATH, "DIR", 0, 0, "an existing staging folder (default: stage the working tree)" },
+    { "quick", 0, TL_OPT_FLAG, NULL, 0, 0, "few samples, small N (tests)" },
+    { "filter", 0, TL_OPT_STR, "TEXT", 0, 0, "only rows whose name contains TEXT" },
+    { "timeout", 0, TL_OPT_INT, "SEC", 1, 86400, "player timeout (default 1200)" },
+    { NULL, 0, 0, NULL, 0, 0, NULL }
+};
+
+static const tl_optspec bench_spec = {
+    "tandem bench", "--suite S --backend aot|jit [--subjects a,b,... | --subject a ...]\n"
+    "[--meter time|instructions]\n"
+    "[--retention matched|default] [--flow on|off] [--samples N]\n"
+    "[--out FILE] [--work DIR] [--staging DIR] [--quick] [--filter TEXT]",
+    "Run one benchmark suite (primary, builderlifecycle, throughput, whenany,\n"
+    "buildercycle; SUITES.md) in one player process and write its JSON report.",
+    bench_opts, "exit: 0 a complete, validated report; 1 a failed or incomplete run; 2 usage", 0, 0
+};
 
 /* The player folder has every subject and every bench suite built in. */
 static int bench_player_has(const char *dir, const char *backend, char **subjects, int nsub)
@@ -187,64 +190,50 @@ int td_verb_bench(int argc, char **argv)
     const char *suite = NULL, *backend = NULL, *subjects_arg = "tandem,callback,fcontext,ucontext";
     const char *retention = "matched", *flow = "off", *out = NULL, *work = "out/bench", *staging = NULL;
     const char *filter = NULL, *samples = NULL, *warmup = "1", *timeout = "1200", *meter = "time";
-    int quick = 0;
     char subject_list[1024] = "";
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            bench_usage(stdout);
-            return 0;
-        }
-        if (!strcmp(a, "--quick")) {
-            quick = 1;
-            continue;
-        }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "tandem bench: %s needs a value\n", a);
-            bench_usage(stderr);
+    tl_optres o;
+    int orc = tl_opt_parse(&bench_spec, argc, argv, &o);
+    if (orc) { tl_opt_free(&o); return orc == TL_OPT_HELP ? 0 : 2; }
+    suite = tl_opt_str(&o, "suite", suite);
+    backend = tl_opt_str(&o, "backend", backend);
+    subjects_arg = tl_opt_str(&o, "subjects", subjects_arg);
+    meter = tl_opt_str(&o, "meter", meter);
+    retention = tl_opt_str(&o, "retention", retention);
+    flow = tl_opt_str(&o, "flow", flow);
+    samples = tl_opt_str(&o, "samples", samples);
+    warmup = tl_opt_str(&o, "warmup", warmup);
+    out = tl_opt_str(&o, "out", out);
+    work = tl_opt_str(&o, "work", work);
+    staging = tl_opt_str(&o, "staging", staging);
+    filter = tl_opt_str(&o, "filter", filter);
+    timeout = tl_opt_str(&o, "timeout", timeout);
+    int quick = tl_opt_given(&o, "quick") > 0;
+    long long nsamples = tl_opt_int(&o, "samples", 0);
+    int nv;
+    const char *const *one = tl_opt_all(&o, "subject", &nv);
+    for (int i = 0; i < nv; i++) {
+        const char *v = one[i];
+        if (!v[0] || strchr(v, ',') || strlen(subject_list) + strlen(v) + 2 > sizeof subject_list) {
+            fprintf(stderr, "tandem bench: --subject '%s': one subject name\n", v);
+            tl_opt_free(&o);
             return 2;
         }
-        const char *v = argv[++i];
-        if (!strcmp(a, "--suite")) suite = v;
-        else if (!strcmp(a, "--backend")) backend = v;
-        else if (!strcmp(a, "--subjects")) subjects_arg = v;
-        else if (!strcmp(a, "--subject")) {
-            if (!v[0] || strchr(v, ',') || strlen(subject_list) + strlen(v) + 2 > sizeof subject_list) {
-                fprintf(stderr, "tandem bench: --subject '%s': one subject name\n", v);
-                return 2;
-            }
-            if (subject_list[0]) strcat(subject_list, ",");
-            strcat(subject_list, v);
-        }
-        else if (!strcmp(a, "--meter")) meter = v;
-        else if (!strcmp(a, "--retention")) retention = v;
-        else if (!strcmp(a, "--flow")) flow = v;
-        else if (!strcmp(a, "--samples")) samples = v;
-        else if (!strcmp(a, "--warmup")) warmup = v;
-        else if (!strcmp(a, "--out")) out = v;
-        else if (!strcmp(a, "--work")) work = v;
-        else if (!strcmp(a, "--staging")) staging = v;
-        else if (!strcmp(a, "--filter")) filter = v;
-        else if (!strcmp(a, "--timeout")) timeout = v;
-        else {
-            fprintf(stderr, "tandem bench: unknown option %s\n", a);
-            bench_usage(stderr);
-            return 2;
-        }
+        if (subject_list[0]) strcat(subject_list, ",");
+        strcat(subject_list, v);
     }
+    tl_opt_free(&o);
     int known = 0;
     for (int i = 0; suite && bench_suites[i]; i++) known |= !strcmp(suite, bench_suites[i]);
     if (!known || !backend || (strcmp(backend, "aot") && strcmp(backend, "jit")) ||
         (strcmp(retention, "matched") && strcmp(retention, "default")) || (strcmp(flow, "on") && strcmp(flow, "off")) ||
-        (samples && atoi(samples) < 1) || (strcmp(meter, "time") && strcmp(meter, "instructions"))) {
+        (strcmp(meter, "time") && strcmp(meter, "instructions"))) {
         fprintf(stderr, "tandem bench: need --suite (primary|builderlifecycle|throughput|whenany|buildercycle), "
-                        "--backend aot|jit, --retention matched|default, --flow on|off, --samples >= 1, "
-                        "--meter time|instructions\n");
-        bench_usage(stderr);
+                        "--backend aot|jit, --retention matched|default, --flow on|off, "
+                        "--meter time|instructions (tandem bench --help)\n");
         return 2;
     }
     int icount = !strcmp(meter, "instructions");
-    if (icount && samples && atoi(samples) > 64) {
+    if (icount && nsamples > 64) {
         fprintf(stderr, "tandem bench: --meter instructions takes at most 64 samples\n");
         return 2;
     }

@@ -37,6 +37,7 @@
 #include "tl_fs.h"
 #include "tl_hash.h"
 #include "tl_manifest.h"
+#include "tl_opt.h"
 
 #ifndef TANDEM_SOURCE_DIR
 #define TANDEM_SOURCE_DIR "."
@@ -47,24 +48,23 @@
 
 #define BUILD_MAX 32
 
-static void build_usage(FILE *o)
-{
-    fprintf(o,
-            "usage: tandem build --backend aot|jit --out DIR [--staging DIR] [--subject NAME]...\n"
-            "                    [--suite NAME]... [--shell PATH]\n"
-            "\n"
-            "Build a player folder: one generated translation unit per subject (runtime +\n"
-            "subject + suites), compiled by clang (aot: shared modules, LLVM IR, remarks) or\n"
-            "copied with its sources for libtcc (jit: compiled at player start-up; checked here).\n"
-            "\n"
-            "  --backend B     aot or jit\n"
-            "  --out DIR       player folder (created)\n"
-            "  --staging DIR   staging folder (default: the working tree %s)\n"
-            "  --subject NAME  subject under players/subjects/ (repeat; default: all)\n"
-            "  --suite NAME    suite under players/suites/ (repeat; default: all)\n"
-            "  --shell PATH    the tandem-player binary (default: next to tandem)\n",
-            TANDEM_SOURCE_DIR);
-}
+static const tl_opt build_opts[] = {
+    { "backend", 0, TL_OPT_STR, "B", 0, 0, "aot or jit" },
+    { "out", 0, TL_OPT_PATH, "DIR", 0, 0, "player folder (created)" },
+    { "staging", 0, TL_OPT_PATH, "DIR", 0, 0, "staging folder (default: the working tree " TANDEM_SOURCE_DIR ")" },
+    { "subject", 0, TL_OPT_STR, "NAME", 0, 0, "subject under players/subjects/ (repeat; default: all)" },
+    { "suite", 0, TL_OPT_STR, "NAME", 0, 0, "suite under players/suites/ (repeat; default: all)" },
+    { "shell", 0, TL_OPT_PATH, "PATH", 0, 0, "the tandem-player binary (default: next to tandem)" },
+    { NULL, 0, 0, NULL, 0, 0, NULL }
+};
+
+static const tl_optspec build_spec = {
+    "tandem build", "--backend aot|jit --out DIR [--staging DIR] [--subject NAME]...\n[--suite NAME]... [--shell PATH]",
+    "Build a player folder: one generated translation unit per subject (runtime +\n"
+    "subject + suites), compiled by clang (aot: shared modules, LLVM IR, remarks) or\n"
+    "copied with its sources for libtcc (jit: compiled at player start-up; checked here).",
+    build_opts, "Exit: 0 built, 1 a step failed, 2 usage.", 0, 0
+};
 
 /* tandem-player: --shell, $TANDEM_PLAYER, next to this executable, the build folder. */
 static int find_shell(const char *arg, char *out, size_t len)
@@ -150,29 +150,24 @@ int td_verb_build(int argc, char **argv)
     tl_strlist subjects = { 0 }, suites = { 0 }, outfiles = { 0 };
     int rc = 1;
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { build_usage(stdout); return 0; }
-        int takes = !strcmp(a, "--backend") || !strcmp(a, "--out") || !strcmp(a, "--staging") ||
-                    !strcmp(a, "--subject") || !strcmp(a, "--suite") || !strcmp(a, "--shell");
-        if (!takes) {
-            fprintf(stderr, "tandem build: unknown option %s\n", a);
-            build_usage(stderr);
-            return 2;
-        }
-        if (!v) { fprintf(stderr, "tandem build: %s needs a value\n", a); return 2; }
-        i++;
-        if (!strcmp(a, "--backend")) backend_name = v;
-        else if (!strcmp(a, "--out")) out = v;
-        else if (!strcmp(a, "--staging")) staging = v;
-        else if (!strcmp(a, "--subject")) tl_strlist_push(&subjects, v);
-        else if (!strcmp(a, "--suite")) tl_strlist_push(&suites, v);
-        else shell_arg = v;
-    }
+    tl_optres o;
+    int prc = tl_opt_parse(&build_spec, argc, argv, &o);
+    if (prc) { tl_opt_free(&o); return prc == TL_OPT_HELP ? 0 : 2; }
+    backend_name = tl_opt_str(&o, "backend", NULL);
+    out = tl_opt_str(&o, "out", NULL);
+    staging = tl_opt_str(&o, "staging", NULL);
+    shell_arg = tl_opt_str(&o, "shell", NULL);
+    int nv;
+    const char *const *vals = tl_opt_all(&o, "subject", &nv);
+    for (int i = 0; i < nv; i++) tl_strlist_push(&subjects, vals[i]);
+    vals = tl_opt_all(&o, "suite", &nv);
+    for (int i = 0; i < nv; i++) tl_strlist_push(&suites, vals[i]);
+    tl_opt_free(&o);
     const td_backend *be = td_backend_find(backend_name);
     if (!be || !out) {
-        fprintf(stderr, "tandem build: need --backend aot|jit and --out DIR\n");
-        build_usage(stderr);
+        fprintf(stderr, "tandem build: need --backend aot|jit and --out DIR (tandem build --help)\n");
+        tl_strlist_free(&subjects);
+        tl_strlist_free(&suites);
         return 2;
     }
     char *root = tl_abspath(staging ? staging : TANDEM_SOURCE_DIR);

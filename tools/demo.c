@@ -7,34 +7,30 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tl_err.h"
+#include "tl_opt.h"
 #include "tl_proc.h"
 
 int td_verb_build(int argc, char **argv);
 
-static void demo_usage(FILE *o)
-{
-    fprintf(o, "usage: tandem demo [--out DIR]\n\n"
-               "Build the demo suite with both backends (clang AOT and libtcc JIT) into DIR\n"
-               "(default out/demo) and run it on each player: async methods on a real frame\n"
-               "loop, narrated frame by frame.\n"
-               "exit: 0 both players passed, 1 a build or a player failed, 2 usage\n");
-}
+static const tl_opt demo_opts[] = {
+    { "out", 0, TL_OPT_PATH, "DIR", 0, 0, "where the players and reports go (default out/demo)" },
+    { NULL, 0, 0, NULL, 0, 0, NULL }
+};
+
+static const tl_optspec demo_spec = {
+    "tandem demo", "[--out DIR]",
+    "Build the demo suite with both backends (clang AOT and libtcc JIT) into DIR\n"
+    "and run it on each player: async methods on a real frame loop, narrated frame by frame.",
+    demo_opts, "exit: 0 both players passed, 1 a build or a player failed, 2 usage", 0, 0
+};
 
 int td_verb_demo(int argc, char **argv)
 {
-    const char *out = "out/demo";
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            demo_usage(stdout);
-            return 0;
-        }
-        if (!strcmp(argv[i], "--out") && i + 1 < argc)
-            out = argv[++i];
-        else {
-            demo_usage(stderr);
-            return 2;
-        }
-    }
+    tl_optres o;
+    int prc = tl_opt_parse(&demo_spec, argc, argv, &o);
+    if (prc) { tl_opt_free(&o); return prc == TL_OPT_HELP ? 0 : 2; }
+    const char *out = tl_opt_str(&o, "out", "out/demo");
+    tl_opt_free(&o);
     static const char *const backends[2] = { "aot", "jit" };
     int failed = 0;
     for (int b = 0; b < 2; b++) {

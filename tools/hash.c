@@ -3,6 +3,7 @@
  * tool library (OpenSSL EVP, 1 MiB reads, files in parallel); --bench prints throughput.
  */
 #include "tl_hash.h"
+#include "tl_opt.h"
 #include "tl_safe.h"
 
 #include <errno.h>
@@ -29,53 +30,29 @@ static void print_line(const char *hex, const char *name)
     putchar('\n');
 }
 
-static void usage(FILE *o)
-{
-    fprintf(o, "usage: tandem hash [--bench] [--threads N] FILE...\n"
-               "\n"
-               "Print \"<sha256>  <file>\" for each FILE (as sha256sum does). Files are hashed in\n"
-               "parallel (--threads, default one per CPU up to 8) with 1 MiB reads.\n"
-               "  --bench   also print bytes, seconds and throughput (MB/s) to stderr\n"
-               "Exit: 0 all hashed, 1 a file could not be read, 2 usage.\n");
-}
+static const tl_opt hash_opts[] = {
+    { "bench", 0, TL_OPT_FLAG, NULL, 0, 0, "also print bytes, seconds and throughput (MB/s) to stderr" },
+    { "threads", 0, TL_OPT_INT, "N", 1, 64, "hashing threads (default one per CPU up to 8)" },
+    { NULL, 0, 0, NULL, 0, 0, NULL }
+};
+
+static const tl_optspec hash_spec = {
+    "tandem hash", "[--bench] [--threads N] FILE...",
+    "Print \"<sha256>  <file>\" for each FILE (as sha256sum does). Files are hashed in\n"
+    "parallel with 1 MiB reads.",
+    hash_opts, "Exit: 0 all hashed, 1 a file could not be read, 2 usage.", 1, -1
+};
 
 int td_verb_hash(int argc, char **argv)
 {
-    int bench = 0, threads = 0;
-    const char **files = calloc((size_t)argc, sizeof *files);
-    size_t n = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage(stdout);
-            free(files);
-            return 0;
-        } else if (!strcmp(argv[i], "--bench")) {
-            bench = 1;
-        } else if (!strcmp(argv[i], "--threads")) {
-            const char *v = i + 1 < argc ? argv[++i] : "";
-            char *end;
-            errno = 0;
-            long t = strtol(v, &end, 10);
-            threads = (int)(t > 0 && t <= 64 ? t : 0);
-            if (!v[0] || *end || errno || !threads) {
-                fprintf(stderr, "tandem hash: --threads: expected an integer from 1 to 64, got '%s'\n", v);
-                free(files);
-                return 2;
-            }
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "tandem hash: unknown option '%s'\n", argv[i]);
-            usage(stderr);
-            free(files);
-            return 2;
-        } else {
-            files[n++] = argv[i];
-        }
-    }
-    if (n == 0) {
-        usage(stderr);
-        free(files);
-        return 2;
-    }
+    tl_optres o;
+    int prc = tl_opt_parse(&hash_spec, argc, argv, &o);
+    if (prc) { tl_opt_free(&o); return prc == TL_OPT_HELP ? 0 : 2; }
+    int bench = tl_opt_given(&o, "bench") > 0, threads = (int)tl_opt_int(&o, "threads", 0);
+    size_t n = (size_t)o.npos;
+    const char **files = calloc(n + 1, sizeof *files);
+    for (size_t i = 0; i < n; i++) files[i] = o.pos[i];
+    tl_opt_free(&o);
     tl_hash_result *res = calloc(n, sizeof *res);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -24,7 +24,8 @@ static const td_verb_entry td_verbs[] = {
 
 static void print_usage(FILE *out)
 {
-    fprintf(out, "usage: tandem <verb> [options]   (tandem <verb> --help for a verb's options)\n\nverbs:\n");
+    fprintf(out, "usage: tandem <verb> [options]   (tandem <verb> --help for a verb's options)\n"
+                "       tandem --version\n\nverbs:\n");
     for (const td_verb_entry *v = td_verbs; v->name; v++)
         fprintf(out, "  %-10s %s\n", v->name, v->summary);
     fprintf(out, "\nexit codes: 0 pass, 1 invalid or aborted, 2 usage, 3 gate or contract fail\n");
@@ -40,6 +41,8 @@ int main(int argc, char **argv)
         print_usage(stdout);
         return 0;
     }
+    if (!strcmp(argv[1], "--version"))
+        return td_verb_version(argc - 1, argv + 1);
     for (const td_verb_entry *v = td_verbs; v->name; v++)
         if (!strcmp(argv[1], v->name))
             return v->run(argc - 1, argv + 1);

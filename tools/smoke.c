@@ -14,25 +14,28 @@
 #include "tl_fs.h"
 #include "tl_json.h"
 #include "tl_manifest.h"
+#include "tl_opt.h"
 #include "tl_proc.h"
 
 int td_verb_build(int argc, char **argv);
 int td_verb_stage(int argc, char **argv);
 
-static void smoke_usage(FILE *o)
-{
-    fprintf(o, "usage: tandem smoke [--out DIR] [--staging DIR] [--players-from DIR]\n"
-               "                    [--backend aot|jit|both] [--filter TEXT]\n\n"
-               "Run the 42 smoke cases (SMOKE.md) on the AOT and JIT players and print a\n"
-               "per-case table. Reports: DIR/smoke-aot.json, DIR/smoke-jit.json.\n\n"
-               "  --out DIR           output folder (default out/smoke)\n"
-               "  --staging DIR       a staging folder (default: stage the working tree into DIR/staging)\n"
-               "  --players-from DIR  reuse DIR/aot and DIR/jit when the reuse rule allows it\n"
-               "  --backend B         aot, jit or both (default both)\n"
-               "  --filter TEXT       only cases whose name contains TEXT (the 42-case count is\n"
-               "                      then not required)\n\n"
-               "exit: 0 every case passed on every backend, 1 a case failed or a step failed, 2 usage\n");
-}
+static const tl_opt smoke_opts[] = {
+    { "out", 0, TL_OPT_PATH, "DIR", 0, 0, "output folder (default out/smoke)" },
+    { "staging", 0, TL_OPT_PATH, "DIR", 0, 0, "a staging folder (default: stage the working tree into DIR/staging)" },
+    { "players-from", 0, TL_OPT_PATH, "DIR", 0, 0, "reuse DIR/aot and DIR/jit when the reuse rule allows it" },
+    { "backend", 0, TL_OPT_STR, "B", 0, 0, "aot, jit or both (default both)" },
+    { "filter", 0, TL_OPT_STR, "TEXT", 0, 0, "only cases whose name contains TEXT (the 42-case count is\n"
+      "then not required)" },
+    { NULL, 0, 0, NULL, 0, 0, NULL }
+};
+
+static const tl_optspec smoke_spec = {
+    "tandem smoke", "[--out DIR] [--staging DIR] [--players-from DIR]\n[--backend aot|jit|both] [--filter TEXT]",
+    "Run the 42 smoke cases (SMOKE.md) on the AOT and JIT players and print a\n"
+    "per-case table. Reports: DIR/smoke-aot.json, DIR/smoke-jit.json.",
+    smoke_opts, "exit: 0 every case passed on every backend, 1 a case failed or a step failed, 2 usage", 0, 0
+};
 
 /* Build or reuse the player folder for one backend; returns its path in dir. */
 static int smoke_player(const char *backend, const char *out, const char *staging,
@@ -117,27 +120,13 @@ static void smoke_print_table(smoke_column *cols, int ncols)
 
 int td_verb_smoke(int argc, char **argv)
 {
-    const char *out = "out/smoke", *staging = NULL, *players_from = NULL, *which = "both", *filter = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            smoke_usage(stdout);
-            return 0;
-        }
-        if (i + 1 >= argc) {
-            smoke_usage(stderr);
-            return 2;
-        }
-        if (!strcmp(a, "--out")) out = argv[++i];
-        else if (!strcmp(a, "--staging")) staging = argv[++i];
-        else if (!strcmp(a, "--players-from")) players_from = argv[++i];
-        else if (!strcmp(a, "--backend")) which = argv[++i];
-        else if (!strcmp(a, "--filter")) filter = argv[++i];
-        else {
-            smoke_usage(stderr);
-            return 2;
-        }
-    }
+    tl_optres o;
+    int prc = tl_opt_parse(&smoke_spec, argc, argv, &o);
+    if (prc) { tl_opt_free(&o); return prc == TL_OPT_HELP ? 0 : 2; }
+    const char *out = tl_opt_str(&o, "out", "out/smoke"), *staging = tl_opt_str(&o, "staging", NULL);
+    const char *players_from = tl_opt_str(&o, "players-from", NULL), *which = tl_opt_str(&o, "backend", "both");
+    const char *filter = tl_opt_str(&o, "filter", NULL);
+    tl_opt_free(&o);
     if (strcmp(which, "aot") && strcmp(which, "jit") && strcmp(which, "both")) {
         tl_error(NULL, "--backend", "'%s' is not aot, jit or both", which);
         return 2;

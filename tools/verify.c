@@ -9,60 +9,43 @@
 #include "tl_err.h"
 #include "tl_fs.h"
 #include "tl_manifest.h"
+#include "tl_opt.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static void usage(FILE *o)
-{
-    fprintf(o, "usage: tandem verify PLAYER_DIR [--staging DIR]\n"
-               "       tandem verify --staging DIR\n"
-               "       tandem verify --players-from PLAYERS_DIR --staging DIR\n"
-               "\n"
-               "Re-hash every file listed by the binary-manifest-*.json in PLAYER_DIR (or, if none,\n"
-               "in its immediate subfolders), and the staging each manifest was built from (its\n"
-               "recorded stagingDir, or --staging DIR) against its staging.json. Every mismatch is\n"
-               "printed (changed, missing, extra, invalid) with the file it concerns. Files in a\n"
-               "player folder not listed by any manifest there count as extra.\n"
-               "\n"
-               "  --staging DIR        the staging to check against (overrides stagingDir); alone,\n"
-               "                       verify only that staging\n"
-               "  --players-from DIR   apply the reuse rule: players in DIR are reusable for the\n"
-               "                       staging DIR only if it verifies, its stagingHash equals every\n"
-               "                       manifest's, and every binary matches\n"
-               "\n"
-               "Exit: 0 clean (or reusable), 1 any mismatch (or not reusable), 2 usage.\n");
-}
+static const tl_opt verify_opts[] = {
+    { "staging", 0, TL_OPT_PATH, "DIR", 0, 0, "the staging to check against (overrides stagingDir); alone,\n"
+      "verify only that staging" },
+    { "players-from", 0, TL_OPT_PATH, "DIR", 0, 0, "apply the reuse rule: players in DIR are reusable for the\n"
+      "staging DIR only if it verifies, its stagingHash equals every\n"
+      "manifest's, and every binary matches" },
+    { NULL, 0, 0, NULL, 0, 0, NULL }
+};
+
+static const tl_optspec verify_spec = {
+    "tandem verify", "PLAYER_DIR [--staging DIR]\n"
+    "tandem verify --staging DIR\n"
+    "tandem verify --players-from PLAYERS_DIR --staging DIR",
+    "Re-hash every file listed by the binary-manifest-*.json in PLAYER_DIR (or, if none,\n"
+    "in its immediate subfolders), and the staging each manifest was built from (its\n"
+    "recorded stagingDir, or --staging DIR) against its staging.json. Every mismatch is\n"
+    "printed (changed, missing, extra, invalid) with the file it concerns. Files in a\n"
+    "player folder not listed by any manifest there count as extra.",
+    verify_opts, "Exit: 0 clean (or reusable), 1 any mismatch (or not reusable), 2 usage.", 0, 1
+};
 
 int td_verb_verify(int argc, char **argv)
 {
-    const char *player = NULL, *staging = NULL, *reuse = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--staging") || !strcmp(a, "--players-from")) {
-            if (i + 1 >= argc || !argv[i + 1][0]) {
-                fprintf(stderr, "tandem verify: %s needs a value\n", a);
-                usage(stderr);
-                return 2;
-            }
-            if (!strcmp(a, "--staging"))
-                staging = argv[++i];
-            else
-                reuse = argv[++i];
-        } else if (a[0] == '-') {
-            fprintf(stderr, "tandem verify: unknown option '%s'\n", a);
-            usage(stderr);
-            return 2;
-        } else if (!player) {
-            player = a;
-        } else {
-            fprintf(stderr, "tandem verify: one PLAYER_DIR only ('%s')\n", a);
-            usage(stderr);
-            return 2;
-        }
+    tl_optres o;
+    int prc = tl_opt_parse(&verify_spec, argc, argv, &o);
+    if (prc) { tl_opt_free(&o); return prc == TL_OPT_HELP ? 0 : 2; }
+    const char *player = o.npos ? o.pos[0] : NULL, *staging = tl_opt_str(&o, "staging", NULL);
+    const char *reuse = tl_opt_str(&o, "players-from", NULL);
+    tl_opt_free(&o);
+    if (player && !player[0]) {
+        fprintf(stderr, "tandem verify: PLAYER_DIR: empty path\n");
+        return 2;
     }
     if (reuse) {
         if (!staging || player) {
@@ -75,7 +58,7 @@ int td_verb_verify(int argc, char **argv)
         return ok ? 0 : 1;
     }
     if (!player && !staging) {
-        usage(stderr);
+        fprintf(stderr, "tandem verify: give PLAYER_DIR or --staging DIR (tandem verify --help)\n");
         return 2;
     }
     tl_report rep = { stdout, NULL, NULL, 0, 0 };

@@ -32,6 +32,7 @@
 
 #include "meter.h"
 #include "shell.h"
+#include "tl_opt.h"
 
 #define MAX_SUBJECTS 16
 
@@ -719,30 +720,36 @@ static int write_report(int is_smoke, int *passed_out)
 
 /* ---- main -------------------------------------------------------------------------- */
 
-static void usage(FILE *o)
-{
-    fprintf(o,
-            "usage: tandem-player --backend aot|jit --suite NAME [options]\n"
-            "  --module PATH     AOT: a subject module (.so); repeat for more subjects\n"
-            "  --tu PATH         JIT: a generated translation unit; repeat for more subjects\n"
-            "  --root DIR        JIT: source root of the TU's includes (default: the TU's folder)\n"
-            "  --suite NAME      suite to run (e.g. smoke)\n"
-            "  --out FILE        report (default smoke-<backend>.json or <suite>-<backend>.json)\n"
-            "  --samples N       measured calls per subject (default 1 for smoke, 10 otherwise)\n"
-            "  --warmup N        discarded warm-up calls (default 0 for smoke, 1 otherwise)\n"
-            "  --ops N           ops per row sample hint (default: the suite's)\n"
-            "  --filter STR      only cases/rows whose name contains STR\n"
-            "  --build-id ID     build id for the report (default: build-id file next to the module)\n"
-            "  --timeout SEC     abort with TANDEM-PLAYER-RESULT: timeout after SEC seconds\n"
-            "  --retention R     bench: matched (default) or default pool retention\n"
-            "  --flow on|off     bench: context flow for rows without their own flow arm (default off)\n"
-            "  --quick           bench: few samples, small N (tests)\n"
-            "  --meter M         bench: time (default) or instructions: run under valgrind --tool=callgrind\n"
-            "                    --collect-atstart=no --dump-instr=yes --dump-line=no --compress-pos=no\n"
-            "                    --compress-strings=no --callgrind-out-file=F, one subject, at most 64 samples\n"
-            "  --meter-out F     bench: the callgrind output file F given to valgrind\n"
-            "  --subjects        load, list subjects and their suites, exit\n");
-}
+static const tl_opt player_opts[] = {
+    { "backend", 0, TL_OPT_STR, "aot|jit", 0, 0, "the backend the subjects were built for" },
+    { "module", 0, TL_OPT_PATH, "PATH", 0, 0, "AOT: a subject module (.so); repeat for more subjects" },
+    { "tu", 0, TL_OPT_PATH, "PATH", 0, 0, "JIT: a generated translation unit; repeat for more subjects" },
+    { "root", 0, TL_OPT_PATH, "DIR", 0, 0, "JIT: source root of the TU's includes (default: the TU's folder)" },
+    { "suite", 0, TL_OPT_STR, "NAME", 0, 0, "suite to run (e.g. smoke)" },
+    { "out", 0, TL_OPT_PATH, "FILE", 0, 0, "report (default smoke-<backend>.json or <suite>-<backend>.json)" },
+    { "samples", 0, TL_OPT_INT, "N", 1, 1000000, "measured calls per subject (default 1 for smoke, 10 otherwise)" },
+    { "warmup", 0, TL_OPT_INT, "N", 0, 1000000, "discarded warm-up calls (default 0 for smoke, 1 otherwise)" },
+    { "ops", 0, TL_OPT_INT, "N", 1, 1000000000, "ops per row sample hint (default: the suite's)" },
+    { "filter", 0, TL_OPT_STR, "STR", 0, 0, "only cases/rows whose name contains STR" },
+    { "build-id", 0, TL_OPT_STR, "ID", 0, 0, "build id for the report (default: build-id file next to the module)" },
+    { "timeout", 0, TL_OPT_INT, "SEC", 1, 86400, "abort with TANDEM-PLAYER-RESULT: timeout after SEC seconds" },
+    { "retention", 0, TL_OPT_STR, "R", 0, 0, "bench: matched (default) or default pool retention" },
+    { "flow", 0, TL_OPT_STR, "on|off", 0, 0, "bench: context flow for rows without their own flow arm (default off)" },
+    { "quick", 0, TL_OPT_FLAG, NULL, 0, 0, "bench: few samples, small N (tests)" },
+    { "meter", 0, TL_OPT_STR, "M", 0, 0, "bench: time (default) or instructions: run under valgrind --tool=callgrind\n"
+      "--collect-atstart=no --dump-instr=yes --dump-line=no --compress-pos=no\n"
+      "--compress-strings=no --callgrind-out-file=F, one subject, at most 64 samples" },
+    { "meter-out", 0, TL_OPT_PATH, "F", 0, 0, "bench: the callgrind output file F given to valgrind" },
+    { "subjects", 0, TL_OPT_FLAG, NULL, 0, 0, "load, list subjects and their suites, exit" },
+    { NULL, 0, 0, NULL, 0, 0, NULL }
+};
+
+static const tl_optspec player_spec = {
+    "tandem-player", "--backend aot|jit --suite NAME [options]",
+    "The native host both backends run in: loads the subjects (AOT modules with dlopen,\n"
+    "JIT translation units with libtcc), runs one suite and writes its JSON report.",
+    player_opts, "Exit: 0 pass, 1 a case or row failed, 2 usage.", 0, 0
+};
 
 static int result(const char *what, int code)
 {
@@ -751,80 +758,67 @@ static int result(const char *what, int code)
     return code;
 }
 
-/* A decimal integer option within [lo, hi]: no sign games, no suffix, no silent default
- * ("--samples -1" used to become 10, "99999999999" ran for ever). 0 ok, 1 refused. */
-static int int_opt(const char *opt, const char *v, long lo, long hi, int *out)
-{
-    char *end;
-    errno = 0;
-    long x = strtol(v, &end, 10);
-    if (!v[0] || *end || errno || x < lo || x > hi) {
-        fprintf(stderr, "tandem-player: %s: expected an integer from %ld to %ld, got '%s'\n", opt, lo, hi, v);
-        return 1;
-    }
-    *out = (int)x;
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     const char *paths[MAX_SUBJECTS];
     int npaths = 0, list_only = 0, is_jit_arg = 0, is_aot_arg = 0;
     S.samples = -1;
     S.warmup = -1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEEDV() do { if (!v) { fprintf(stderr, "tandem-player: %s needs a value\n", a); return 2; } i++; } while (0)
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
-        else if (!strcmp(a, "--backend")) { NEEDV(); S.backend_name = v; }
-        else if (!strcmp(a, "--module") || !strcmp(a, "--tu")) {
-            NEEDV();
-            if (npaths == MAX_SUBJECTS) { fprintf(stderr, "tandem-player: too many subjects\n"); return 2; }
-            paths[npaths++] = v;
-            if (a[2] == 'm') is_aot_arg = 1; else is_jit_arg = 1;
+    tl_optres o;
+    int prc = tl_opt_parse(&player_spec, argc, argv, &o);
+    if (prc) { tl_opt_free(&o); return prc == TL_OPT_HELP ? 0 : 2; }
+    S.backend_name = tl_opt_str(&o, "backend", S.backend_name);
+    int nmod, ntu;
+    const char *const *mods = tl_opt_all(&o, "module", &nmod), *const *tus = tl_opt_all(&o, "tu", &ntu);
+    if (nmod + ntu > MAX_SUBJECTS) {
+        fprintf(stderr, "tandem-player: too many subjects (at most %d)\n", MAX_SUBJECTS);
+        tl_opt_free(&o);
+        return 2;
+    }
+    for (int i = 0; i < nmod; i++) paths[npaths++] = mods[i];
+    for (int i = 0; i < ntu; i++) paths[npaths++] = tus[i];
+    is_aot_arg = nmod > 0;
+    is_jit_arg = ntu > 0;
+    S.root = tl_opt_str(&o, "root", S.root);
+    S.suite = tl_opt_str(&o, "suite", S.suite);
+    S.out = tl_opt_str(&o, "out", S.out);
+    S.samples = (int)tl_opt_int(&o, "samples", S.samples);
+    S.warmup = (int)tl_opt_int(&o, "warmup", S.warmup);
+    S.ops = (int)tl_opt_int(&o, "ops", S.ops);
+    S.filter = tl_opt_str(&o, "filter", S.filter);
+    S.build_id = tl_opt_str(&o, "build-id", S.build_id);
+    S.timeout = (int)tl_opt_int(&o, "timeout", S.timeout);
+    list_only = tl_opt_given(&o, "subjects") > 0;
+    S.quick = tl_opt_given(&o, "quick") > 0;
+    S.meter_out = tl_opt_str(&o, "meter-out", S.meter_out);
+    const char *retention = tl_opt_str(&o, "retention", NULL), *flow = tl_opt_str(&o, "flow", NULL);
+    const char *meter = tl_opt_str(&o, "meter", NULL);
+    tl_opt_free(&o);
+    if (retention) {
+        if (strcmp(retention, "matched") && strcmp(retention, "default")) {
+            fprintf(stderr, "tandem-player: --retention: '%s' is not matched or default\n", retention);
+            return 2;
         }
-        else if (!strcmp(a, "--root")) { NEEDV(); S.root = v; }
-        else if (!strcmp(a, "--suite")) { NEEDV(); S.suite = v; }
-        else if (!strcmp(a, "--out")) { NEEDV(); S.out = v; }
-        else if (!strcmp(a, "--samples")) { NEEDV(); if (int_opt(a, v, 1, 1000000, &S.samples)) return 2; }
-        else if (!strcmp(a, "--warmup")) { NEEDV(); if (int_opt(a, v, 0, 1000000, &S.warmup)) return 2; }
-        else if (!strcmp(a, "--ops")) { NEEDV(); if (int_opt(a, v, 1, 1000000000, &S.ops)) return 2; }
-        else if (!strcmp(a, "--filter")) { NEEDV(); S.filter = v; }
-        else if (!strcmp(a, "--build-id")) { NEEDV(); S.build_id = v; }
-        else if (!strcmp(a, "--timeout")) { NEEDV(); if (int_opt(a, v, 1, 86400, &S.timeout)) return 2; }
-        else if (!strcmp(a, "--subjects")) list_only = 1;
-        else if (!strcmp(a, "--retention")) {
-            NEEDV();
-            if (strcmp(v, "matched") && strcmp(v, "default")) {
-                fprintf(stderr, "tandem-player: --retention matched|default\n");
-                return 2;
-            }
-            S.retention = v;
+        S.retention = retention;
+    }
+    if (flow) {
+        if (strcmp(flow, "on") && strcmp(flow, "off")) {
+            fprintf(stderr, "tandem-player: --flow: '%s' is not on or off\n", flow);
+            return 2;
         }
-        else if (!strcmp(a, "--flow")) {
-            NEEDV();
-            if (strcmp(v, "on") && strcmp(v, "off")) { fprintf(stderr, "tandem-player: --flow on|off\n"); return 2; }
-            S.flow = !strcmp(v, "on");
+        S.flow = !strcmp(flow, "on");
+    }
+    if (meter) {
+        if (strcmp(meter, "time") && strcmp(meter, "instructions")) {
+            fprintf(stderr, "tandem-player: --meter: '%s' is not time or instructions\n", meter);
+            return 2;
         }
-        else if (!strcmp(a, "--quick")) S.quick = 1;
-        else if (!strcmp(a, "--meter")) {
-            NEEDV();
-            if (strcmp(v, "time") && strcmp(v, "instructions")) {
-                fprintf(stderr, "tandem-player: --meter time|instructions, got '%s'\n", v);
-                return 2;
-            }
-            S.meter = v;
-        }
-        else if (!strcmp(a, "--meter-out")) { NEEDV(); S.meter_out = v; }
-        else { fprintf(stderr, "tandem-player: unknown option %s\n", a); usage(stderr); return 2; }
-#undef NEEDV
+        S.meter = meter;
     }
     S.backend = td_backend_find(S.backend_name);
     if (!S.backend || !npaths || (!S.suite && !list_only) ||
         (is_aot_arg && strcmp(S.backend_name, "aot")) || (is_jit_arg && strcmp(S.backend_name, "jit"))) {
         fprintf(stderr, "tandem-player: need --backend aot with --module, or --backend jit with --tu, and --suite\n");
-        usage(stderr);
         return 2;
     }
     int is_smoke = S.suite && !strcmp(S.suite, "smoke");
