@@ -9,6 +9,8 @@
  * Exit: 0 every rule holds, 3 a rule fails, 1 unusable inputs, 2 usage.
  */
 #include "inspect/inspect.h"
+#include "inspect_auto.h"
+#include "tl_opt.h"
 
 #include <errno.h>
 #include <spawn.h>
@@ -28,35 +30,43 @@ extern char **environ;
 #define TD_INSPECT_TCC_LIB "/usr/lib/x86_64-linux-gnu/tcc"
 #endif
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: tandem inspect --contract FILE.json --tu FILE.c [--ir FILE.ll --remarks FILE.yaml]\n"
-            "                      [--out DIR] [-I DIR]... [-D NAME[=VALUE]]... [--no-jit] [--jit-strict]\n"
-            "                      [--clang PATH] [--tcc-lib DIR] [--quiet]\n"
-            "\n"
-            "Checks a codegen contract (must_inline, no_init_check, no_call, clears_frame, no_frame_copy)\n"
-            "on the AOT code (LLVM IR + inliner remarks) and on the JIT code (the TU compiled by libtcc).\n"
-            "no_init_check works on the code's shape: a branch on a global whose guarded path stores it\n"
-            "(lazy init), a branch on a global only the initialisers write (init guard), a once call, a\n"
-            "call through a global function pointer its target overwrites; guard names are a 4th signal.\n"
-            "\n"
-            "  --contract FILE  the contract (JSON; see runtime/contract.json); allowed settings naming a\n"
-            "                   field (init_guards.allowed_settings) are resolved by compiling --tu with libtcc\n"
-            "  --tu FILE.c      the translation unit both backends compile\n"
-            "  --ir FILE.ll     the AOT module's IR (default: run clang -O2 -DNDEBUG -fPIC\n"
-            "                   -fvisibility=hidden -S -emit-llvm with remarks on --tu, into --out)\n"
-            "  --remarks FILE   the AOT optimisation remarks YAML (required with --ir)\n"
-            "  --out DIR        where inspect.json and inspect.md go (default out/inspect)\n"
-            "  -I DIR, -D N[=V] include path / define for both compilers (NDEBUG is always defined)\n"
-            "  --no-jit         skip the JIT side (then --tu is optional when --ir is given)\n"
-            "  --jit-strict     must_inline also fails on JIT (tcc never inlines, so normally info)\n"
-            "  --clang PATH     clang to produce IR (default %s)\n"
-            "  --tcc-lib DIR    tcc's library directory (default %s)\n"
-            "\n"
-            "exit: 0 all rules hold, 3 a rule fails, 1 unusable inputs, 2 usage\n",
-            TD_INSPECT_CLANG, TD_INSPECT_TCC_LIB);
-}
+static const tl_opt inspect_opts[] = {
+    { "contract", 0, TL_OPT_PATH, "FILE", 0, 0, "the contract (JSON; bare: the staged runtime/contract.json); allowed\n"
+      "settings naming a field (init_guards.allowed_settings) are resolved by\n"
+      "compiling --tu with libtcc" },
+    { "tu", 0, TL_OPT_PATH, "FILE.c", 0, 0, "the translation unit both backends compile" },
+    { "ir", 0, TL_OPT_PATH, "FILE.ll", 0, 0, "the AOT module's IR (default: run clang -O2 -DNDEBUG -fPIC\n"
+      "-fvisibility=hidden -S -emit-llvm with remarks on --tu, into --out)" },
+    { "remarks", 0, TL_OPT_PATH, "FILE", 0, 0, "the AOT optimisation remarks YAML (required with --ir)" },
+    { "out", 0, TL_OPT_PATH, "DIR", 0, 0, "where inspect.json and inspect.md go (default out/inspect)" },
+    { "include", 'I', TL_OPT_PATH, "DIR", 0, 0, "include path for both compilers (repeat)" },
+    { "define", 'D', TL_OPT_STR, "N[=V]", 0, 0, "define for both compilers (repeat; NDEBUG is always defined)" },
+    { "no-jit", 0, TL_OPT_FLAG, NULL, 0, 0, "skip the JIT side (then --tu is optional when --ir is given)" },
+    { "jit-strict", 0, TL_OPT_FLAG, NULL, 0, 0, "must_inline also fails on JIT (tcc never inlines, so normally info)" },
+    { "clang", 0, TL_OPT_PATH, "PATH", 0, 0, "clang to produce IR (default $TANDEM_CLANG, else " TD_INSPECT_CLANG ")" },
+    { "tcc-lib", 0, TL_OPT_PATH, "DIR", 0, 0, "tcc's library directory (default " TD_INSPECT_TCC_LIB ")" },
+    { "quiet", 'q', TL_OPT_FLAG, NULL, 0, 0, "no per-rule table, only the summary" },
+    { NULL, 0, 0, NULL, 0, 0, NULL }
+};
+
+static const tl_optspec inspect_spec = {
+    "tandem inspect", "[--contract FILE.json] [--out DIR]   (bare: the working tree's runtime)\n"
+    "tandem inspect --contract FILE.json --tu FILE.c [--ir FILE.ll --remarks FILE.yaml]\n"
+    "[--out DIR] [-I DIR]... [-D NAME[=VALUE]]... [--no-jit] [--jit-strict]\n"
+    "[--clang PATH] [--tcc-lib DIR] [--quiet]",
+    "Checks a codegen contract (must_inline, no_init_check, no_call, clears_frame, no_frame_copy)\n"
+    "on the AOT code (LLVM IR + inliner remarks) and on the JIT code (the TU compiled by libtcc).\n"
+    "no_init_check works on the code's shape: a branch on a global whose guarded path stores it\n"
+    "(lazy init), a branch on a global only the initialisers write (init guard), a once call, a\n"
+    "call through a global function pointer its target overwrites; guard names are a 4th signal.\n"
+    "\n"
+    "Bare (no --tu, no --ir): stage the working tree into " TANDEM_BINARY_DIR "/inspect/staging, build the\n"
+    "AOT player of subject tandem into " TANDEM_BINARY_DIR "/inspect/aot (or reuse it when the reuse\n"
+    "rule allows), then check the staged runtime/contract.json on that player's translation\n"
+    "unit, IR and remarks (AOT) and on the same unit under libtcc (JIT), with the backends'\n"
+    "include paths; report in " TANDEM_BINARY_DIR "/inspect/report. --contract, --out and -I override.",
+    inspect_opts, "exit: 0 all rules hold, 3 a rule fails, 1 unusable inputs, 2 usage", 0, 0
+};
 
 static int mkdir_p(const char *path)
 {
@@ -126,61 +136,61 @@ int td_verb_inspect(int argc, char **argv)
     o.clang = getenv("TANDEM_CLANG") ? getenv("TANDEM_CLANG") : TD_INSPECT_CLANG;
     o.tcc_lib = TD_INSPECT_TCC_LIB;
     int rc = 2;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-#define NEXT()                                                               \
-    (i + 1 < argc ? argv[++i]                                                \
-                  : (fprintf(stderr, "tandem inspect: %s needs a value\n", a), (char *)NULL))
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            rc = 0;
-            goto done;
-        } else if (!strcmp(a, "--contract")) {
-            if (!(o.contract = NEXT())) goto done;
-        } else if (!strcmp(a, "--tu")) {
-            if (!(o.tu = NEXT())) goto done;
-        } else if (!strcmp(a, "--ir")) {
-            if (!(o.ir = NEXT())) goto done;
-        } else if (!strcmp(a, "--remarks")) {
-            if (!(o.remarks = NEXT())) goto done;
-        } else if (!strcmp(a, "--out")) {
-            if (!(o.out = NEXT())) goto done;
-        } else if (!strcmp(a, "--clang")) {
-            if (!(o.clang = NEXT())) goto done;
-        } else if (!strcmp(a, "--tcc-lib")) {
-            if (!(o.tcc_lib = NEXT())) goto done;
-        } else if (!strcmp(a, "-I") || !strcmp(a, "-D")) {
-            const char *v = NEXT();
-            if (!v) goto done;
-            ti_sl_add(a[1] == 'I' ? &o.includes : &o.defines, v);
-        } else if (!strncmp(a, "-I", 2) || !strncmp(a, "-D", 2)) {
-            ti_sl_add(a[1] == 'I' ? &o.includes : &o.defines, a + 2);
-        } else if (!strcmp(a, "--no-jit")) {
-            o.no_jit = 1;
-        } else if (!strcmp(a, "--jit-strict")) {
-            o.jit_strict = 1;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            o.quiet = 1;
-        } else {
-            fprintf(stderr, "tandem inspect: unknown option '%s'\n", a);
-            usage(stderr);
+    ti_auto au = { 0 };
+    tl_optres r;
+    int prc = tl_opt_parse(&inspect_spec, argc, argv, &r);
+    if (prc) {
+        tl_opt_free(&r);
+        rc = prc == TL_OPT_HELP ? 0 : 2;
+        goto done;
+    }
+    o.contract = tl_opt_str(&r, "contract", NULL);
+    o.tu = tl_opt_str(&r, "tu", NULL);
+    o.ir = tl_opt_str(&r, "ir", NULL);
+    o.remarks = tl_opt_str(&r, "remarks", NULL);
+    o.out = tl_opt_str(&r, "out", o.out);
+    o.clang = tl_opt_str(&r, "clang", o.clang);
+    o.tcc_lib = tl_opt_str(&r, "tcc-lib", o.tcc_lib);
+    int nv;
+    const char *const *vals = tl_opt_all(&r, "include", &nv);
+    for (int i = 0; i < nv; i++) ti_sl_add(&o.includes, vals[i]);
+    vals = tl_opt_all(&r, "define", &nv);
+    for (int i = 0; i < nv; i++) {
+        if (!vals[i][0]) {
+            fprintf(stderr, "tandem inspect: --define: empty name\n");
+            tl_opt_free(&r);
             goto done;
         }
-#undef NEXT
+        ti_sl_add(&o.defines, vals[i]);
+    }
+    o.no_jit = tl_opt_given(&r, "no-jit") > 0;
+    o.jit_strict = tl_opt_given(&r, "jit-strict") > 0;
+    o.quiet = tl_opt_given(&r, "quiet") > 0;
+    int given_out = tl_opt_given(&r, "out") > 0, given_inc = tl_opt_given(&r, "include") > 0;
+    tl_opt_free(&r);
+    /* bare (no --tu, no --ir): the working tree's runtime as the AOT player compiles it */
+    if (!o.tu && !o.ir) {
+        if (ti_auto_prepare(&au)) {
+            rc = 1;
+            goto done;
+        }
+        if (!o.contract) o.contract = au.contract;
+        o.tu = au.tu;
+        o.ir = au.ir;
+        o.remarks = au.remarks;
+        if (!given_out) o.out = au.out;
+        for (int i = 0; i < au.ninc && !given_inc; i++) ti_sl_add(&o.includes, au.inc[i]);
     }
     if (!o.contract) {
         fprintf(stderr, "tandem inspect: --contract is required\n");
-        usage(stderr);
         goto done;
     }
     if (!o.tu && (!o.ir || !o.no_jit)) {
         fprintf(stderr, "tandem inspect: --tu is required (unless --ir, --remarks and --no-jit are given)\n");
-        usage(stderr);
         goto done;
     }
     if (!o.ir != !o.remarks) {
         fprintf(stderr, "tandem inspect: --ir and --remarks go together\n");
-        usage(stderr);
         goto done;
     }
     if (!ti_sl_has(&o.defines, "NDEBUG"))
@@ -268,6 +278,7 @@ fail:
     free(yaml);
     free(obj);
 done:
+    ti_auto_free(&au);
     ti_sl_free(&o.includes);
     ti_sl_free(&o.defines);
     return rc;
