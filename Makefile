@@ -3,7 +3,7 @@
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 
-.PHONY: all deps configure build run demo test clean
+.PHONY: all deps configure build tool run demo test clean
 all: build
 
 deps:
@@ -12,16 +12,22 @@ deps:
 configure: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
 
+# Everything, test binaries included (three sanitizer variants of each runtime test).
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
+
+# Only what an attempt or the demo runs: the tandem command and the player shell (with the
+# backends they link); no test binary.
+tool: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target tandem tandem-player
 
 # The main job: a default measured attempt (tandem vs fcontext, AOT and JIT players),
 # ending with the gate's verdict and the path of its report. Exit: the gate's (0 PASS,
 # 3 FAIL, 1 INVALID or aborted).
-run: build
+run: tool
 	@$(BUILD)/tandem attempt
 
-demo: build
+demo: tool
 	@$(BUILD)/tandem demo
 
 test: build
