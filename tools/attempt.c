@@ -27,9 +27,9 @@
 #include "tl_hash.h"
 #include "tl_json.h"
 #include "tl_manifest.h"
+#include "tl_opt.h"
 
 #include <cjson/cJSON.h>
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -76,6 +76,10 @@ typedef struct att {
     int quick, samples, warmup, cpu;
     double timeout, start_deadline;
     int fault_kind, fault_proc;   /* tests only */
+    /* the options (attempt_options) */
+    const char *label, *out, *players_from, *report_only, *from_git;
+    int rounds, require_quiet, instructions;
+    char *instr_dir;              /* the instruction arm's summaries, when it ran */
 } att;
 
 static void alog(att *a, int to_stderr, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -91,49 +95,54 @@ static void alog(att *a, int to_stderr, const char *fmt, ...)
     if (to_stderr) fprintf(stderr, "attempt [%5.0fs] %s\n", el, b);
 }
 
-static void usage(FILE *o)
-{
-    fprintf(o,
-            "usage: tandem attempt [--label L] [--subjects a,b] [--players-from DIR] [--rounds N]\n"
-            "                      [--quick] [--out DIR] [--require-quiet] [--samples N]\n"
-            "                      [--backends aot,jit] [--report-only S,S] [--timeout SEC]\n"
-            "                      [--from-git REV] [--instructions]\n"
-            "\n"
-            "The measured attempt: quiet pre-gate, stage, build or reuse both players (compile\n"
-            "check), then interleaved player processes: N rounds (default 3), backend order\n"
-            "flipping each round, suite order rotating (primary, builderlifecycle, throughput /\n"
-            "builderlifecycle, throughput, primary / ...), then report-only default-retention\n"
-            "processes (--report-only, default primary,builderlifecycle,whenany,buildercycle):\n"
-            "26 processes for two backends and 3 rounds. Each process is pinned to one CPU, has a start deadline and a\n"
-            "timeout, an observation file, and one retry on an infrastructure failure (crash or\n"
-            "hang without the player's own failure marker). Then the gate, files.sha256 and the\n"
-            "runs archive.\n"
-            "\n"
-            "  --label L          attempt name (default: attempt); the folder is\n"
-            "                     %s/attempts/<label>[-N], never overwritten\n"
-            "  --out DIR          attempt folder: a new one, or an existing real folder with no entry\n"
-            "                     of any kind (not a symbolic link)\n"
-            "  --subjects a,b     subjects (default tandem,fcontext,callback); the first is gated against\n"
-            "                     the rest (callback, the lower bound, report-only)\n"
-            "  --players-from DIR reuse players/<backend>/ there when the reuse rule allows\n"
-            "  --rounds N         rounds of gated processes (default 3; --quick: 1)\n"
-            "  --quick            the suites' quick mode (small N, few samples): tests, smoke checks\n"
-            "  --samples N        samples per process after 1 warm-up (default 8; --quick: 3)\n"
-            "  --require-quiet    refuse when the pre-gate finds the host busy (default: flag, continue)\n"
-            "  --timeout SEC      per-process timeout (default 150; start deadline 60)\n"
-            "  --from-git REV     stage revision REV (tandem stage --from-git) instead of the working tree\n"
-            "  --instructions     after the processes, the instruction arm (tandem bench --meter\n"
-            "                     instructions) for primary, builderlifecycle and throughput on each\n"
-            "                     backend, every subject: instructions/<suite>-<backend>-*.json and the\n"
-            "                     instruction table in gate.md beside the times (report-only)\n"
-            "\n"
-            "Labels, subject and suite names: letters, digits, '.', '_', '-', not starting with '.'.\n"
-            "Every child runs in its own process group; SIGINT or SIGTERM stops them all (SIGTERM,\n"
-            "SIGKILL after 2 s), records \"aborted\" with the signal in attempt-manifest.json and exits 1.\n"
-            "\n"
-            "Exit: the gate's: 0 PASS, 3 FAIL, 1 INVALID or aborted, 2 usage.\n",
-            TANDEM_BINARY_DIR);
-}
+static const tl_opt attempt_opts[] = {
+    { "label", 0, TL_OPT_STR, "L", 0, 0, "attempt name (default: attempt); the folder is\n"
+      TANDEM_BINARY_DIR "/attempts/<label>[-N], never overwritten" },
+    { "out", 0, TL_OPT_PATH, "DIR", 0, 0, "attempt folder: a new one, or an existing real folder with no\n"
+      "entry of any kind (not a symbolic link)" },
+    { "subjects", 0, TL_OPT_STR, "a,b", 0, 0, "subjects (default tandem,fcontext,callback); the first is gated\n"
+      "against the rest (callback, the lower bound, report-only)" },
+    { "backends", 0, TL_OPT_STR, "aot,jit", 0, 0, "backends (default aot,jit)" },
+    { "report-only", 0, TL_OPT_STR, "S,S", 0, 0, "report-only default-retention suites (default\n"
+      "primary,builderlifecycle,whenany,buildercycle)" },
+    { "players-from", 0, TL_OPT_PATH, "DIR", 0, 0, "reuse players/<backend>/ there when the reuse rule allows" },
+    { "rounds", 0, TL_OPT_INT, "N", 1, 20, "rounds of gated processes (default 3; --quick: 1)" },
+    { "quick", 0, TL_OPT_FLAG, NULL, 0, 0, "the suites' quick mode (small N, few samples): tests, smoke checks" },
+    { "samples", 0, TL_OPT_INT, "N", 1, 1000000, "samples per process after 1 warm-up (default 8; --quick: 3)" },
+    { "require-quiet", 0, TL_OPT_FLAG, NULL, 0, 0, "refuse when the pre-gate finds the host busy (default: flag,\n"
+      "continue)" },
+    { "timeout", 0, TL_OPT_DOUBLE, "SEC", 0.001, 86400, "per-process timeout (default 150; start deadline 60)" },
+    { "from-git", 0, TL_OPT_STR, "REV", 0, 0, "stage revision REV (tandem stage --from-git) instead of the\n"
+      "working tree" },
+    { "instructions", 0, TL_OPT_FLAG, NULL, 0, 0, "after the processes, the instruction arm (tandem bench --meter\n"
+      "instructions) for primary, builderlifecycle and throughput on each\n"
+      "backend, every subject: instructions/<suite>-<backend>-*.json and the\n"
+      "instruction table in gate.md beside the times (report-only)" },
+    /* hidden, tests only: crash@N|hang@N, honoured with TANDEM_TEST_FAULTS=1 */
+    { "test-fault", 0, TL_OPT_STR, "KIND@N", 0, 0, NULL },
+    { NULL, 0, 0, NULL, 0, 0, NULL }
+};
+
+static const tl_optspec attempt_spec = {
+    "tandem attempt", "[--label L] [--out DIR] [--subjects a,b] [--backends aot,jit] [--rounds N]\n"
+    "[--quick] [--samples N] [--timeout SEC] [--players-from DIR] [--report-only S,S]\n"
+    "[--require-quiet] [--from-git REV] [--instructions]",
+    "The measured attempt: quiet pre-gate, stage, build or reuse both players (compile\n"
+    "check), then interleaved player processes: N rounds (default 3), backend order\n"
+    "flipping each round, suite order rotating (primary, builderlifecycle, throughput /\n"
+    "builderlifecycle, throughput, primary / ...), then report-only default-retention\n"
+    "processes (--report-only): 26 processes for two backends and 3 rounds. Each process\n"
+    "is pinned to one CPU, has a start deadline and a timeout, an observation file, and one\n"
+    "retry on an infrastructure failure (crash or hang without the player's own failure\n"
+    "marker). Then the gate, files.sha256 and the runs archive.",
+    attempt_opts,
+    "Labels, subject and suite names: letters, digits, '.', '_', '-', not starting with '.'.\n"
+    "Every child runs in its own process group; SIGINT or SIGTERM stops them all (SIGTERM,\n"
+    "SIGKILL after 2 s), records \"aborted\" with the signal in attempt-manifest.json and exits 1.\n"
+    "\n"
+    "Exit: the gate's: 0 PASS, 3 FAIL, 1 INVALID or aborted, 2 usage.",
+    0, 0
+};
 
 /* ---- small helpers ---------------------------------------------------------------- */
 
@@ -633,83 +642,55 @@ static int check_list(const char *opt, const char *v, int max)
     return bad;
 }
 
-/* A number option in [lo, hi] (an integer when integral). 0 ok, 1 refused (printed). */
-static int num_arg(const char *opt, const char *v, double lo, double hi, int integral, double *out)
-{
-    char *end;
-    errno = 0;
-    double d = strtod(v, &end);
-    int hex = strchr(v, 'x') || strchr(v, 'X') || isspace((unsigned char)v[0]);
-    if (!v[0] || *end || errno || hex || !isfinite(d) || d < lo || d > hi || (integral && d != floor(d))) {
-        fprintf(stderr, "tandem attempt: %s: expected %s from %.15g to %.15g, got '%s'\n", opt,
-                integral ? "an integer" : "a number", lo, hi, v);
-        return 1;
-    }
-    *out = d;
-    return 0;
-}
+/* ---- the stages, in the order they run ------------------------------------------- */
 
-int td_verb_attempt(int argc, char **argv)
+/* Options: parse and validate everything before anything is created. 0 go on, else the
+ * exit code (0 after --help, 2 usage, 1 this executable not found). */
+static int attempt_options(att *a, int argc, char **argv)
 {
-    static att A;
-    att *a = &A;
-    memset(a, 0, sizeof *a);
-    a->t0 = att_now_ns();
-    const char *label = NULL, *subjects = "tandem,fcontext,callback", *players_from = NULL, *out = NULL, *backends = "aot,jit";
-    const char *report_only = "primary,builderlifecycle,whenany,buildercycle", *fault = NULL, *from_git = NULL;
-    int rounds = -1, require_quiet = 0, samples = -1, instructions = 0;
-    double timeout = 150;
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        if (!strcmp(o, "--help") || !strcmp(o, "-h")) { usage(stdout); return 0; }
-        else if (!strcmp(o, "--quick")) a->quick = 1;
-        else if (!strcmp(o, "--require-quiet")) require_quiet = 1;
-        else if (!strcmp(o, "--instructions")) instructions = 1;
-        else if (!strcmp(o, "--label") || !strcmp(o, "--subjects") || !strcmp(o, "--players-from") ||
-                 !strcmp(o, "--rounds") || !strcmp(o, "--out") || !strcmp(o, "--samples") || !strcmp(o, "--backends") ||
-                 !strcmp(o, "--report-only") || !strcmp(o, "--timeout") || !strcmp(o, "--test-fault") ||
-                 !strcmp(o, "--from-git")) {
-            if (i + 1 >= argc) { fprintf(stderr, "tandem attempt: %s needs a value\n", o); return 2; }
-            const char *v = argv[++i];
-            double dv;
-            if (!strcmp(o, "--label")) label = v;
-            else if (!strcmp(o, "--subjects")) subjects = v;
-            else if (!strcmp(o, "--players-from")) players_from = v;
-            else if (!strcmp(o, "--rounds")) { if (num_arg(o, v, 1, 20, 1, &dv)) return 2; rounds = (int)dv; }
-            else if (!strcmp(o, "--out")) out = v;
-            else if (!strcmp(o, "--samples")) { if (num_arg(o, v, 1, 1000000, 1, &dv)) return 2; samples = (int)dv; }
-            else if (!strcmp(o, "--backends")) backends = v;
-            else if (!strcmp(o, "--report-only")) report_only = v;
-            else if (!strcmp(o, "--timeout")) { if (num_arg(o, v, 0.001, 86400, 0, &dv)) return 2; timeout = dv; }
-            else if (!strcmp(o, "--from-git")) from_git = v;
-            else fault = v;
-        } else { fprintf(stderr, "tandem attempt: unknown option '%s'\n", o); usage(stderr); return 2; }
-    }
-    if (label && bad_name("--label", label, 100)) return 2;
-    if (rounds < 0) rounds = a->quick ? 1 : 3;
-    if (rounds < 1 || rounds > 20 || timeout <= 0) { fprintf(stderr, "tandem attempt: --rounds 1..20, --timeout > 0\n"); return 2; }
-    a->samples = samples > 0 ? samples : a->quick ? 3 : 8;
+    tl_optres o;
+    int prc = tl_opt_parse(&attempt_spec, argc, argv, &o);
+    if (prc) { tl_opt_free(&o); return prc == TL_OPT_HELP ? -1 : 2; }
+    a->label = tl_opt_str(&o, "label", NULL);
+    a->out = tl_opt_str(&o, "out", NULL);
+    a->players_from = tl_opt_str(&o, "players-from", NULL);
+    a->report_only = tl_opt_str(&o, "report-only", "primary,builderlifecycle,whenany,buildercycle");
+    a->from_git = tl_opt_str(&o, "from-git", NULL);
+    const char *subjects = tl_opt_str(&o, "subjects", "tandem,fcontext,callback");
+    const char *backends = tl_opt_str(&o, "backends", "aot,jit");
+    const char *fault = tl_opt_str(&o, "test-fault", NULL);
+    a->quick = tl_opt_given(&o, "quick") > 0;
+    a->rounds = (int)tl_opt_int(&o, "rounds", a->quick ? 1 : 3);
+    a->samples = (int)tl_opt_int(&o, "samples", a->quick ? 3 : 8);
+    a->require_quiet = tl_opt_given(&o, "require-quiet") > 0;
+    a->instructions = tl_opt_given(&o, "instructions") > 0;
+    a->timeout = tl_opt_double(&o, "timeout", 150);
+    tl_opt_free(&o); /* the values point into argv */
     a->warmup = 1;
-    a->timeout = timeout;
-    a->start_deadline = timeout < 60 ? timeout : 60;
+    a->start_deadline = a->timeout < 60 ? a->timeout : 60;
+    if (a->label && bad_name("--label", a->label, 100)) return 2;
     if (check_list("--subjects", subjects, MAXS) || check_list("--backends", backends, 2) ||
-        check_list("--report-only", report_only, 8))
+        check_list("--report-only", a->report_only, 8))
         return 2;
     a->ns = split(subjects, a->subjects, MAXS);
     char *bl[2];
     a->nb = split(backends, bl, 2);
     for (int b = 0; b < a->nb; b++) {
-        if (strcmp(bl[b], "aot") && strcmp(bl[b], "jit")) { fprintf(stderr, "tandem attempt: --backends aot,jit\n"); return 2; }
         a->backends[b] = bl[b];
+        if (strcmp(bl[b], "aot") && strcmp(bl[b], "jit")) { fprintf(stderr, "tandem attempt: --backends aot,jit\n"); return 2; }
     }
     if (a->ns < 2 || a->nb < 1) { fprintf(stderr, "tandem attempt: need two subjects and a backend\n"); return 2; }
     /* hidden, tests only: --test-fault crash@N|hang@N, honoured with TANDEM_TEST_FAULTS=1 */
     if (fault) {
-        const char *env = getenv("TANDEM_TEST_FAULTS");
+        const char *env = getenv("TANDEM_TEST_FAULTS"), *at = strchr(fault, '@'), *why;
+        long long n = 0;
         if (!env || strcmp(env, "1")) { fprintf(stderr, "tandem attempt: --test-fault is for tests (TANDEM_TEST_FAULTS=1)\n"); return 2; }
         a->fault_kind = !strncmp(fault, "crash@", 6) ? 1 : !strncmp(fault, "hang@", 5) ? 2 : 0;
-        a->fault_proc = atoi(strchr(fault, '@') ? strchr(fault, '@') + 1 : "0");
-        if (!a->fault_kind || a->fault_proc < 1) { fprintf(stderr, "tandem attempt: --test-fault crash@N|hang@N\n"); return 2; }
+        if (!a->fault_kind || !at || tl_opt_parse_int(at + 1, 1, MAXP, &n, &why)) {
+            fprintf(stderr, "tandem attempt: --test-fault: crash@N|hang@N with N a process number, got '%s'\n", fault);
+            return 2;
+        }
+        a->fault_proc = (int)n;
     }
     ssize_t sl = readlink("/proc/self/exe", a->self, sizeof a->self - 1);
     if (sl <= 0) { fprintf(stderr, "tandem attempt: cannot find this executable\n"); return 1; }
@@ -720,18 +701,23 @@ int td_verb_attempt(int argc, char **argv)
     if (!sched_getaffinity(0, sizeof set, &set))
         for (int c = CPU_SETSIZE - 1; c >= 0; c--)
             if (CPU_ISSET(c, &set)) { a->cpu = c; break; }
+    return 0;
+}
 
+/* Containment, the attempt folder, its log and manifest. 0 ok, 1 refused (printed). */
+static int attempt_open(att *a, int argc, char **argv)
+{
     /* from here on: SIGINT/SIGTERM stop the children and abort; orphans come back to us */
     int ce = att_contain();
     if (ce) { fprintf(stderr, "tandem attempt: cannot become the child subreaper: %s\n", tl_strerror(ce)); return 1; }
-    if (pick_dir(a, out, label)) return 1;
+    if (pick_dir(a, a->out, a->label)) return 1;
     char *lp = path2(a, "attempt.log");
     a->log = fopen(lp, "a");
     free(lp);
     a->man = cJSON_CreateObject();
     cJSON_AddNumberToObject(a->man, "schemaVersion", 1);
     cJSON_AddStringToObject(a->man, "kind", "tandem-attempt");
-    cJSON_AddStringToObject(a->man, "label", label ? label : "attempt");
+    cJSON_AddStringToObject(a->man, "label", a->label ? a->label : "attempt");
     cJSON_AddStringToObject(a->man, "folder", a->dir);
     cJSON *jargs = cJSON_AddArrayToObject(a->man, "arguments");
     for (int i = 0; i < argc; i++) cJSON_AddItemToArray(jargs, cJSON_CreateString(argv[i]));
@@ -739,7 +725,7 @@ int td_verb_attempt(int argc, char **argv)
     for (int s = 0; s < a->ns; s++) cJSON_AddItemToArray(js, cJSON_CreateString(a->subjects[s]));
     cJSON *jb = cJSON_AddArrayToObject(a->man, "backends");
     for (int b = 0; b < a->nb; b++) cJSON_AddItemToArray(jb, cJSON_CreateString(a->backends[b]));
-    cJSON_AddNumberToObject(a->man, "rounds", rounds);
+    cJSON_AddNumberToObject(a->man, "rounds", a->rounds);
     cJSON_AddNumberToObject(a->man, "samples", a->samples);
     cJSON_AddNumberToObject(a->man, "warmup", a->warmup);
     cJSON_AddBoolToObject(a->man, "quick", a->quick);
@@ -748,275 +734,321 @@ int td_verb_attempt(int argc, char **argv)
     cJSON_AddNumberToObject(a->man, "startDeadlineSeconds", a->start_deadline);
     cJSON_AddStringToObject(a->man, "stage", "pregate");
     alog(a, 1, "folder %s", a->dir);
-    int rc = 1;
+    return 0;
+}
 
-    /* 1. quiet pre-gate */
-    if (quiet_pregate(a, a->quick ? 1.0 : 3.0, require_quiet)) { man_set_str(a, "stage", "refused-busy"); goto done; }
-    if (tl_stop_signal) goto done;
+/* 1. The quiet pre-gate. 0 go on, 1 stop (refused busy). */
+static int stage_pregate(att *a)
+{
+    if (quiet_pregate(a, a->quick ? 1.0 : 3.0, a->require_quiet)) { man_set_str(a, "stage", "refused-busy"); return 1; }
+    return 0;
+}
 
-    /* 2. stage */
+/* 2. Stage the sources (`tandem stage`). 0 go on, 1 stop. */
+static int stage_staging(att *a)
+{
     man_set_str(a, "stage", "staging");
-    {
-        char *st = path2(a, "staging");
-        char *args[] = { "stage", "--out", st, from_git ? "--from-git" : NULL, (char *)from_git, NULL };
-        int r = run_tool(a, args);
-        free(st);
-        if (tl_stop_signal) goto done;
-        if (r) { alog(a, 1, "stage failed (exit %d); see attempt.log", r); man_set_str(a, "stage", "stage-failed"); goto done; }
-        tl_staging sj;
-        char *sd = path2(a, "staging");
-        if (!tl_staging_load(sd, &sj)) {
-            cJSON_AddStringToObject(a->man, "stagingHash", sj.staging_hash);
-            if (sj.git_head) cJSON_AddStringToObject(a->man, "gitHead", sj.git_head);
-            cJSON_AddBoolToObject(a->man, "dirty", sj.dirty);
-            alog(a, 1, "staged %zu files, stagingHash %.16s...%s", sj.nfiles, sj.staging_hash, sj.dirty ? " (dirty tree)" : "");
-            tl_staging_free(&sj);
-        }
-        free(sd);
+    char *st = path2(a, "staging");
+    char *args[] = { "stage", "--out", st, a->from_git ? "--from-git" : NULL, (char *)a->from_git, NULL };
+    int r = run_tool(a, args);
+    free(st);
+    if (tl_stop_signal) return 1;
+    if (r) { alog(a, 1, "stage failed (exit %d); see attempt.log", r); man_set_str(a, "stage", "stage-failed"); return 1; }
+    tl_staging sj;
+    char *sd = path2(a, "staging");
+    if (!tl_staging_load(sd, &sj)) {
+        cJSON_AddStringToObject(a->man, "stagingHash", sj.staging_hash);
+        if (sj.git_head) cJSON_AddStringToObject(a->man, "gitHead", sj.git_head);
+        cJSON_AddBoolToObject(a->man, "dirty", sj.dirty);
+        alog(a, 1, "staged %zu files, stagingHash %.16s...%s", sj.nfiles, sj.staging_hash, sj.dirty ? " (dirty tree)" : "");
+        tl_staging_free(&sj);
     }
+    free(sd);
+    return 0;
+}
 
-    /* 3. build or reuse the players; compile check */
+/* Reuse backend b's players from --players-from when the reuse rule allows. 1 reused. */
+static int players_reuse(att *a, int b, const char *sd, char *why, size_t wlen)
+{
+    if (!a->players_from) return 0;
+    char cand[PATH_MAX];
+    int reused = 0;
+    snprintf(cand, sizeof cand, "%s/%s", a->players_from, a->backends[b]);
+    if (!tl_is_dir(cand)) snprintf(cand, sizeof cand, "%s/players/%s", a->players_from, a->backends[b]);
+    char *abs = tl_abspath(cand);
+    if (tl_is_dir(abs) && tl_players_reusable(abs, sd, why, wlen)) {
+        snprintf(a->players[b], sizeof a->players[b], "%s", abs);
+        reused = 1;
+    }
+    alog(a, 1, "%s players from %s: %s (%s)", a->backends[b], abs, reused ? "reused" : "not reusable", why);
+    free(abs);
+    return reused;
+}
+
+/* Build backend b's players into players/<backend> (`tandem build`). 0 ok, 1 failed. */
+static int players_build(att *a, int b, char *sd)
+{
+    char rel[64];
+    snprintf(rel, sizeof rel, "players/%s", a->backends[b]);
+    char *pd = path2(a, rel);
+    snprintf(a->players[b], sizeof a->players[b], "%s", pd);
+    char *args[40];
+    int n = 0;
+    args[n++] = "build";
+    args[n++] = "--backend";
+    args[n++] = (char *)a->backends[b];
+    args[n++] = "--staging";
+    args[n++] = sd;
+    args[n++] = "--out";
+    args[n++] = pd;
+    for (int s = 0; s < a->ns && n < 36; s++) { args[n++] = "--subject"; args[n++] = a->subjects[s]; }
+    args[n] = NULL;
+    alog(a, 1, "building the %s player (compile check)", a->backends[b]);
+    int r = run_tool(a, args);
+    free(pd);
+    if (r && !tl_stop_signal) alog(a, 1, "%s build failed (exit %d): compile check failed; see attempt.log", a->backends[b], r);
+    return r != 0;
+}
+
+/* The load check: every subject loads (AOT dlopen, JIT libtcc compile) in the shell,
+ * recorded in the compile-check entry e. 0 ok, 1 failed. */
+static int players_load_check(att *a, int b, cJSON *e)
+{
+    char *pargv[64], store[16384];
+    aproc probe = { 0 };
+    snprintf(probe.suite, sizeof probe.suite, "primary");
+    snprintf(probe.retention, sizeof probe.retention, "matched");
+    int n = player_argv(a, b, &probe, "/dev/null", pargv, store, sizeof store);
+    if (n < 0) { alog(a, 1, "%s player lacks a subject", a->backends[b]); return 1; }
+    /* keep --backend and the modules; replace the rest with --subjects */
+    int k = 0;
+    while (k < n && strcmp(pargv[k], "--suite")) k++;
+    pargv[k] = "--subjects";
+    pargv[k + 1] = NULL;
+    char lo[64], le[64];
+    snprintf(lo, sizeof lo, "compile-check-%s.out", a->backends[b]);
+    snprintf(le, sizeof le, "compile-check-%s.err", a->backends[b]);
+    char *po = path2(a, lo), *pe = path2(a, le);
+    att_child c;
+    att_run_child(pargv, po, pe, -1, 120, 300, 0, &c);
+    free(po);
+    free(pe);
+    int ok = c.exited && c.code == 0;
+    cJSON_AddBoolToObject(e, "loads", ok);
+    cJSON_AddNumberToObject(e, "loadSeconds", round(c.seconds * 1000) / 1000);
+    alog(a, 1, "compile check %s: every subject %s (%.1f s)", a->backends[b], ok ? "loads" : "does NOT load", c.seconds);
+    return !ok;
+}
+
+/* The manifest's entry for backend b's players (folder, reused, build id). */
+static void players_record(att *a, int b, int reused, cJSON *jp)
+{
+    cJSON *pe = cJSON_CreateObject();
+    cJSON_AddStringToObject(pe, "backend", a->backends[b]);
+    cJSON_AddStringToObject(pe, "folder", a->players[b]);
+    cJSON_AddBoolToObject(pe, "reused", reused);
+    char bidp[PATH_MAX], *bid = NULL;
+    size_t bl2;
+    snprintf(bidp, sizeof bidp, "%s/build-id-%s", a->players[b], a->backends[b]);
+    if (!tl_read_all(bidp, &bid, &bl2)) { bid[strcspn(bid, "\n")] = 0; cJSON_AddStringToObject(pe, "buildId", bid); free(bid); }
+    cJSON_AddItemToArray(jp, pe);
+}
+
+/* 3. Build or reuse each backend's players; the compile check (every subject loads in the
+ * shell): compile-check.json. 0 go on, 1 stop. */
+static int stage_players(att *a)
+{
     man_set_str(a, "stage", "players");
-    {
-        cJSON *cc = cJSON_CreateObject();
-        cJSON_AddNumberToObject(cc, "schemaVersion", 1);
-        cJSON_AddStringToObject(cc, "kind", "tandem-compile-check");
-        cJSON *ccb = cJSON_AddArrayToObject(cc, "backends");
-        cJSON *jp = cJSON_AddArrayToObject(a->man, "players");
-        char *sd = path2(a, "staging");
-        int bad = 0;
-        for (int b = 0; b < a->nb && !bad; b++) {
-            cJSON *e = cJSON_CreateObject();
-            cJSON_AddItemToArray(ccb, e);
-            cJSON_AddStringToObject(e, "backend", a->backends[b]);
-            int reused = 0;
-            char why[1024] = "";
-            if (players_from) {
-                char cand[PATH_MAX];
-                snprintf(cand, sizeof cand, "%s/%s", players_from, a->backends[b]);
-                if (!tl_is_dir(cand)) snprintf(cand, sizeof cand, "%s/players/%s", players_from, a->backends[b]);
-                char *abs = tl_abspath(cand);
-                if (tl_is_dir(abs) && tl_players_reusable(abs, sd, why, sizeof why)) {
-                    snprintf(a->players[b], sizeof a->players[b], "%s", abs);
-                    reused = 1;
-                }
-                alog(a, 1, "%s players from %s: %s (%s)", a->backends[b], abs, reused ? "reused" : "not reusable", why);
-                free(abs);
-            }
-            uint64_t t = att_now_ns();
-            if (!reused) {
-                char rel[64];
-                snprintf(rel, sizeof rel, "players/%s", a->backends[b]);
-                char *pd = path2(a, rel);
-                snprintf(a->players[b], sizeof a->players[b], "%s", pd);
-                char *args[40];
-                int n = 0;
-                args[n++] = "build";
-                args[n++] = "--backend";
-                args[n++] = (char *)a->backends[b];
-                args[n++] = "--staging";
-                args[n++] = sd;
-                args[n++] = "--out";
-                args[n++] = pd;
-                for (int s = 0; s < a->ns && n < 36; s++) { args[n++] = "--subject"; args[n++] = a->subjects[s]; }
-                args[n] = NULL;
-                alog(a, 1, "building the %s player (compile check)", a->backends[b]);
-                int r = run_tool(a, args);
-                free(pd);
-                if (r && !tl_stop_signal) { alog(a, 1, "%s build failed (exit %d): compile check failed; see attempt.log", a->backends[b], r); }
-                if (r) bad = 1;
-            }
-            cJSON_AddStringToObject(e, "players", a->players[b]);
-            cJSON_AddBoolToObject(e, "reused", reused);
-            if (why[0]) cJSON_AddStringToObject(e, "reuseRule", why);
-            cJSON_AddNumberToObject(e, "buildSeconds", round((double)(att_now_ns() - t) / 1e6) / 1000);
-            /* load check: every subject loads (AOT dlopen, JIT libtcc compile) in the shell */
-            if (!bad) {
-                char *pargv[64], store[16384];
-                aproc probe = { 0 };
-                snprintf(probe.suite, sizeof probe.suite, "primary");
-                snprintf(probe.retention, sizeof probe.retention, "matched");
-                int n = player_argv(a, b, &probe, "/dev/null", pargv, store, sizeof store);
-                if (n < 0) { alog(a, 1, "%s player lacks a subject", a->backends[b]); bad = 1; }
-                else {
-                    /* keep --backend and the modules; replace the rest with --subjects */
-                    int k = 0;
-                    while (k < n && strcmp(pargv[k], "--suite")) k++;
-                    pargv[k] = "--subjects";
-                    pargv[k + 1] = NULL;
-                    char lo[64], le[64];
-                    snprintf(lo, sizeof lo, "compile-check-%s.out", a->backends[b]);
-                    snprintf(le, sizeof le, "compile-check-%s.err", a->backends[b]);
-                    char *po = path2(a, lo), *pe = path2(a, le);
-                    att_child c;
-                    att_run_child(pargv, po, pe, -1, 120, 300, 0, &c);
-                    free(po);
-                    free(pe);
-                    int ok = c.exited && c.code == 0;
-                    cJSON_AddBoolToObject(e, "loads", ok);
-                    cJSON_AddNumberToObject(e, "loadSeconds", round(c.seconds * 1000) / 1000);
-                    alog(a, 1, "compile check %s: every subject %s (%.1f s)", a->backends[b],
-                         ok ? "loads" : "does NOT load", c.seconds);
-                    if (!ok) bad = 1;
-                }
-            }
-            cJSON *pe = cJSON_CreateObject();
-            cJSON_AddStringToObject(pe, "backend", a->backends[b]);
-            cJSON_AddStringToObject(pe, "folder", a->players[b]);
-            cJSON_AddBoolToObject(pe, "reused", reused);
-            char bidp[PATH_MAX], *bid = NULL;
-            size_t bl2;
-            snprintf(bidp, sizeof bidp, "%s/build-id-%s", a->players[b], a->backends[b]);
-            if (!tl_read_all(bidp, &bid, &bl2)) { bid[strcspn(bid, "\n")] = 0; cJSON_AddStringToObject(pe, "buildId", bid); free(bid); }
-            cJSON_AddItemToArray(jp, pe);
-        }
-        char *ccp = path2(a, "compile-check.json");
-        cJSON_AddBoolToObject(cc, "passed", !bad);
-        tl_json_save(ccp, cc);
-        free(ccp);
-        cJSON_Delete(cc);
-        free(sd);
-        if (tl_stop_signal) goto done;
-        if (bad) { man_set_str(a, "stage", "compile-check-failed"); goto done; }
+    cJSON *cc = cJSON_CreateObject();
+    cJSON_AddNumberToObject(cc, "schemaVersion", 1);
+    cJSON_AddStringToObject(cc, "kind", "tandem-compile-check");
+    cJSON *ccb = cJSON_AddArrayToObject(cc, "backends");
+    cJSON *jp = cJSON_AddArrayToObject(a->man, "players");
+    char *sd = path2(a, "staging");
+    int bad = 0;
+    for (int b = 0; b < a->nb && !bad; b++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddItemToArray(ccb, e);
+        cJSON_AddStringToObject(e, "backend", a->backends[b]);
+        char why[1024] = "";
+        int reused = players_reuse(a, b, sd, why, sizeof why);
+        uint64_t t = att_now_ns();
+        if (!reused) bad = players_build(a, b, sd);
+        cJSON_AddStringToObject(e, "players", a->players[b]);
+        cJSON_AddBoolToObject(e, "reused", reused);
+        if (why[0]) cJSON_AddStringToObject(e, "reuseRule", why);
+        cJSON_AddNumberToObject(e, "buildSeconds", round((double)(att_now_ns() - t) / 1e6) / 1000);
+        if (!bad) bad = players_load_check(a, b, e);
+        players_record(a, b, reused, jp);
     }
+    char *ccp = path2(a, "compile-check.json");
+    cJSON_AddBoolToObject(cc, "passed", !bad);
+    tl_json_save(ccp, cc);
+    free(ccp);
+    cJSON_Delete(cc);
+    free(sd);
+    if (tl_stop_signal) return 1;
+    if (bad) { man_set_str(a, "stage", "compile-check-failed"); return 1; }
+    return 0;
+}
 
-    /* 3b. semantics before speed: the 42 smoke cases on each player; a runtime that fails
-     * them is not measured. */
-    int smoke_bad = attempt_smoke(a);
-    if (tl_stop_signal) goto done;
-    if (smoke_bad) { man_set_str(a, "stage", "smoke-failed"); goto done; }
+/* 4. Semantics before speed: the 42 smoke cases on each player; a runtime that fails them
+ * is not measured. 0 go on, 1 stop. */
+static int stage_smoke(att *a)
+{
+    if (attempt_smoke(a)) { if (!tl_stop_signal) man_set_str(a, "stage", "smoke-failed"); return 1; }
+    return 0;
+}
 
-    /* 4. the plan */
-    {
-        char *ro[8];
-        int nro = split(report_only, ro, 8);
-        for (int r = 0; r < rounds; r++)
-            for (int bi = 0; bi < a->nb; bi++) {
-                int b = (r % 2 == 0) ? bi : a->nb - 1 - bi;
-                for (int s = 0; s < 3; s++) {
-                    aproc *q = &a->p[a->np];
-                    q->idx = a->np + 1;
-                    q->round = r + 1;
-                    snprintf(q->suite, sizeof q->suite, "%s", gated_suites[(s + r) % 3]);
-                    snprintf(q->backend, sizeof q->backend, "%s", a->backends[b]);
-                    snprintf(q->retention, sizeof q->retention, "matched");
-                    snprintf(q->name, sizeof q->name, "p%02d-%s-%s-r%d", q->idx, q->suite, q->backend, r + 1);
-                    strcpy(q->status, "pending");
-                    a->np++;
-                }
-            }
-        for (int bi = 0; bi < a->nb; bi++)
-            for (int s = 0; s < nro; s++) {
+/* 5. The plan: rounds x backends (order flipping each round) x the gated suites (order
+ * rotating), then the report-only default-retention processes. */
+static void stage_plan(att *a)
+{
+    char *ro[8];
+    int nro = split(a->report_only, ro, 8);
+    for (int r = 0; r < a->rounds; r++)
+        for (int bi = 0; bi < a->nb; bi++) {
+            int b = (r % 2 == 0) ? bi : a->nb - 1 - bi;
+            for (int s = 0; s < 3; s++) {
                 aproc *q = &a->p[a->np];
                 q->idx = a->np + 1;
-                snprintf(q->suite, sizeof q->suite, "%s", ro[s]);
-                snprintf(q->backend, sizeof q->backend, "%s", a->backends[bi]);
-                snprintf(q->retention, sizeof q->retention, "default");
-                snprintf(q->name, sizeof q->name, "p%02d-%s-%s-default", q->idx, q->suite, q->backend);
+                q->round = r + 1;
+                snprintf(q->suite, sizeof q->suite, "%s", gated_suites[(s + r) % 3]);
+                snprintf(q->backend, sizeof q->backend, "%s", a->backends[b]);
+                snprintf(q->retention, sizeof q->retention, "matched");
+                snprintf(q->name, sizeof q->name, "p%02d-%s-%s-r%d", q->idx, q->suite, q->backend, r + 1);
                 strcpy(q->status, "pending");
                 a->np++;
             }
-        for (int s = 0; s < nro; s++) free(ro[s]);
-    }
+        }
+    for (int bi = 0; bi < a->nb; bi++)
+        for (int s = 0; s < nro; s++) {
+            aproc *q = &a->p[a->np];
+            q->idx = a->np + 1;
+            snprintf(q->suite, sizeof q->suite, "%s", ro[s]);
+            snprintf(q->backend, sizeof q->backend, "%s", a->backends[bi]);
+            snprintf(q->retention, sizeof q->retention, "default");
+            snprintf(q->name, sizeof q->name, "p%02d-%s-%s-default", q->idx, q->suite, q->backend);
+            strcpy(q->status, "pending");
+            a->np++;
+        }
+    for (int s = 0; s < nro; s++) free(ro[s]);
+}
+
+/* 6. The processes, one after the other, each pinned and observed. 0 go on, 1 stopped. */
+static int stage_processes(att *a)
+{
     man_set_str(a, "stage", "processes");
     alog(a, 1, "%d processes: %d rounds x %d suites x %d backends + %d report-only; %d samples each, pinned to CPU %d",
-         a->np, rounds, 3, a->nb, a->np - rounds * 3 * a->nb, a->samples, a->cpu);
-    {
-        uint64_t ps = att_now_ns();
-        int failed = 0;
-        for (int i = 0; i < a->np; i++) {
-            aproc *q = &a->p[i];
-            if (run_process(a, q, a->np)) failed++;
-            save_manifest(a);
-            if (tl_stop_signal) goto done;
-            double el = (double)(att_now_ns() - ps) / 1e9, per = el / (i + 1);
-            fprintf(stderr, "attempt: process %d of %d %-40s %-16s elapsed %.0f s, about %.0f s left\n", i + 1, a->np,
-                    q->name, q->status, (double)(att_now_ns() - a->t0) / 1e9, per * (a->np - i - 1));
-            alog(a, 0, "process %d of %d %s: %s", i + 1, a->np, q->name, q->status);
-        }
-        cJSON_AddNumberToObject(a->man, "failedProcesses", failed);
+         a->np, a->rounds, 3, a->nb, a->np - a->rounds * 3 * a->nb, a->samples, a->cpu);
+    uint64_t ps = att_now_ns();
+    int failed = 0;
+    for (int i = 0; i < a->np; i++) {
+        aproc *q = &a->p[i];
+        if (run_process(a, q, a->np)) failed++;
+        save_manifest(a);
+        if (tl_stop_signal) return 1;
+        double el = (double)(att_now_ns() - ps) / 1e9, per = el / (i + 1);
+        fprintf(stderr, "attempt: process %d of %d %-40s %-16s elapsed %.0f s, about %.0f s left\n", i + 1, a->np,
+                q->name, q->status, (double)(att_now_ns() - a->t0) / 1e9, per * (a->np - i - 1));
+        alog(a, 0, "process %d of %d %s: %s", i + 1, a->np, q->name, q->status);
     }
+    cJSON_AddNumberToObject(a->man, "failedProcesses", failed);
+    return 0;
+}
 
-    /* 4b. the instruction arm (report-only): one callgrind process per suite, backend, subject */
-    char *instr_dir = NULL;
-    if (instructions) {
-        man_set_str(a, "stage", "instructions");
-        instr_dir = path2(a, "instructions");
-        int ifail = 0;
-        for (int b = 0; b < a->nb && !ifail; b++)
-            for (int s = 0; s < 3 && !ifail; s++) {
-                bench_icount_spec sp = { a->players[b], a->backends[b], gated_suites[s], a->dir, NULL,
-                                         "1", "1", "matched", "off", "1200", NULL, a->quick };
-                char outp[PATH_MAX];
-                snprintf(outp, sizeof outp, "%s/%s-%s-instructions.json", instr_dir, gated_suites[s], a->backends[b]);
-                sp.out = outp;
-                ifail = bench_icount_run(&sp, a->subjects, a->ns) != 0;
-                alog(a, 1, "instructions %s %s: %s", gated_suites[s], a->backends[b], ifail ? "failed" : "done");
-            }
-        if (ifail) {
-            alog(a, 1, "the instruction arm failed: gate.md has no instruction table");
-            free(instr_dir);
-            instr_dir = NULL;
+/* 7. The instruction arm (--instructions, report-only): one callgrind process per suite,
+ * backend and subject. Sets a->instr_dir when every summary was written. */
+static void stage_instructions(att *a)
+{
+    if (!a->instructions) return;
+    man_set_str(a, "stage", "instructions");
+    a->instr_dir = path2(a, "instructions");
+    int ifail = 0;
+    for (int b = 0; b < a->nb && !ifail; b++)
+        for (int s = 0; s < 3 && !ifail; s++) {
+            bench_icount_spec sp = { a->players[b], a->backends[b], gated_suites[s], a->dir, NULL,
+                                     "1", "1", "matched", "off", "1200", NULL, a->quick };
+            char outp[PATH_MAX];
+            snprintf(outp, sizeof outp, "%s/%s-%s-instructions.json", a->instr_dir, gated_suites[s], a->backends[b]);
+            sp.out = outp;
+            ifail = bench_icount_run(&sp, a->subjects, a->ns) != 0;
+            alog(a, 1, "instructions %s %s: %s", gated_suites[s], a->backends[b], ifail ? "failed" : "done");
         }
+    if (ifail) {
+        alog(a, 1, "the instruction arm failed: gate.md has no instruction table");
+        free(a->instr_dir);
+        a->instr_dir = NULL;
     }
-    if (tl_stop_signal) { free(instr_dir); goto done; }
+}
 
-    /* 5. gate */
+/* 8. The gate over runs/ with the configuration written to gate/gate-config.json.
+ * Returns the verdict (GATE_PASS, GATE_FAIL, GATE_INVALID). */
+static int stage_gate(att *a)
+{
     man_set_str(a, "stage", "gate");
-    {
-        char *gd = path2(a, "gate"), *rd = path2(a, "runs");
-        tl_mkdirs(gd);
-        gate_config cfg;
-        gate_config_default(&cfg);
-        snprintf(cfg.subject, sizeof cfg.subject, "%s", a->subjects[0]);
-        cfg.nbackends = a->nb;
-        for (int b = 0; b < a->nb; b++) snprintf(cfg.backends[b], sizeof cfg.backends[b], "%s", a->backends[b]);
-        cfg.processes = rounds;
-        cfg.expected_processes = a->np;
-        for (int s = 0; s < cfg.nsuites; s++) cfg.suites[s].samples = a->samples;
-        cJSON *cj = gate_config_json(&cfg);
-        char *cp = tl_join(gd, "gate-config.json");
-        tl_json_save(cp, cj);
-        cJSON_Delete(cj);
-        gate_opts go = { rd, gd, cp, 1, instr_dir };
-        gate_config cfg2;
-        gate_config_default(&cfg2);
-        int crc = gate_config_load(cp, &cfg2); /* what the gate reads is what was written */
-        rc = crc ? GATE_INVALID : gate_run(&go, &cfg2);
-        free(cp);
-        alog(a, 1, "gate: %s", gate_verdict_name(rc));
-        man_set_str(a, "verdict", gate_verdict_name(rc));
-        cJSON_DeleteItemFromObjectCaseSensitive(a->man, "gateReport");
-        cJSON_AddStringToObject(a->man, "gateReport", "gate/gate.md");
-        free(gd);
-        free(rd);
-        free(instr_dir);
-    }
-    if (tl_stop_signal) goto done;
-    /* 6. the runs archive (tandem pack: runs/files.sha256 + runs.zip), then files.sha256 */
+    int rc;
+    char *gd = path2(a, "gate"), *rd = path2(a, "runs");
+    tl_mkdirs(gd);
+    gate_config cfg;
+    gate_config_default(&cfg);
+    snprintf(cfg.subject, sizeof cfg.subject, "%s", a->subjects[0]);
+    cfg.nbackends = a->nb;
+    for (int b = 0; b < a->nb; b++) snprintf(cfg.backends[b], sizeof cfg.backends[b], "%s", a->backends[b]);
+    cfg.processes = a->rounds;
+    cfg.expected_processes = a->np;
+    for (int s = 0; s < cfg.nsuites; s++) cfg.suites[s].samples = a->samples;
+    cJSON *cj = gate_config_json(&cfg);
+    char *cp = tl_join(gd, "gate-config.json");
+    tl_json_save(cp, cj);
+    cJSON_Delete(cj);
+    gate_opts go = { rd, gd, cp, 1, a->instr_dir };
+    gate_config cfg2;
+    gate_config_default(&cfg2);
+    int crc = gate_config_load(cp, &cfg2); /* what the gate reads is what was written */
+    rc = crc ? GATE_INVALID : gate_run(&go, &cfg2);
+    free(cp);
+    alog(a, 1, "gate: %s", gate_verdict_name(rc));
+    man_set_str(a, "verdict", gate_verdict_name(rc));
+    cJSON_DeleteItemFromObjectCaseSensitive(a->man, "gateReport");
+    cJSON_AddStringToObject(a->man, "gateReport", "gate/gate.md");
+    free(gd);
+    free(rd);
+    free(a->instr_dir);
+    a->instr_dir = NULL;
+    return rc;
+}
+
+/* 9. The runs archive (`tandem pack`: runs/files.sha256 + runs.zip). */
+static void stage_archive(att *a)
+{
     man_set_str(a, "stage", "archive");
-    {
-        char *rd = path2(a, "runs"), *zp = path2(a, "runs.zip");
-        char *args[] = { "pack", rd, "--out", zp, NULL };
-        int r = run_tool(a, args);
-        if (r) alog(a, 1, "pack failed (exit %d)", r);
-        free(rd);
-        free(zp);
-    }
-    if (tl_stop_signal) goto done;
+    char *rd = path2(a, "runs"), *zp = path2(a, "runs.zip");
+    char *args[] = { "pack", rd, "--out", zp, NULL };
+    int r = run_tool(a, args);
+    if (r) alog(a, 1, "pack failed (exit %d)", r);
+    free(rd);
+    free(zp);
+}
+
+/* 10. Done: the manifest's last state, then files.sha256 of the whole folder (nothing is
+ * written after it). */
+static void stage_done(att *a, int verdict)
+{
     man_set_str(a, "stage", "done");
     cJSON_AddStringToObject(a->man, "archive", "runs.zip");
     save_manifest(a);
-    {
-        /* the last log line comes before files.sha256: nothing is written after it */
-        double el = (double)(att_now_ns() - a->t0) / 1e9;
-        alog(a, 0, "done in %.1f s: %s; writing files.sha256 (last step)", el, gate_verdict_name(rc));
-        if (a->log) { fclose(a->log); a->log = NULL; }
-        if (write_sums(a)) fprintf(stderr, "attempt: files.sha256 could not be written\n");
-        printf("attempt: %s in %.0f s; report %s/gate/gate.md\n", gate_verdict_name(rc), el, a->dir);
-    }
-    goto out;
-done:
+    double el = (double)(att_now_ns() - a->t0) / 1e9;
+    alog(a, 0, "done in %.1f s: %s; writing files.sha256 (last step)", el, gate_verdict_name(verdict));
+    if (a->log) { fclose(a->log); a->log = NULL; }
+    if (write_sums(a)) fprintf(stderr, "attempt: files.sha256 could not be written\n");
+    printf("attempt: %s in %.0f s; report %s/gate/gate.md\n", gate_verdict_name(verdict), el, a->dir);
+}
+
+/* Stopped before the end: a signal (recorded as "aborted" with the stage it stopped) or a
+ * stage that refused to go on (its stage name says which). Exit 1. */
+static int attempt_stopped(att *a)
+{
     if (tl_stop_signal) {
         /* stopped by a signal: every child group was killed and waited for (att_run_child) */
         char sb[32];
@@ -1034,11 +1066,46 @@ done:
     save_manifest(a);
     printf("attempt: aborted (%s); log %s/attempt.log\n",
            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(a->man, "stage")), a->dir);
-    rc = 1;
-out:
+    return 1;
+}
+
+static void attempt_close(att *a)
+{
+    free(a->instr_dir);
     if (a->log) fclose(a->log);
     cJSON_Delete(a->man);
     for (int s = 0; s < a->ns; s++) free(a->subjects[s]);
     for (int b = 0; b < a->nb; b++) free((char *)a->backends[b]);
+}
+
+/* The attempt, stage by stage (SUITES.md "The attempt"). */
+static int attempt_run(att *a)
+{
+    if (stage_pregate(a) || tl_stop_signal) return attempt_stopped(a);
+    if (stage_staging(a) || tl_stop_signal) return attempt_stopped(a);
+    if (stage_players(a) || tl_stop_signal) return attempt_stopped(a);
+    if (stage_smoke(a) || tl_stop_signal) return attempt_stopped(a);
+    stage_plan(a);
+    if (stage_processes(a) || tl_stop_signal) return attempt_stopped(a);
+    stage_instructions(a);
+    if (tl_stop_signal) return attempt_stopped(a);
+    int verdict = stage_gate(a);
+    if (tl_stop_signal) return attempt_stopped(a);
+    stage_archive(a);
+    if (tl_stop_signal) return attempt_stopped(a);
+    stage_done(a, verdict);
+    return verdict;
+}
+
+int td_verb_attempt(int argc, char **argv)
+{
+    static att A;
+    att *a = &A;
+    memset(a, 0, sizeof *a);
+    a->t0 = att_now_ns();
+    int rc = attempt_options(a, argc, argv);
+    if (rc == 0) rc = attempt_open(a, argc, argv) ? 1 : attempt_run(a);
+    else if (rc < 0) rc = 0; /* --help */
+    attempt_close(a);
     return rc;
 }
