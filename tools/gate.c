@@ -8,40 +8,47 @@
 
 #include "tl_err.h"
 #include "tl_fs.h"
+#include "tl_opt.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void usage(FILE *o)
-{
-    fprintf(o,
-            "usage: tandem gate RUNS_DIR [--config FILE] [--out DIR] [--quiet]\n"
-            "       tandem gate --self-check [--verbose] [--out DIR]\n"
-            "       tandem gate --print-config\n"
-            "       tandem gate --compare RUNS_A RUNS_B [--config FILE] [--out FILE]\n"
-            "\n"
-            "Read every per-process report (RUNS_DIR/*.json), the observations\n"
-            "(RUNS_DIR/observations/*.json) and quiet-pregate.json (RUNS_DIR or its parent);\n"
-            "compute per-process ratios of subject A to each peer (primary: ratio of means of\n"
-            "per-sample ns/op; other suites: ratio of medians), their median and worst per backend,\n"
-            "Mann-Whitney U and rank-biserial effect on the pooled samples, allocation rows, the\n"
-            "AOT/JIT ratios; apply the thresholds and the INVALID rules; write gate.md,\n"
-            "gate-summary.json and gate-chart.svg into --out (default RUNS_DIR).\n"
-            "Same inputs, byte-identical outputs.\n"
-            "\n"
-            "  --config FILE   gate configuration JSON over the built-in defaults (--print-config)\n"
-            "  --out DIR       where the outputs go (--compare: the comparison's Markdown file)\n"
-            "  --compare A B   per gated row of two runs folders: both results and medians, flipped or\n"
-            "                  not, borderline (threshold within the per-process spread); exit 1 on a flip\n"
-            "  --instructions DIR  add the instruction table (report-only) from DIR's\n"
-            "                  <suite>-<backend>-instructions.json (tandem bench --meter instructions)\n"
-            "  --self-check    run the synthetic expectations (pass, fail, each INVALID rule);\n"
-            "                  with --out DIR the synthetic runs are kept there (caseNN/)\n"
-            "\n"
-            "Exit: 0 PASS, 3 FAIL, 1 INVALID (also: a refused configuration, outputs that could\n"
-            "not be written), 2 usage.\n");
-}
+static const tl_opt gate_opts_table[] = {
+    { "config", 0, TL_OPT_PATH, "FILE", 0, 0, "gate configuration JSON over the built-in defaults (--print-config)" },
+    { "out", 0, TL_OPT_PATH, "DIR", 0, 0, "where the outputs go (--compare: the comparison's Markdown file)" },
+    { "compare", 0, TL_OPT_PATH, "RUNS_A RUNS_B", 0, 0, "per gated row of two runs folders: both results and medians,\n"
+      "flipped or not, borderline (threshold within the per-process\n"
+      "spread); exit 1 on a flip" },
+    { "instructions", 0, TL_OPT_PATH, "DIR", 0, 0, "add the instruction table (report-only) from DIR's\n"
+      "<suite>-<backend>-instructions.json (tandem bench --meter instructions)" },
+    { "self-check", 0, TL_OPT_FLAG, NULL, 0, 0, "run the synthetic expectations (pass, fail, each INVALID rule);\n"
+      "with --out DIR the synthetic runs are kept there (caseNN/)" },
+    { "verbose", 0, TL_OPT_FLAG, NULL, 0, 0, "--self-check: print every expectation" },
+    { "quiet", 0, TL_OPT_FLAG, NULL, 0, 0, "no verdict lines on stdout" },
+    { "print-config", 0, TL_OPT_FLAG, NULL, 0, 0, "print the configuration in effect (defaults, or --config) as JSON" },
+    { NULL, 0, 0, NULL, 0, 0, NULL }
+};
+
+static const tl_optspec gate_spec = {
+    "tandem gate", "RUNS_DIR [--config FILE] [--out DIR] [--quiet]\n"
+    "tandem gate --self-check [--verbose] [--out DIR]\n"
+    "tandem gate --print-config\n"
+    "tandem gate --compare RUNS_A RUNS_B [--config FILE] [--out FILE]",
+    "Read every per-process report (RUNS_DIR/*.json), the observations\n"
+    "(RUNS_DIR/observations/*.json) and quiet-pregate.json (RUNS_DIR or its parent);\n"
+    "compute per-process ratios of subject A to each peer (primary: ratio of means of\n"
+    "per-sample ns/op; other suites: ratio of medians), their median and worst per backend,\n"
+    "Mann-Whitney U and rank-biserial effect on the pooled samples, allocation rows, the\n"
+    "AOT/JIT ratios; apply the thresholds and the INVALID rules; write gate.md,\n"
+    "gate-summary.json, gate-chart.svg (the verdict and the gated rows, AOT and JIT side by\n"
+    "side) and gate-chart-full.svg (every row) into --out (default RUNS_DIR).\n"
+    "Same inputs, byte-identical outputs.",
+    gate_opts_table,
+    "Exit: 0 PASS, 3 FAIL, 1 INVALID (also: a refused configuration, outputs that could\n"
+    "not be written), 2 usage.",
+    0, 1
+};
 
 int gate_run(const gate_opts *o, const gate_config *cfg)
 {
@@ -98,35 +105,28 @@ int gate_run(const gate_opts *o, const gate_config *cfg)
 int td_verb_gate(int argc, char **argv)
 {
     gate_opts o = { 0 };
-    int self = 0, verbose = 0, print = 0;
-    const char *cmp_a = NULL, *cmp_b = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
-        else if (!strcmp(a, "--self-check")) self = 1;
-        else if (!strcmp(a, "--verbose")) verbose = 1;
-        else if (!strcmp(a, "--quiet")) o.quiet = 1;
-        else if (!strcmp(a, "--print-config")) print = 1;
-        else if (!strcmp(a, "--compare")) {
-            if (i + 2 >= argc || !argv[i + 1][0] || !argv[i + 2][0]) {
-                fprintf(stderr, "tandem gate: --compare needs two runs folders\n");
-                return 2;
-            }
-            cmp_a = argv[++i];
-            cmp_b = argv[++i];
-        }
-        else if (!strcmp(a, "--config") || !strcmp(a, "--out") || !strcmp(a, "--instructions")) {
-            if (i + 1 >= argc || !argv[i + 1][0]) { fprintf(stderr, "tandem gate: %s needs a value\n", a); return 2; }
-            if (!strcmp(a, "--config")) o.config_path = argv[++i];
-            else if (!strcmp(a, "--instructions")) o.instructions_dir = argv[++i];
-            else o.out_dir = argv[++i];
-        } else if (a[0] == '-') {
-            fprintf(stderr, "tandem gate: unknown option '%s'\n", a);
-            usage(stderr);
+    tl_optres r;
+    int prc = tl_opt_parse(&gate_spec, argc, argv, &r);
+    if (prc) { tl_opt_free(&r); return prc == TL_OPT_HELP ? 0 : 2; }
+    int self = tl_opt_given(&r, "self-check") > 0, verbose = tl_opt_given(&r, "verbose") > 0;
+    int print = tl_opt_given(&r, "print-config") > 0;
+    o.quiet = tl_opt_given(&r, "quiet") > 0;
+    o.config_path = tl_opt_str(&r, "config", NULL);
+    o.out_dir = tl_opt_str(&r, "out", NULL);
+    o.instructions_dir = tl_opt_str(&r, "instructions", NULL);
+    /* --compare RUNS_A RUNS_B: RUNS_A is the option's value, RUNS_B the one positional */
+    const char *cmp_a = tl_opt_str(&r, "compare", NULL), *cmp_b = NULL;
+    if (cmp_a) {
+        if (r.npos != 1 || !r.pos[0][0]) {
+            fprintf(stderr, "tandem gate: --compare needs two runs folders\n");
+            tl_opt_free(&r);
             return 2;
-        } else if (!o.runs_dir) o.runs_dir = a;
-        else { fprintf(stderr, "tandem gate: one RUNS_DIR only ('%s')\n", a); return 2; }
+        }
+        cmp_b = r.pos[0];
+    } else if (r.npos) {
+        o.runs_dir = r.pos[0];
     }
+    tl_opt_free(&r);
     gate_config cfg;
     gate_config_default(&cfg);
     if (o.config_path && gate_config_load(o.config_path, &cfg)) {
@@ -143,10 +143,9 @@ int td_verb_gate(int argc, char **argv)
     }
     if (self) return gate_self_check(verbose, o.out_dir) ? 1 : 0;
     if (cmp_a) {
-        if (o.runs_dir) { fprintf(stderr, "tandem gate: --compare takes no other RUNS_DIR\n"); return 2; }
         int r = gate_compare(cmp_a, cmp_b, &cfg, o.out_dir);
         return r == GATE_USAGE ? 2 : r;
     }
-    if (!o.runs_dir) { usage(stderr); return 2; }
+    if (!o.runs_dir) { fprintf(stderr, "tandem gate: missing RUNS_DIR (tandem gate --help)\n"); return 2; }
     return gate_run(&o, &cfg);
 }

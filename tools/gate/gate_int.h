@@ -68,6 +68,9 @@ typedef struct gate_result {
 int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res);
 void gate_result_free(gate_result *res);
 int gate_write_outputs(const char *out_dir, const gate_result *res);
+/* gate-chart.svg: the verdict and the gated rows only, AOT and JIT side by side
+ * (gate_chart.c; malloc'd). gate-chart-full.svg (every line) is gate_out.c's. */
+char *gate_chart_summary_svg(const gate_result *res);
 /* The "Instructions per operation" section of gate.md from DIR's *-instructions.json
  * (malloc'd), or NULL with *bad = 1 after reporting what was refused. */
 char *gate_icount_md(const char *dir, const gate_result *res, int *bad);

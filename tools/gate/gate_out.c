@@ -1,4 +1,5 @@
-/* gate_out.c - gate.md, gate-summary.json and gate-chart.svg; byte-deterministic. */
+/* gate_out.c - gate.md, gate-summary.json, gate-chart.svg (gate_chart.c) and
+ * gate-chart-full.svg; byte-deterministic. */
 #include "gate_int.h"
 
 #include "tl_err.h"
@@ -142,6 +143,8 @@ static char *render_md(const gate_result *res)
     sbuf b = { 0 };
     char f1[32], f2[32], f3[32];
     sb_printf(&b, "# Gate: %s\n\n", gate_verdict_name(res->verdict));
+    sb_printf(&b, "![the gated rows at a glance](gate-chart.svg)\n\n"
+                  "Every row, report-only ones included: [gate-chart-full.svg](gate-chart-full.svg).\n\n");
     sb_printf(&b, "Subject **%s** against its peers; ratio = %s's statistic / the peer's (below 1.00: %s is faster).\n"
                   "Per process: primary uses the ratio of means of per-sample ns/op, the other suites the ratio of\n"
                   "medians. Across the processes of a backend: the median and the worst (largest) ratio.\n\n",
@@ -153,7 +156,6 @@ static char *render_md(const gate_result *res)
               c->processes);
     sb_printf(&b, "Gated rows: %zu (%zu pass, %zu fail); report-only rows: %zu; NA: %zu.\n\n", res->n_gated, res->n_pass,
               res->n_fail, res->n_report, res->n_na);
-    sb_printf(&b, "![ratios per row and backend](gate-chart.svg)\n\n");
     if (res->ninvalid) {
         sb_printf(&b, "## INVALID\n\n");
         for (size_t i = 0; i < res->ninvalid; i++) sb_printf(&b, "- %s\n", M(res->invalid[i]));
@@ -348,6 +350,7 @@ static cJSON *render_json(const gate_result *res)
     }
     cJSON_AddStringToObject(o, "report", "gate.md");
     cJSON_AddStringToObject(o, "chart", "gate-chart.svg");
+    cJSON_AddStringToObject(o, "chartFull", "gate-chart-full.svg");
     return o;
 }
 
@@ -437,7 +440,7 @@ int gate_write_outputs(const char *out_dir, const gate_result *res)
 {
     int e = tl_mkdirs(out_dir);
     if (e) { tl_error(out_dir, "--out", "cannot create: %s", tl_strerror(e)); return 1; }
-    char *m = render_md(res), *s = render_svg(res);
+    char *m = render_md(res), *s = gate_chart_summary_svg(res), *full = render_svg(res);
     cJSON *j = render_json(res);
     char *jt = cJSON_Print(j);
     cJSON_Delete(j);
@@ -445,9 +448,11 @@ int gate_write_outputs(const char *out_dir, const gate_result *res)
     jt = realloc(jt, l + 2);
     jt[l] = '\n';
     jt[l + 1] = 0;
-    int rc = put(out_dir, "gate.md", m) | put(out_dir, "gate-summary.json", jt) | put(out_dir, "gate-chart.svg", s);
+    int rc = put(out_dir, "gate.md", m) | put(out_dir, "gate-summary.json", jt) | put(out_dir, "gate-chart.svg", s) |
+             put(out_dir, "gate-chart-full.svg", full);
     free(m);
     free(s);
+    free(full);
     free(jt);
     return rc;
 }

@@ -244,9 +244,10 @@ int gate_self_check(int verbose, const char *keep)
             gate_evaluate(dir, &cfg, &r2);
             int w = gate_write_outputs(out, &res) | gate_write_outputs(out2, &r2);
             gate_result_free(&r2);
-            static const char *const names[] = { "gate.md", "gate-summary.json", "gate-chart.svg" };
+            static const char *const names[] = { "gate.md", "gate-summary.json", "gate-chart.svg",
+                                                 "gate-chart-full.svg" };
             int same = !w;
-            for (int f = 0; f < 3 && same; f++) {
+            for (int f = 0; f < 4 && same; f++) {
                 char a[4200], b[4200];
                 snprintf(a, sizeof a, "%s/%s", out, names[f]);
                 snprintf(b, sizeof b, "%s/%s", out2, names[f]);
