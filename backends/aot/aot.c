@@ -16,9 +16,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -75,6 +77,7 @@ static int aot_run(char *const argv[], const char *cwd, char *err, size_t errlen
         snprintf(err, errlen, "pipe: %s", strerror(errno));
         return -1;
     }
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(err, errlen, "fork: %s", strerror(errno));
@@ -83,6 +86,9 @@ static int aot_run(char *const argv[], const char *cwd, char *err, size_t errlen
         return -1;
     }
     if (pid == 0) {
+        /* The compiler dies with the tool that runs it (even a SIGKILLed one). */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(127);
         dup2(fds[1], 1);
         dup2(fds[1], 2);
         close(fds[0]);

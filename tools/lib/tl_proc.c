@@ -2,22 +2,35 @@
  * tl_proc.c - running a child program and waiting for it (see tl_proc.h).
  */
 #include <errno.h>
-#include <spawn.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include "tl_err.h"
 #include "tl_proc.h"
 
-extern char **environ;
 
+/* The child dies with us (PR_SET_PDEATHSIG): a tool that is killed, even with SIGKILL,
+ * leaves no player, valgrind or compiler running behind it, and neither do they (each
+ * tool that starts children runs them through here). exec failure: exit 127. */
 int tl_run(char *const argv[])
 {
-    pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
-    if (rc != 0) {
-        tl_error(argv[0], NULL, "cannot start: %s", strerror(rc));
+    pid_t parent = getpid();
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        tl_error(argv[0], NULL, "cannot start: fork: %s", strerror(errno));
         return -1;
+    }
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)        /* the parent died before the prctl */
+            _exit(127);
+        execvp(argv[0], argv);
+        fprintf(stderr, "%s: cannot start: %s\n", argv[0], strerror(errno));
+        _exit(127);
     }
     int st;
     while (waitpid(pid, &st, 0) < 0) {

@@ -5,8 +5,10 @@
 #define TL_PROC_H
 
 /* Run argv (argv[0] a path, or a name looked up in PATH) with the current environment and
- * wait for it. Returns its exit status, 128 + signal when it was killed, or -1 (with an
- * error printed naming argv[0]) when it could not be started. */
+ * wait for it. The child is killed if this process dies (PR_SET_PDEATHSIG), so nothing it
+ * started outlives it. Returns its exit status (127 when it could not be executed, with an
+ * error naming argv[0]), 128 + signal when it was killed, or -1 (with an error printed
+ * naming argv[0]) when it could not be forked. */
 int tl_run(char *const argv[]);
 
 /* Run the `tandem` subject of a player folder built by `tandem build` (DIR/tandem-player with
