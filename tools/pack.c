@@ -5,6 +5,7 @@
  */
 #include "tl_archive.h"
 #include "tl_err.h"
+#include "tl_opt.h"
 #include "tl_fs.h"
 #include "tl_hash.h"
 #include "tl_manifest.h"
@@ -20,40 +21,50 @@
 
 #define SUMS "files.sha256"
 
-static void usage(FILE *o)
-{
-    fprintf(o, "usage: tandem pack DIR [--format zip|tar.zst] [--out FILE]\n"
-               "       tandem pack --check DIR|ARCHIVE [LIMITS]\n"
-               "       tandem pack --extract ARCHIVE --out DIR [LIMITS]\n"
-               "       tandem pack --redact DIR --path PATH=<name> [--path PATH=<name>...]\n"
-               "\n"
-               "Pack: write DIR/files.sha256 (\"<sha256>  <path>\" per file, sorted by path, itself\n"
-               "excluded) and a reproducible archive of DIR (sorted entries, fixed mtime\n"
-               "$SOURCE_DATE_EPOCH or 1980-01-01, uid/gid 0, no owner names, perms 0644/0755):\n"
-               "two packs of the same folder are byte-identical. Default --out: DIR.zip or\n"
-               "DIR.tar.zst beside DIR; the format follows --out's extension when --format is absent.\n"
-               "Symlinks, special files and unsafe names in DIR are refused.\n"
-               "\n"
-               "--check: verify files.sha256 of a folder, or of an archive (extracted safely to a\n"
-               "temporary folder first); every changed, missing or extra file is printed.\n"
-               "--extract: refuse archives with absolute paths, '..', links or writes through\n"
-               "symlinks (pre-check, then libarchive's SECURE_* flags); then check files.sha256 if\n"
-               "the archive has one (a files.sha256 that is not a regular file is refused).\n"
-               "LIMITS of an extraction: --max-total BYTES (default 4 GiB, holes of sparse entries\n"
-               "counted), --max-entry BYTES (1 GiB), --max-ratio N (1000 extracted bytes per archive\n"
-               "byte, checked above 1 MiB); sparse entries are refused. SIGINT/SIGTERM stop it and\n"
-               "the temporary folder of --check is removed (exit 1).\n"
-               "\n"
-               "--redact: replace machine paths by placeholders in a folder about to be published\n"
-               "(scripts/publish-packet.sh): in every *.json file (each string and key, through cJSON,\n"
-               "rewritten only when changed) and *.md, *.txt, *.svg, *.log, *.csv file (bytes), each PATH\n"
-               "(absolute) where it starts a path becomes its <name>, longest first; archives are left\n"
-               "as they are. A file other than an archive that still holds a PATH afterwards, or a\n"
-               "*.json file that is not JSON, is refused (named). Run it before packing: files.sha256\n"
-               "then lists the published bytes.\n"
-               "\n"
-               "Exit: 0 ok, 1 refused, invalid or mismatching, 2 usage.\n");
-}
+/* The option table: `tandem pack --help` is generated from it (tl_opt.h). */
+static const tl_opt pack_opts[] = {
+    { "format", 0, TL_OPT_STR, "zip|tar.zst", 0, 0, "archive format (default: from --out's extension, else zip)" },
+    { "out", 0, TL_OPT_PATH, "PATH", 0, 0, "the archive to write (pack), or the folder to extract into" },
+    { "check", 0, TL_OPT_PATH, "DIR|ARCHIVE", 0, 0, "verify files.sha256 of a folder or an archive" },
+    { "extract", 0, TL_OPT_PATH, "ARCHIVE", 0, 0, "extract an archive safely into --out DIR" },
+    { "redact", 0, TL_OPT_PATH, "DIR", 0, 0, "replace machine paths in DIR (with --path)" },
+    { "path", 0, TL_OPT_PATH, "PATH=<name>", 0, 0, "with --redact: a path and its placeholder (repeatable, at most 16)" },
+    { "max-total", 0, TL_OPT_INT, "BYTES", 1, 9e18, "extraction limit: total bytes, holes of sparse entries counted\n(default 4 GiB)" },
+    { "max-entry", 0, TL_OPT_INT, "BYTES", 1, 9e18, "extraction limit: bytes of one entry (default 1 GiB)" },
+    { "max-ratio", 0, TL_OPT_INT, "N", 1, 1e9, "extraction limit: extracted bytes per archive byte, checked above\n1 MiB (default 1000)" },
+    { NULL, 0, 0, NULL, 0, 0, NULL }
+};
+
+static const tl_optspec pack_spec = {
+    "tandem pack",
+    "DIR [--format zip|tar.zst] [--out FILE]\n"
+    "--check DIR|ARCHIVE [LIMITS]\n"
+    "--extract ARCHIVE --out DIR [LIMITS]\n"
+    "--redact DIR --path PATH=<name> [--path PATH=<name>...]",
+    "Pack: write DIR/files.sha256 (\"<sha256>  <path>\" per file, sorted by path, itself\n"
+    "excluded) and a reproducible archive of DIR (sorted entries, fixed mtime\n"
+    "$SOURCE_DATE_EPOCH or 1980-01-01, uid/gid 0, no owner names, perms 0644/0755):\n"
+    "two packs of the same folder are byte-identical. Default --out: DIR.zip or\n"
+    "DIR.tar.zst beside DIR; the format follows --out's extension when --format is absent.\n"
+    "Symlinks, special files and unsafe names in DIR are refused.\n"
+    "\n"
+    "--check: verify files.sha256 of a folder, or of an archive (extracted safely to a\n"
+    "temporary folder first); every changed, missing or extra file is printed.\n"
+    "--extract: refuse archives with absolute paths, '..', links or writes through\n"
+    "symlinks (pre-check, then libarchive's SECURE_* flags); then check files.sha256 if\n"
+    "the archive has one (a files.sha256 that is not a regular file is refused).\n"
+    "LIMITS of an extraction (--max-total, --max-entry, --max-ratio): sparse entries are\n"
+    "refused. SIGINT/SIGTERM stop it and the temporary folder of --check is removed (exit 1).\n"
+    "\n"
+    "--redact: replace machine paths by placeholders in a folder about to be published\n"
+    "(scripts/publish-packet.sh): in every *.json file (each string and key, through cJSON,\n"
+    "rewritten only when changed) and *.md, *.txt, *.svg, *.log, *.csv file (bytes), each PATH\n"
+    "(absolute) where it starts a path becomes its <name>, longest first; archives are left\n"
+    "as they are. A file other than an archive that still holds a PATH afterwards, or a\n"
+    "*.json file that is not JSON, is refused (named). Run it before packing: files.sha256\n"
+    "then lists the published bytes.",
+    pack_opts, "Exit: 0 ok, 1 refused, invalid or mismatching, 2 usage.", 0, 1
+};
 
 static int ends_with(const char *s, const char *suf)
 {
@@ -327,19 +338,6 @@ static int do_redact(const char *dir, char **args, size_t n, int extra_opts)
 }
 
 /* A positive integer option (bytes, or a ratio), no suffix, no sign. 0 ok, 2 usage. */
-static int limit_arg(const char *opt, const char *v, double lo, double hi, double *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(v, &end, 10);
-    if (!v[0] || v[0] == '-' || v[0] == '+' || *end || errno || (double)x < lo || (double)x > hi) {
-        fprintf(stderr, "tandem pack: %s: expected an integer from %.0f to %.0f, got '%s'\n", opt, lo, hi, v);
-        return 2;
-    }
-    *out = (double)x;
-    return 0;
-}
-
 static int interrupted(const char *what)
 {
     if (!tl_stop_signal)
@@ -350,68 +348,43 @@ static int interrupted(const char *what)
 
 int td_verb_pack(int argc, char **argv)
 {
-    const char *dir = NULL, *fmt = NULL, *out = NULL, *check = NULL, *extract = NULL, *redact = NULL;
+    tl_optres o;
+    int prc = tl_opt_parse(&pack_spec, argc, argv, &o);
+    if (prc) {
+        tl_opt_free(&o);
+        return prc == TL_OPT_HELP ? 0 : 2;
+    }
+    /* the values point into argv, which outlives the parse result */
+    const char *dir = o.npos ? o.pos[0] : NULL, *fmt = tl_opt_str(&o, "format", NULL);
+    const char *out = tl_opt_str(&o, "out", NULL), *check = tl_opt_str(&o, "check", NULL);
+    const char *extract = tl_opt_str(&o, "extract", NULL), *redact = tl_opt_str(&o, "redact", NULL);
+    int n_all = 0;
+    const char *const *all = tl_opt_all(&o, "path", &n_all);
     char *paths[16];
     size_t npaths = 0;
+    if (n_all > (int)(sizeof paths / sizeof *paths)) {
+        int rc = tl_opt_fail(&o, "--path", "at most %zu", sizeof paths / sizeof *paths);
+        tl_opt_free(&o);
+        return rc;
+    }
+    for (int i = 0; i < n_all; i++)
+        paths[npaths++] = (char *)all[i];
     tl_extract_limits lim;
     tl_extract_limits_default(&lim);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--max-total") || !strcmp(a, "--max-entry") || !strcmp(a, "--max-ratio")) {
-            double d;
-            if (limit_arg(a, i + 1 < argc ? argv[++i] : "", 1, a[6] == 'r' ? 1e9 : 1.8e19, &d))
-                return 2;
-            if (a[6] == 't')
-                lim.max_total = (uint64_t)d;
-            else if (a[6] == 'e')
-                lim.max_entry = (uint64_t)d;
-            else
-                lim.max_ratio = d;
-        } else if (!strcmp(a, "--format") || !strcmp(a, "--out") || !strcmp(a, "--check") ||
-                   !strcmp(a, "--extract") || !strcmp(a, "--redact") || !strcmp(a, "--path")) {
-            if (i + 1 >= argc || !argv[i + 1][0]) {
-                fprintf(stderr, "tandem pack: %s needs a value\n", a);
-                usage(stderr);
-                return 2;
-            }
-            const char *v = argv[++i];
-            if (!strcmp(a, "--format"))
-                fmt = v;
-            else if (!strcmp(a, "--out"))
-                out = v;
-            else if (!strcmp(a, "--check"))
-                check = v;
-            else if (!strcmp(a, "--redact"))
-                redact = v;
-            else if (!strcmp(a, "--extract"))
-                extract = v;
-            else if (npaths < sizeof paths / sizeof *paths)
-                paths[npaths++] = (char *)v;
-            else {
-                fprintf(stderr, "tandem pack: --path: at most %zu\n", sizeof paths / sizeof *paths);
-                return 2;
-            }
-        } else if (a[0] == '-') {
-            fprintf(stderr, "tandem pack: unknown option '%s'\n", a);
-            usage(stderr);
-            return 2;
-        } else if (!dir) {
-            dir = a;
-        } else {
-            fprintf(stderr, "tandem pack: one DIR only ('%s')\n", a);
-            return 2;
-        }
-    }
+    if (tl_opt_given(&o, "max-total"))
+        lim.max_total = (uint64_t)tl_opt_int(&o, "max-total", 0);
+    if (tl_opt_given(&o, "max-entry"))
+        lim.max_entry = (uint64_t)tl_opt_int(&o, "max-entry", 0);
+    if (tl_opt_given(&o, "max-ratio"))
+        lim.max_ratio = (double)tl_opt_int(&o, "max-ratio", 0);
+    tl_opt_free(&o);
     if (fmt && strcmp(fmt, "zip") && strcmp(fmt, "tar.zst")) {
         fprintf(stderr, "tandem pack: --format: expected zip or tar.zst, got '%s'\n", fmt);
         return 2;
     }
     if (!!check + !!extract + !!dir + !!redact != 1) {
         fprintf(stderr, "tandem pack: give exactly one of DIR, --check, --extract or --redact\n");
-        usage(stderr);
+        tl_opt_help(&pack_spec, stderr);
         return 2;
     }
     if (!redact != !npaths) {

@@ -7,6 +7,7 @@
 #include "tl_fs.h"
 #include "tl_hash.h"
 #include "tl_manifest.h"
+#include "tl_opt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,26 +27,26 @@
 
 static const char *const default_paths[] = { "runtime", "players/include", "players/suites", "players/subjects" };
 
-static void usage(FILE *o)
-{
-    fprintf(o,
-            "usage: tandem stage [--root DIR] [--out DIR] [--from-git REV] [--dry-run] [PATHS...]\n"
-            "\n"
-            "Copy the sources byte-identically into a staging folder and write staging.json\n"
-            "(every path with bytes and SHA-256, gitHead, dirty flag, stagingHash).\n"
-            "\n"
-            "  --root DIR      repository root (default: %s)\n"
-            "  --out DIR       staging folder (default: %s/staging)\n"
-            "  --from-git REV  stage revision REV via `git archive` instead of the working tree\n"
-            "  --dry-run       only report differences against the existing staging (exit 1 if any)\n"
-            "  PATHS           paths relative to the root (default: runtime players/include players/suites players/subjects;\n"
-            "                  a default path that does not exist is skipped, a given one is an error)\n"
-            "\n"
-            "Against an existing staging, differences are printed (different, missing, extra) and\n"
-            "applied. Paths escaping the root, symlinks pointing outside it and non-regular files are\n"
-            "refused. Exit: 0 staged, 1 refused or failed, 2 usage.\n",
-            TANDEM_SOURCE_DIR, TANDEM_BINARY_DIR);
-}
+static const tl_opt stage_opts[] = {
+    { "root", 0, TL_OPT_PATH, "DIR", 0, 0, "repository root (default: " TANDEM_SOURCE_DIR ")" },
+    { "out", 0, TL_OPT_PATH, "DIR", 0, 0, "staging folder (default: " TANDEM_BINARY_DIR "/staging)" },
+    { "from-git", 0, TL_OPT_PATH, "REV", 0, 0, "stage revision REV via `git archive` instead of the working tree" },
+    { "dry-run", 0, TL_OPT_FLAG, NULL, 0, 0, "only report differences against the existing staging (exit 1 if any)" },
+    { NULL, 0, 0, NULL, 0, 0, NULL }
+};
+
+static const tl_optspec stage_spec = {
+    "tandem stage", "[--root DIR] [--out DIR] [--from-git REV] [--dry-run] [PATHS...]",
+    "Copy the sources byte-identically into a staging folder and write staging.json\n"
+    "(every path with bytes and SHA-256, gitHead, dirty flag, stagingHash).\n"
+    "PATHS: paths relative to the root (default: runtime players/include players/suites\n"
+    "players/subjects; a default path that does not exist is skipped, a given one is an error).",
+    stage_opts,
+    "Against an existing staging, differences are printed (different, missing, extra) and\n"
+    "applied. Paths escaping the root, symlinks pointing outside it and non-regular files are\n"
+    "refused. Exit: 0 staged, 1 refused or failed, 2 usage.",
+    0, -1
+};
 
 /* Run a command, capture the first line of stdout. Returns exit status (or -1). */
 static int run_capture(const char *const *argv, char *out, size_t outlen, int *nonempty)
@@ -167,39 +168,16 @@ static void remove_empty_parents(const char *top, const char *file)
 int td_verb_stage(int argc, char **argv)
 {
     const char *root_arg = TANDEM_SOURCE_DIR, *out_arg = TANDEM_BINARY_DIR "/staging", *rev = NULL;
-    int dry = 0;
     tl_strlist user_paths = { 0 };
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--root") || !strcmp(a, "--out") || !strcmp(a, "--from-git")) {
-            if (i + 1 >= argc || !argv[i + 1][0]) {
-                fprintf(stderr, "tandem stage: %s needs a value\n", a);
-                usage(stderr);
-                return 2;
-            }
-            const char *v = argv[++i];
-            if (!strcmp(a, "--root"))
-                root_arg = v;
-            else if (!strcmp(a, "--out"))
-                out_arg = v;
-            else
-                rev = v;
-        } else if (!strcmp(a, "--dry-run")) {
-            dry = 1;
-        } else if (!strcmp(a, "--")) {
-            for (i++; i < argc; i++)
-                tl_strlist_push(&user_paths, argv[i]);
-        } else if (a[0] == '-') {
-            fprintf(stderr, "tandem stage: unknown option '%s'\n", a);
-            usage(stderr);
-            return 2;
-        } else {
-            tl_strlist_push(&user_paths, a);
-        }
-    }
+    tl_optres o;
+    int prc = tl_opt_parse(&stage_spec, argc, argv, &o);
+    if (prc) { tl_opt_free(&o); return prc == TL_OPT_HELP ? 0 : 2; }
+    root_arg = tl_opt_str(&o, "root", root_arg);
+    out_arg = tl_opt_str(&o, "out", out_arg);
+    rev = tl_opt_str(&o, "from-git", NULL);
+    int dry = tl_opt_given(&o, "dry-run") > 0;
+    for (int i = 0; i < o.npos; i++) tl_strlist_push(&user_paths, o.pos[i]);
+    tl_opt_free(&o);
     if (rev && (rev[0] == '-' || strchr(rev, ' '))) {
         fprintf(stderr, "tandem stage: --from-git: invalid revision '%s'\n", rev);
         return 2;

@@ -34,6 +34,12 @@ run 2 "tandem demo: unexpected argument 'x'" "$T" demo x
 run 2 "tandem verify: --staging: empty path" "$T" verify --staging=
 run 2 "tandem smoke: unknown option '-z'" "$T" smoke -z
 run 2 "tandem-player: --samples: not a number: '5x'" "$PL" --samples 5x --help
+run 2 "tandem pack: --max-total: not an integer: '1e3'" "$T" pack --extract x.zip --out "$W/x" --max-total 1e3
+run 2 "tandem pack: --max-ratio: out of range: '-5'" "$T" pack --check x.zip --max-ratio=-5
+run 2 "tandem pack: unexpected argument 'b'" "$T" pack a b
+run 2 "tandem pack: --out: empty path" "$T" pack "$W" --out=
+run 2 "tandem stage: unknown option '--bogus'" "$T" stage --bogus
+run 2 "tandem stage: --out: needs a value (DIR)" "$T" stage --out
 
 # --opt=value and `--`: hash a file named like an option
 printf 'x' >"$W/--help"
