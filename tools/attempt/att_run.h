@@ -1,0 +1,79 @@
+/*
+ * att_run.h - the state of one `tandem attempt` and its stages, shared by tools/attempt.c
+ * (options, the sequence of stages, the manifest and log) and the stage files:
+ * att_prepare.c (pre-gate, staging, players, smoke), att_measure.c (the plan and the
+ * interleaved processes, the instruction arm), att_finish.c (gate, archive, files.sha256).
+ */
+#ifndef TD_ATT_RUN_H
+#define TD_ATT_RUN_H
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <cjson/cJSON.h>
+#include "tl_hash.h"
+
+#ifndef TANDEM_BINARY_DIR
+#define TANDEM_BINARY_DIR "build"
+#endif
+
+#define MAXP 256
+#define MAXS 8
+
+extern const char *const att_gated_suites[3];
+typedef struct aproc {
+    int idx, round;               /* round 0 = report-only processes */
+    char suite[32], backend[8], retention[16];
+    char name[128];               /* pNN-suite-backend-rR */
+    char status[32];              /* pending ok failed infra-failed */
+    int tries;
+    double seconds;
+    char outcome[160];
+} aproc;
+
+typedef struct att {
+    char dir[PATH_MAX], self[PATH_MAX];
+    FILE *log;
+    uint64_t t0;
+    cJSON *man;
+    aproc p[MAXP];
+    int np;
+    char players[2][PATH_MAX];    /* per backend */
+    const char *backends[2];
+    int nb;
+    char *subjects[MAXS];
+    int ns;
+    int quick, samples, warmup, cpu;
+    double timeout, start_deadline;
+    int fault_kind, fault_proc;   /* tests only */
+    /* the options (attempt_options) */
+    const char *label, *out, *players_from, *report_only, *from_git;
+    int rounds, require_quiet, instructions;
+    char *instr_dir;              /* the instruction arm's summaries, when it ran */
+} att;
+
+/* the log, the manifest and small helpers (attempt.c) */
+void att_log(att *a, int to_stderr, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+char *att_path(const att *a, const char *rel);
+int att_split(const char *s, char **out, int max);
+void att_save_manifest(att *a);
+void att_manifest_set_str(att *a, const char *key, const char *v);
+int att_run_tool(att *a, char *const *args);
+void att_binaries_hash(const att *a, int b, char out[TL_SHA256_HEX], cJSON *list);
+/* a player's command line for process q of backend b (att_measure.c; also the compile check) */
+int att_player_argv(const att *a, int b, const aproc *q, const char *report, char **argv, char *store, size_t slen);
+/* the stages, in the order the attempt runs them */
+int att_quiet_pregate(att *a, double secs, int require);
+int att_stage_pregate(att *a);
+int att_stage_staging(att *a);
+int att_stage_players(att *a);
+int att_run_smoke(att *a);
+int att_stage_smoke(att *a);
+void att_stage_plan(att *a);
+int att_stage_processes(att *a);
+void att_stage_instructions(att *a);
+int att_write_sums(att *a);
+int att_stage_gate(att *a);
+void att_stage_archive(att *a);
+void att_stage_done(att *a, int verdict);
+
+#endif
