@@ -14,28 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct cbuf { char *p; size_t n, cap; } cbuf;
-
-static void cb_printf(cbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void cb_printf(cbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    for (;;) {
-        va_start(ap, fmt);
-        size_t room = b->cap - b->n;
-        int k = vsnprintf(b->p ? b->p + b->n : NULL, room, fmt, ap);
-        va_end(ap);
-        if (k >= 0 && (size_t)k < room) { b->n += (size_t)k; return; }
-        b->cap = (b->cap + (size_t)k + 1) * 2;
-        b->p = realloc(b->p, b->cap);
-        if (!b->p) abort();
-    }
-}
-
-static void cb_xml(cbuf *b, const char *s)
+static void cb_xml(gate_buf *b, const char *s)
 {
     char *t = gate_xml_escape(s ? s : "");
-    cb_printf(b, "%s", t);
+    gate_buf_printf(b, "%s", t);
     free(t);
 }
 
@@ -74,40 +56,40 @@ static double px(const panel *p, double v)
     return p->x0 + p->w * c / p->xmax;
 }
 
-static void draw_line(cbuf *b, const panel *p, const ge_line *L, double y, double lh)
+static void draw_line(gate_buf *b, const panel *p, const ge_line *L, double y, double lh)
 {
     const char *col = !strcmp(L->backend, "aot") ? "#1f77b4" : "#2ca02c";
     double bh = lh * 0.45 < 8 ? lh * 0.45 : 8;
     if (!isnan(L->median))
-        cb_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" opacity=\"0.55\"/>\n", p->x0,
+        gate_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" opacity=\"0.55\"/>\n", p->x0,
                   y - bh / 2, px(p, L->median) - p->x0, bh, col);
     double tick = lh / 2 - 1;
     if (!isnan(L->thr_median))
-        cb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ff7f0e\" stroke-width=\"2\"/>\n",
+        gate_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ff7f0e\" stroke-width=\"2\"/>\n",
                   px(p, L->thr_median), y - tick, px(p, L->thr_median), y + tick);
     if (!isnan(L->thr_worst))
-        cb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" stroke-width=\"2\"/>\n",
+        gate_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" stroke-width=\"2\"/>\n",
                   px(p, L->thr_worst), y - tick, px(p, L->thr_worst), y + tick);
     double r = lh < 14 ? 2 : 3;
     for (size_t k = 0; k < L->nproc; k++)
         if (!isnan(L->ratio[k]))
-            cb_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.0f\" fill=\"%s\"/>\n", px(p, L->ratio[k]), y, r, col);
+            gate_buf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.0f\" fill=\"%s\"/>\n", px(p, L->ratio[k]), y, r, col);
     int fail = !strcmp(L->result, "FAIL");
-    cb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\"%s>%s</text>\n", p->x0 + p->w + 6, y + 4,
+    gate_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\"%s>%s</text>\n", p->x0 + p->w + 6, y + 4,
               fail ? "#d62728" : !strcmp(L->result, "PASS") ? "#2b8a3e" : "#888", fail ? " font-weight=\"bold\"" : "",
               L->result);
 }
 
-static void draw_axis(cbuf *b, const panel *p, const char *title, double top, double bottom)
+static void draw_axis(gate_buf *b, const panel *p, const char *title, double top, double bottom)
 {
-    cb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-weight=\"bold\">%s</text>\n", p->x0 + p->w / 2,
+    gate_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-weight=\"bold\">%s</text>\n", p->x0 + p->w / 2,
               top - 24, title);
     for (int k = 0; k <= (int)(p->xmax * 4 + 0.5); k++) {
         double v = k / 4.0, x = px(p, v);
-        cb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n", x, top - 4, x, bottom,
+        gate_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n", x, top - 4, x, bottom,
                   k == 4 ? "#bbb" : "#eee");
         if (k % 2 == 0)
-            cb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#555\">%.1f</text>\n", x, top - 8, v);
+            gate_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#555\">%.1f</text>\n", x, top - 8, v);
     }
 }
 
@@ -138,23 +120,23 @@ char *gate_chart_summary_svg(const gate_result *res)
     const char *verdict = gate_verdict_name(res->verdict);
     const char *vcol = res->verdict == GATE_PASS ? "#2b8a3e" : res->verdict == GATE_FAIL ? "#d62728" : "#e8590c";
 
-    cbuf b = { 0 };
-    cb_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    cb_printf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+    gate_buf b = { 0 };
+    gate_buf_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    gate_buf_printf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
                   "font-family=\"sans-serif\" font-size=\"%.0f\">\n", width, height, width, height, lh < 14 ? 9.0 : 11.0);
-    cb_printf(&b, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n", width, height);
-    cb_printf(&b, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"40\" fill=\"%s\"/>\n", width, vcol);
-    cb_printf(&b, "<text x=\"12\" y=\"27\" font-size=\"20\" font-weight=\"bold\" fill=\"#ffffff\">Gate %s: %zu of %zu gated "
+    gate_buf_printf(&b, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n", width, height);
+    gate_buf_printf(&b, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"40\" fill=\"%s\"/>\n", width, vcol);
+    gate_buf_printf(&b, "<text x=\"12\" y=\"27\" font-size=\"20\" font-weight=\"bold\" fill=\"#ffffff\">Gate %s: %zu of %zu gated "
                   "rows pass", verdict, res->n_pass, res->n_gated);
-    if (res->ninvalid) cb_printf(&b, "; %zu INVALID reason(s)", res->ninvalid);
-    cb_printf(&b, "</text>\n");
-    cb_printf(&b, "<text x=\"12\" y=\"58\" fill=\"#333\">");
+    if (res->ninvalid) gate_buf_printf(&b, "; %zu INVALID reason(s)", res->ninvalid);
+    gate_buf_printf(&b, "</text>\n");
+    gate_buf_printf(&b, "<text x=\"12\" y=\"58\" fill=\"#333\">");
     cb_xml(&b, c->subject);
-    cb_printf(&b, " / peer (below 1.0: ");
+    gate_buf_printf(&b, " / peer (below 1.0: ");
     cb_xml(&b, c->subject);
-    cb_printf(&b, " is faster). Dots: process ratios; bar: median; orange tick: the row's median limit; red tick: "
+    gate_buf_printf(&b, " is faster). Dots: process ratios; bar: median; orange tick: the row's median limit; red tick: "
                   "its worst limit.</text>\n");
-    cb_printf(&b, "<text x=\"12\" y=\"%.0f\" fill=\"#555\">Gated rows only (%zu report-only rows: gate-chart-full.svg); "
+    gate_buf_printf(&b, "<text x=\"12\" y=\"%.0f\" fill=\"#555\">Gated rows only (%zu report-only rows: gate-chart-full.svg); "
                   "ratios above %.1f drawn at the edge.</text>\n", 74.0, res->n_report, xmax);
     draw_axis(&b, &pn[0], "AOT", top, top + slots * lh);
     draw_axis(&b, &pn[1], "JIT", top, top + slots * lh);
@@ -165,26 +147,26 @@ char *gate_chart_summary_svg(const gate_result *res)
         const ge_line *L = rows[i].be[0] ? rows[i].be[0] : rows[i].be[1];
         if (!suite || strcmp(suite, L->suite)) {
             suite = L->suite;
-            cb_printf(&b, "<text x=\"8\" y=\"%.1f\" font-weight=\"bold\">", y + lh * 0.75);
+            gate_buf_printf(&b, "<text x=\"8\" y=\"%.1f\" font-weight=\"bold\">", y + lh * 0.75);
             cb_xml(&b, suite);
-            cb_printf(&b, "</text>\n");
+            gate_buf_printf(&b, "</text>\n");
             y += lh;
         }
         double cy = y + lh / 2;
-        if (i % 2) cb_printf(&b, "<rect x=\"0\" y=\"%.1f\" width=\"%.0f\" height=\"%.1f\" fill=\"#f5f5f5\"/>\n", y, width, lh);
-        cb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", label - 8, cy + 4);
+        if (i % 2) gate_buf_printf(&b, "<rect x=\"0\" y=\"%.1f\" width=\"%.0f\" height=\"%.1f\" fill=\"#f5f5f5\"/>\n", y, width, lh);
+        gate_buf_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", label - 8, cy + 4);
         cb_xml(&b, L->row);
-        cb_printf(&b, " vs ");
+        gate_buf_printf(&b, " vs ");
         cb_xml(&b, L->peer);
-        cb_printf(&b, "</text>\n");
+        gate_buf_printf(&b, "</text>\n");
         for (int k = 0; k < 2; k++)
             if (rows[i].be[k]) draw_line(&b, &pn[k], rows[i].be[k], cy, lh);
         y += lh;
     }
-    if (!nr) cb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\">no gated rows</text>\n", label, top + 12);
-    cb_printf(&b, "<text x=\"8\" y=\"%.1f\" fill=\"#555\">blue: aot, green: jit; the full chart with the report-only "
+    if (!nr) gate_buf_printf(&b, "<text x=\"%.1f\" y=\"%.1f\">no gated rows</text>\n", label, top + 12);
+    gate_buf_printf(&b, "<text x=\"8\" y=\"%.1f\" fill=\"#555\">blue: aot, green: jit; the full chart with the report-only "
                   "rows: gate-chart-full.svg</text>\n", height - 10);
-    cb_printf(&b, "</svg>\n");
+    gate_buf_printf(&b, "</svg>\n");
     free(rows);
     return b.p;
 }

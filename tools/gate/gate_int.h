@@ -3,6 +3,12 @@
 #define TD_GATE_INT_H
 #include "gate.h"
 
+/* A growing, NUL-terminated string for the gate's outputs (gate_text.c); p is NULL until
+ * the first write; out of memory aborts. */
+typedef struct gate_buf { char *p; size_t n, cap; } gate_buf;
+void gate_buf_put(gate_buf *b, const char *s, size_t k);
+void gate_buf_printf(gate_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 enum { GL_GATED = 0, GL_SYNC = 1, GL_REPORT = 2 };
 
 typedef struct ge_line {

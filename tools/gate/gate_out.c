@@ -13,23 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct sbuf { char *p; size_t n, cap; } sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    for (;;) {
-        va_start(ap, fmt);
-        size_t room = b->cap - b->n;
-        int k = vsnprintf(b->p ? b->p + b->n : NULL, room, fmt, ap);
-        va_end(ap);
-        if (k >= 0 && (size_t)k < room) { b->n += (size_t)k; return; }
-        b->cap = (b->cap + (size_t)k + 1) * 2;
-        b->p = realloc(b->p, b->cap);
-    }
-}
-
 const char *gate_verdict_name(int code)
 {
     return code == GATE_PASS ? "PASS" : code == GATE_FAIL ? "FAIL" : code == GATE_INVALID ? "INVALID" : "USAGE";
@@ -59,7 +42,7 @@ static cJSON *jnum(double v, const char *fmt)
     return cJSON_CreateRaw(b);
 }
 
-/* Report text for gate.md (gate_md_escape), from a ring of buffers so one sb_printf can
+/* Report text for gate.md (gate_md_escape), from a ring of buffers so one gate_buf_printf can
  * hold several; the ring is freed by md_done(). */
 static char *md_ring[16];
 static unsigned md_next;
@@ -80,7 +63,7 @@ static void md_done(void)
 
 static const char *kind_name(int k) { return k == GL_SYNC ? "sync" : k == GL_GATED ? "gated" : "report-only"; }
 
-static void md_lines(sbuf *b, const gate_result *res, int report_only)
+static void md_lines(gate_buf *b, const gate_result *res, int report_only)
 {
     char f1[32], f2[32], f3[32], f4[32], f5[32];
     const char *last_suite = NULL, *last_ret = NULL;
@@ -90,48 +73,48 @@ static void md_lines(sbuf *b, const gate_result *res, int report_only)
         if (!last_suite || strcmp(last_suite, L->suite) || strcmp(last_ret, L->retention)) {
             last_suite = L->suite;
             last_ret = L->retention;
-            sb_printf(b, "\n#### %s (retention %s)\n\n", M(L->suite), M(L->retention));
-            sb_printf(b, "| row | vs | backend | process ratios | median | worst | threshold | MW p | effect | %s |\n",
+            gate_buf_printf(b, "\n#### %s (retention %s)\n\n", M(L->suite), M(L->retention));
+            gate_buf_printf(b, "| row | vs | backend | process ratios | median | worst | threshold | MW p | effect | %s |\n",
                       report_only ? "why" : "result");
-            sb_printf(b, "| --- | --- | --- | --- | ---: | ---: | --- | ---: | ---: | --- |\n");
+            gate_buf_printf(b, "| --- | --- | --- | --- | ---: | ---: | --- | ---: | ---: | --- |\n");
         }
-        sbuf pr = { 0 };
-        for (size_t p = 0; p < L->nproc; p++) sb_printf(&pr, "%s%s", p ? " " : "", fx(f1, L->ratio[p], "%.4f"));
+        gate_buf pr = { 0 };
+        for (size_t p = 0; p < L->nproc; p++) gate_buf_printf(&pr, "%s%s", p ? " " : "", fx(f1, L->ratio[p], "%.4f"));
         char thr[64] = "-";
         if (L->kind == GL_SYNC) snprintf(thr, sizeof thr, "median <= %.2f", L->thr_median);
         else if (L->kind == GL_GATED) snprintf(thr, sizeof thr, "median <= %.2f, worst <= %.2f", L->thr_median, L->thr_worst);
-        sb_printf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", M(L->row),
+        gate_buf_printf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", M(L->row),
                   M(L->peer), M(L->backend), pr.p ? pr.p : "", fx(f2, L->median, "%.4f"),
                   fx(f3, L->worst, "%.4f"), thr, fx(f4, L->mw.p, "%.3g"), fx(f5, L->mw.effect, "%+.3f"),
                   report_only ? (strcmp(L->result, "NA") ? L->why : "NA") : L->result);
         free(pr.p);
     }
-    if (!last_suite) sb_printf(b, "\n(none)\n");
+    if (!last_suite) gate_buf_printf(b, "\n(none)\n");
 }
 
 /* The gated set as configured (the reports' own flags are checked against it, never trusted). */
-static void md_gated_set(sbuf *b, const gate_config *c)
+static void md_gated_set(gate_buf *b, const gate_config *c)
 {
-    sb_printf(b, "## The gated set (from the gate's configuration)\n\n"
+    gate_buf_printf(b, "## The gated set (from the gate's configuration)\n\n"
                  "A row is gated only where %s and the peer both run their own library's code for it.\n\n",
               M(c->subject));
-    sb_printf(b, "| suite | gated | report-only rows (pattern) | lower-bound code (peer: rows) |\n| --- | --- | --- | --- |\n");
+    gate_buf_printf(b, "| suite | gated | report-only rows (pattern) | lower-bound code (peer: rows) |\n| --- | --- | --- | --- |\n");
     for (int i = 0; i < c->nsuites; i++) {
         const gate_suite_cfg *s = &c->suites[i];
-        sbuf ro = { 0 }, lb = { 0 };
-        for (int k = 0; k < s->nreport_only; k++) sb_printf(&ro, "%s`%s`", k ? ", " : "", M(s->report_only[k]));
+        gate_buf ro = { 0 }, lb = { 0 };
+        for (int k = 0; k < s->nreport_only; k++) gate_buf_printf(&ro, "%s`%s`", k ? ", " : "", M(s->report_only[k]));
         for (int k = 0; k < s->nlower; k++)
-            sb_printf(&lb, "%s%s: `%s`", k ? ", " : "", M(s->lower_peer[k]), M(s->lower_row[k]));
-        sb_printf(b, "| %s | %s | %s | %s |\n", M(s->name), s->gated ? "yes" : "no (report-only suite)",
+            gate_buf_printf(&lb, "%s%s: `%s`", k ? ", " : "", M(s->lower_peer[k]), M(s->lower_row[k]));
+        gate_buf_printf(b, "| %s | %s | %s | %s |\n", M(s->name), s->gated ? "yes" : "no (report-only suite)",
                   ro.p ? ro.p : "-", lb.p ? lb.p : "-");
         free(ro.p);
         free(lb.p);
     }
-    sbuf pe = { 0 }, rr = { 0 };
-    for (int k = 0; k < c->nreport_only_peers; k++) sb_printf(&pe, "%s%s", k ? ", " : "", M(c->report_only_peers[k]));
+    gate_buf pe = { 0 }, rr = { 0 };
+    for (int k = 0; k < c->nreport_only_peers; k++) gate_buf_printf(&pe, "%s%s", k ? ", " : "", M(c->report_only_peers[k]));
     for (int k = 0; k < c->nreport_only_retention; k++)
-        sb_printf(&rr, "%s%s", k ? ", " : "", M(c->report_only_retention[k]));
-    sb_printf(b, "\nLower bounds (report-only, shown as the distance to the lower bound): %s. "
+        gate_buf_printf(&rr, "%s%s", k ? ", " : "", M(c->report_only_retention[k]));
+    gate_buf_printf(b, "\nLower bounds (report-only, shown as the distance to the lower bound): %s. "
                  "Report-only retention: %s.\n\n", pe.p ? pe.p : "none", rr.p ? rr.p : "none");
     free(pe.p);
     free(rr.p);
@@ -140,67 +123,67 @@ static void md_gated_set(sbuf *b, const gate_config *c)
 static char *render_md(const gate_result *res)
 {
     const gate_config *c = res->cfg;
-    sbuf b = { 0 };
+    gate_buf b = { 0 };
     char f1[32], f2[32], f3[32];
-    sb_printf(&b, "# Gate: %s\n\n", gate_verdict_name(res->verdict));
-    sb_printf(&b, "![the gated rows at a glance](gate-chart.svg)\n\n"
+    gate_buf_printf(&b, "# Gate: %s\n\n", gate_verdict_name(res->verdict));
+    gate_buf_printf(&b, "![the gated rows at a glance](gate-chart.svg)\n\n"
                   "Every row, report-only ones included: [gate-chart-full.svg](gate-chart-full.svg).\n\n");
-    sb_printf(&b, "Subject **%s** against its peers; ratio = %s's statistic / the peer's (below 1.00: %s is faster).\n"
+    gate_buf_printf(&b, "Subject **%s** against its peers; ratio = %s's statistic / the peer's (below 1.00: %s is faster).\n"
                   "Per process: primary uses the ratio of means of per-sample ns/op, the other suites the ratio of\n"
                   "medians. Across the processes of a backend: the median and the worst (largest) ratio.\n\n",
               M(c->subject), M(c->subject), M(c->subject));
-    sb_printf(&b, "Thresholds: synchronous primary rows median <= %.2f; every other gated row median <= %.2f and worst <= %.2f;\n"
+    gate_buf_printf(&b, "Thresholds: synchronous primary rows median <= %.2f; every other gated row median <= %.2f and worst <= %.2f;\n"
                   "%s; %d gated process(es) per suite and backend.\n\n",
               c->sync_median, c->median, c->worst,
               c->alloc_check ? "subject A allocates 0 bytes per op in steady state" : "allocations report-only",
               c->processes);
-    sb_printf(&b, "Gated rows: %zu (%zu pass, %zu fail); report-only rows: %zu; NA: %zu.\n\n", res->n_gated, res->n_pass,
+    gate_buf_printf(&b, "Gated rows: %zu (%zu pass, %zu fail); report-only rows: %zu; NA: %zu.\n\n", res->n_gated, res->n_pass,
               res->n_fail, res->n_report, res->n_na);
     if (res->ninvalid) {
-        sb_printf(&b, "## INVALID\n\n");
-        for (size_t i = 0; i < res->ninvalid; i++) sb_printf(&b, "- %s\n", M(res->invalid[i]));
-        sb_printf(&b, "\n");
+        gate_buf_printf(&b, "## INVALID\n\n");
+        for (size_t i = 0; i < res->ninvalid; i++) gate_buf_printf(&b, "- %s\n", M(res->invalid[i]));
+        gate_buf_printf(&b, "\n");
     }
     md_gated_set(&b, c);
-    sb_printf(&b, "## Gated rows\n");
+    gate_buf_printf(&b, "## Gated rows\n");
     md_lines(&b, res, 0);
-    sb_printf(&b, "\nMW p: Mann-Whitney U on the pooled per-sample ns/op of the backend's processes (normal\n"
+    gate_buf_printf(&b, "\nMW p: Mann-Whitney U on the pooled per-sample ns/op of the backend's processes (normal\n"
                   "approximation, tie and continuity correction, two-sided). Effect: rank-biserial correlation,\n"
                   "+1 when every %s sample is faster than every peer sample.\n", M(c->subject));
-    sb_printf(&b, "\n## Allocation rows (%s, steady state)\n\n", M(c->subject));
-    sb_printf(&b, "| suite | row | backend | bytes/op (worst process) | allocs/op | retained bytes (worst sample, timed) | result |\n");
-    sb_printf(&b, "| --- | --- | --- | ---: | ---: | ---: | --- |\n");
+    gate_buf_printf(&b, "\n## Allocation rows (%s, steady state)\n\n", M(c->subject));
+    gate_buf_printf(&b, "| suite | row | backend | bytes/op (worst process) | allocs/op | retained bytes (worst sample, timed) | result |\n");
+    gate_buf_printf(&b, "| --- | --- | --- | ---: | ---: | ---: | --- |\n");
     for (size_t i = 0; i < res->nallocs; i++) {
         const ge_alloc *A = &res->allocs[i];
-        sb_printf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", M(A->suite), M(A->row), M(A->backend),
+        gate_buf_printf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", M(A->suite), M(A->row), M(A->backend),
                   fx(f1, A->bytes_per_op, "%.4f"), fx(f2, A->allocs_per_op, "%.6f"), fx_retained(f3, A->retained),
                   A->result);
     }
-    if (!res->nallocs) sb_printf(&b, "| - | (none) | - | - | - | - | - |\n");
-    sb_printf(&b, "\n## Report-only rows\n");
+    if (!res->nallocs) gate_buf_printf(&b, "| - | (none) | - | - | - | - | - |\n");
+    gate_buf_printf(&b, "\n## Report-only rows\n");
     md_lines(&b, res, 1);
-    sb_printf(&b, "\n## AOT/JIT ratio per row and subject\n\n"
+    gate_buf_printf(&b, "\n## AOT/JIT ratio per row and subject\n\n"
                   "Median over processes of each subject's statistic (ns/op); AOT/JIT below 1.00: the AOT player is faster.\n\n");
-    sb_printf(&b, "| suite | retention | row | subject | AOT ns/op | JIT ns/op | AOT/JIT |\n| --- | --- | --- | --- | ---: | ---: | ---: |\n");
+    gate_buf_printf(&b, "| suite | retention | row | subject | AOT ns/op | JIT ns/op | AOT/JIT |\n| --- | --- | --- | --- | ---: | ---: | ---: |\n");
     for (size_t i = 0; i < res->nxb; i++) {
         const ge_xb *X = &res->xb[i];
-        sb_printf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", M(X->suite), M(X->retention), M(X->row),
+        gate_buf_printf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", M(X->suite), M(X->retention), M(X->row),
                   M(X->subject), fx(f1, X->aot, "%.3f"), fx(f2, X->jit, "%.3f"),
                   fx(f3, X->jit > 0 ? X->aot / X->jit : NAN, "%.4f"));
     }
-    if (!res->nxb) sb_printf(&b, "| - | - | (no row ran on both backends) | - | - | - | - |\n");
-    sb_printf(&b, "\n## Noise screen\n\n");
+    if (!res->nxb) gate_buf_printf(&b, "| - | - | (no row ran on both backends) | - | - | - | - |\n");
+    gate_buf_printf(&b, "\n## Noise screen\n\n");
     if (res->pregate_status)
-        sb_printf(&b, "- quiet pre-gate: **%s** (other processes' CPU %s%%)\n", M(res->pregate_status),
+        gate_buf_printf(&b, "- quiet pre-gate: **%s** (other processes' CPU %s%%)\n", M(res->pregate_status),
                   fx(f1, res->pregate_cpu, "%.1f"));
     else
-        sb_printf(&b, "- quiet pre-gate: no quiet-pregate.json\n");
+        gate_buf_printf(&b, "- quiet pre-gate: no quiet-pregate.json\n");
     size_t busy = 0;
     for (size_t i = 0; i < res->nobs; i++) busy += strcmp(res->obs[i].status, "quiet") != 0;
-    sb_printf(&b, "- processes observed: %zu, not quiet: %zu\n", res->nobs, busy);
+    gate_buf_printf(&b, "- processes observed: %zu, not quiet: %zu\n", res->nobs, busy);
     for (size_t i = 0; i < res->nobs; i++)
         if (strcmp(res->obs[i].status, "quiet"))
-            sb_printf(&b, "  - %s: %s (other CPU %s%%)\n", M(res->obs[i].process), M(res->obs[i].status),
+            gate_buf_printf(&b, "  - %s: %s (other CPU %s%%)\n", M(res->obs[i].process), M(res->obs[i].status),
                       fx(f1, res->obs[i].cpu, "%.1f"));
     size_t noisy = 0;
     for (size_t i = 0; i < res->nlines; i++) {
@@ -208,16 +191,16 @@ static char *render_md(const gate_result *res)
         if (L->kind == GL_REPORT) continue;
         if (L->spread > c->noise_spread || L->cv > c->noise_cv) {
             if (!noisy++)
-                sb_printf(&b, "- gated rows with process-ratio spread > %.0f%% or within-process CV > %.0f%%:\n",
+                gate_buf_printf(&b, "- gated rows with process-ratio spread > %.0f%% or within-process CV > %.0f%%:\n",
                           c->noise_spread * 100, c->noise_cv * 100);
-            sb_printf(&b, "  - %s / %s / %s vs %s: spread %.1f%%, CV %.1f%%\n", M(L->suite), M(L->row),
+            gate_buf_printf(&b, "  - %s / %s / %s vs %s: spread %.1f%%, CV %.1f%%\n", M(L->suite), M(L->row),
                       M(L->backend), M(L->peer), L->spread * 100, L->cv * 100);
         }
     }
-    if (!noisy) sb_printf(&b, "- no gated row above the spread (%.0f%%) or CV (%.0f%%) limits\n", c->noise_spread * 100,
+    if (!noisy) gate_buf_printf(&b, "- no gated row above the spread (%.0f%%) or CV (%.0f%%) limits\n", c->noise_spread * 100,
                           c->noise_cv * 100);
-    if (res->instr_md) sb_printf(&b, "%s", res->instr_md);
-    sb_printf(&b, "\n## Inputs\n\n| file | kind | suite | backend | retention | build id | SHA-256 |\n| --- | --- | --- | --- | --- | --- | --- |\n");
+    if (res->instr_md) gate_buf_printf(&b, "%s", res->instr_md);
+    gate_buf_printf(&b, "\n## Inputs\n\n| file | kind | suite | backend | retention | build id | SHA-256 |\n| --- | --- | --- | --- | --- | --- | --- |\n");
     for (size_t i = 0; i < res->ninputs; i++) {
         const ge_input *in = &res->inputs[i];
         const gr_report *r = NULL;
@@ -225,7 +208,7 @@ static char *render_md(const gate_result *res)
             if (!strcmp(res->reps[k].file, in->file) && !strcmp(in->kind, "report")) r = &res->reps[k];
         char bid[13];
         snprintf(bid, sizeof bid, "%s", r && r->build_id && r->build_id[0] ? r->build_id : "-");
-        sb_printf(&b, "| %s | %s | %s | %s | %s | %s | `%s` |\n", M(in->file), in->kind, M(r ? r->suite : NULL),
+        gate_buf_printf(&b, "| %s | %s | %s | %s | %s | %s | `%s` |\n", M(in->file), in->kind, M(r ? r->suite : NULL),
                   M(r ? r->backend : NULL), M(r ? r->retention : NULL), M(bid), in->sha256);
     }
     md_done();
@@ -354,10 +337,10 @@ static cJSON *render_json(const gate_result *res)
     return o;
 }
 
-static void xml(sbuf *b, const char *s)
+static void xml(gate_buf *b, const char *s)
 {
     char *t = gate_xml_escape(s);
-    sb_printf(b, "%s", t);
+    gate_buf_printf(b, "%s", t);
     free(t);
 }
 
@@ -366,7 +349,7 @@ static void xml(sbuf *b, const char *s)
 static char *render_svg(const gate_result *res)
 {
     const gate_config *c = res->cfg;
-    sbuf b = { 0 };
+    gate_buf b = { 0 };
     const double left = 430, plot = 440, lh = 18, top = 56;
     double xmax = 1.25;
     for (size_t i = 0; i < res->nlines; i++)
@@ -376,53 +359,53 @@ static char *render_svg(const gate_result *res)
     size_t n = res->nlines;
     double height = top + (n ? n : 1) * lh + 40, width = left + plot + 90;
 #define X(v) (left + plot * ((v) > xmax ? xmax : (v) < 0 ? 0 : (v)) / xmax)
-    sb_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    sb_printf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+    gate_buf_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    gate_buf_printf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
                   "font-family=\"sans-serif\" font-size=\"11\">\n", width, height, width, height);
-    sb_printf(&b, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n", width, height);
-    sb_printf(&b, "<text x=\"8\" y=\"18\" font-size=\"14\" font-weight=\"bold\">Gate %s: ", gate_verdict_name(res->verdict));
+    gate_buf_printf(&b, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n", width, height);
+    gate_buf_printf(&b, "<text x=\"8\" y=\"18\" font-size=\"14\" font-weight=\"bold\">Gate %s: ", gate_verdict_name(res->verdict));
     xml(&b, c->subject);
-    sb_printf(&b, " / peer, per row and backend</text>\n");
-    sb_printf(&b, "<text x=\"8\" y=\"34\" fill=\"#555\">dots: process ratios; bar: median; red: worst limit %.2f; "
+    gate_buf_printf(&b, " / peer, per row and backend</text>\n");
+    gate_buf_printf(&b, "<text x=\"8\" y=\"34\" fill=\"#555\">dots: process ratios; bar: median; red: worst limit %.2f; "
                   "orange: median limit %.2f; grey rows: report-only</text>\n", c->worst, c->median);
     for (int k = 0; k <= (int)(xmax * 4); k++) {
         double v = k / 4.0;
-        sb_printf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>\n", X(v), top - 6, X(v),
+        gate_buf_printf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>\n", X(v), top - 6, X(v),
                   top + n * lh);
-        sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#555\">%.2f</text>\n", X(v), top - 10, v);
+        gate_buf_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#555\">%.2f</text>\n", X(v), top - 10, v);
     }
     for (size_t i = 0; i < n; i++) {
         const ge_line *L = &res->lines[i];
         double y = top + i * lh + lh / 2;
         int ro = L->kind == GL_REPORT;
         const char *col = !strcmp(L->backend, "aot") ? "#1f77b4" : !strcmp(L->backend, "jit") ? "#2ca02c" : "#9467bd";
-        if (i % 2) sb_printf(&b, "<rect x=\"0\" y=\"%.1f\" width=\"%.0f\" height=\"%.1f\" fill=\"#f7f7f7\"/>\n", y - lh / 2, width, lh);
-        sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"%s\">", left - 6, y + 4, ro ? "#888" : "#000");
+        if (i % 2) gate_buf_printf(&b, "<rect x=\"0\" y=\"%.1f\" width=\"%.0f\" height=\"%.1f\" fill=\"#f7f7f7\"/>\n", y - lh / 2, width, lh);
+        gate_buf_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" fill=\"%s\">", left - 6, y + 4, ro ? "#888" : "#000");
         xml(&b, L->suite);
-        sb_printf(&b, ": ");
+        gate_buf_printf(&b, ": ");
         xml(&b, L->row);
-        sb_printf(&b, " vs ");
+        gate_buf_printf(&b, " vs ");
         xml(&b, L->peer);
-        sb_printf(&b, " [");
+        gate_buf_printf(&b, " [");
         xml(&b, L->backend);
-        sb_printf(&b, "]</text>\n");
+        gate_buf_printf(&b, "]</text>\n");
         if (!isnan(L->median))
-            sb_printf(&b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" opacity=\"%s\"/>\n", left,
+            gate_buf_printf(&b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" opacity=\"%s\"/>\n", left,
                       y - 4, X(L->median) - left, 8.0, col, ro ? "0.25" : "0.55");
         for (size_t p = 0; p < L->nproc; p++)
             if (!isnan(L->ratio[p]))
-                sb_printf(&b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", X(L->ratio[p]), y, col);
-        sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">%s</text>\n", left + plot + 8, y + 4,
+                gate_buf_printf(&b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", X(L->ratio[p]), y, col);
+        gate_buf_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">%s</text>\n", left + plot + 8, y + 4,
                   !strcmp(L->result, "FAIL") ? "#d62728" : ro ? "#888" : "#000", L->result);
     }
-    if (!n) sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\">no rows</text>\n", left, top + 12);
-    sb_printf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" stroke-width=\"1.5\"/>\n",
+    if (!n) gate_buf_printf(&b, "<text x=\"%.1f\" y=\"%.1f\">no rows</text>\n", left, top + 12);
+    gate_buf_printf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" stroke-width=\"1.5\"/>\n",
               X(c->worst), top - 6, X(c->worst), top + n * lh);
-    sb_printf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ff7f0e\" stroke-width=\"1.5\" "
+    gate_buf_printf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ff7f0e\" stroke-width=\"1.5\" "
                   "stroke-dasharray=\"4 3\"/>\n", X(c->median), top - 6, X(c->median), top + n * lh);
-    sb_printf(&b, "<text x=\"8\" y=\"%.1f\" fill=\"#555\">blue: aot, green: jit; ratios above %.2f are drawn at the edge</text>\n",
+    gate_buf_printf(&b, "<text x=\"8\" y=\"%.1f\" fill=\"#555\">blue: aot, green: jit; ratios above %.2f are drawn at the edge</text>\n",
               top + n * lh + 24, xmax);
-    sb_printf(&b, "</svg>\n");
+    gate_buf_printf(&b, "</svg>\n");
 #undef X
     return b.p;
 }
