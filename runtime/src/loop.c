@@ -168,17 +168,8 @@ static int loop_marker_on_completed(td_source *s, uint32_t token, td_continuatio
  * marker's general registration. */
 int td_loop_marker_await_(td_source *s, uint32_t token, td_continuation_fn fn, void *arg)
 {
-    loop_marker *m = (loop_marker *)s;
-    td_loop *loop = m->loop;
-    loop_queue *q = &loop->queues[m->timing];
-    if (TD_LIKELY(loop->thread == td_thread_self() && q->count < q->cap &&
-                  ((loop->installed >> m->timing) & 1u) && !loop->retired)) {
-        loop_entry *e = &q->items[q->count++];
-        e->fn = fn;
-        e->arg = arg;
-        e->target = token;
+    if (TD_LIKELY(TD_LOOP_MARKER_PUSH_((loop_marker *)s, token, fn, arg)))
         return TD_OK;
-    }
     return loop_marker_on_completed(s, token, fn, arg);
 }
 
@@ -213,12 +204,7 @@ td_task td_loop_marker_task_(td_loop *loop, uint32_t t, uint32_t target)
 /* The frame in which the next run of timing t happens. */
 uint32_t td_loop_next_run_frame_(td_loop *loop, uint32_t t)
 {
-    uint32_t frame = td_loop_frame(loop);
-    uint32_t ran = td_atomic_load_u32(&loop->timing_frame[t]);
-    int running_frame = td_atomic_load_u32(&loop->current) != TD_TIMING_COUNT;
-    if (running_frame && ran != frame)
-        return frame;          /* timing t is still ahead in this frame */
-    return frame + 1;
+    return TD_LOOP_MARKER_NEXT_RUN_(&loop->markers[t]);
 }
 
 /* ---- queues and items ------------------------------------------------------------------ */

@@ -123,17 +123,11 @@ TD_INLINE int td_runner_suspend_now_(td_runner *r)
     if (s == NULL)
         return 0;
     if (td_atomic_load_u32(&s->word) & TD_WORD_STAMPED) {
-        td_loop_marker_ *m = (td_loop_marker_ *)s;
-        td_loop_queue_ *q = m->queue;
         uint32_t token = r->awaiting.task.token;
         if ((int32_t)(td_atomic_load_u32((volatile uint32_t *)s->cont_arg) - token) >= 0)
             return 0;                   /* already reached: continue without suspending */
-        if (TD_LIKELY(td_atomic_load_u32(&m->direct) && *m->thread == td_thread_self() &&
-                      q->count < q->cap && !td_runtime_settings.flow)) {
-            td_loop_entry_ *e = &q->items[q->count++];
-            e->fn = td_runner_move_next;
-            e->arg = r;
-            e->target = token;
+        if (TD_LIKELY(!td_runtime_settings.flow &&
+                      TD_LOOP_MARKER_PUSH_((td_loop_marker_ *)s, token, td_runner_move_next, r))) {
             r->sync = NULL;             /* suspended: a completion no longer reports to start */
             return 1;
         }
@@ -150,18 +144,10 @@ TD_INLINE int td_runner_await_frame_now_(td_runner *r, td_timing t, int yield)
     struct td_loop *loop = td_loop_main_;
     if (TD_LIKELY(loop != NULL && (unsigned)t < TD_TIMING_COUNT)) {
         td_loop_marker_ *m = (td_loop_marker_ *)loop + t;
-        td_loop_queue_ *q = m->queue;
-        if (TD_LIKELY(td_atomic_load_u32(&m->direct) && *m->thread == td_thread_self() &&
-                      q->count < q->cap && !td_runtime_settings.flow)) {
-            uint32_t frame = td_atomic_load_u32((volatile uint32_t *)m->frame);
-            uint32_t target = frame + 1;
-            if (yield && td_atomic_load_u32((volatile uint32_t *)m->current) != TD_TIMING_COUNT &&
-                td_atomic_load_u32((volatile uint32_t *)m->source.cont_arg) != frame)
-                target = frame;         /* timing t still ahead in the frame running now */
-            td_loop_entry_ *e = &q->items[q->count++];
-            e->fn = td_runner_move_next;
-            e->arg = r;
-            e->target = target;
+        uint32_t target = yield ? TD_LOOP_MARKER_NEXT_RUN_(m)
+                                : td_atomic_load_u32((volatile uint32_t *)m->frame) + 1;
+        if (TD_LIKELY(!td_runtime_settings.flow &&
+                      TD_LOOP_MARKER_PUSH_(m, target, td_runner_move_next, r))) {
             /* the resumption reads the marker task (canceled if the loop is retired) */
             r->awaiting.task.source = &m->source;
             r->awaiting.task.token = target;

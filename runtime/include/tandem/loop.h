@@ -172,6 +172,32 @@ typedef struct td_loop_marker_ {
     const volatile uint32_t *current;   /* the loop's running timing */
 } td_loop_marker_;
 
+/* Shared by the inline fast paths (loop.h, async.h) and loop.c. Statement expressions, so
+ * that tcc, which never inlines, pays no call for them either.
+ * TD_LOOP_MARKER_NEXT_RUN_(m): the frame of timing m's next run (td_yield's target): the
+ * frame running now while m is still ahead in it, else the next one. */
+#define TD_LOOP_MARKER_NEXT_RUN_(m)                                                     \
+    ({  const td_loop_marker_ *td_m_ = (m);                                             \
+        uint32_t td_frame_ = td_atomic_load_u32((volatile uint32_t *)td_m_->frame);     \
+        int td_ahead_ = td_atomic_load_u32((volatile uint32_t *)td_m_->current) != TD_TIMING_COUNT && \
+            td_atomic_load_u32((volatile uint32_t *)td_m_->source.cont_arg) != td_frame_; \
+        td_ahead_ ? td_frame_ : td_frame_ + 1; })
+/* TD_LOOP_MARKER_PUSH_(m, target, fn, arg): 1 when fn(arg) was appended to m's queue for
+ * frame `target`, which only the loop's own thread may do, with the timing installed and
+ * the loop alive (`direct`) and room left; 0: go through the loop's functions instead. */
+#define TD_LOOP_MARKER_PUSH_(m, tgt_, fn_, arg_)                                        \
+    ({  td_loop_marker_ *td_pm_ = (m);                                                  \
+        td_loop_queue_ *td_q_ = td_pm_->queue;                                          \
+        int td_ok_ = td_atomic_load_u32(&td_pm_->direct) && *td_pm_->thread == td_thread_self() && \
+            td_q_->count < td_q_->cap;                                                  \
+        if (td_ok_) {                                                                   \
+            td_loop_entry_ *td_e_ = &td_q_->items[td_q_->count++];                      \
+            td_e_->fn = (fn_);                                                          \
+            td_e_->arg = (arg_);                                                        \
+            td_e_->target = (tgt_);                                                     \
+        }                                                                               \
+        td_ok_; })
+
 /* The main loop (td_loop_main); a loop's first member is its array of markers, one per
  * timing, so the inline waits below find a marker without knowing the loop's layout. */
 extern struct td_loop *td_loop_main_;
@@ -195,13 +221,8 @@ TD_INLINE td_task td_yield_fast_(td_timing t)
     struct td_loop *loop = td_loop_main_;
     if (TD_LIKELY(loop != NULL && (unsigned)t < TD_TIMING_COUNT)) {
         td_loop_marker_ *m = (td_loop_marker_ *)loop + t;
-        if (TD_LIKELY(td_atomic_load_u32(&m->direct))) {
-            uint32_t frame = td_atomic_load_u32((volatile uint32_t *)m->frame);
-            uint32_t ran = td_atomic_load_u32((volatile uint32_t *)m->source.cont_arg);
-            int running = td_atomic_load_u32((volatile uint32_t *)m->current) != TD_TIMING_COUNT;
-            /* timing t still ahead in the frame running now: this frame; else the next */
-            return td_task_of(&m->source, running && ran != frame ? frame : frame + 1);
-        }
+        if (TD_LIKELY(td_atomic_load_u32(&m->direct)))
+            return td_task_of(&m->source, TD_LOOP_MARKER_NEXT_RUN_(m));
     }
     return (td_yield)(t);
 }
