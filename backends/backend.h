@@ -30,6 +30,10 @@ typedef struct td_tu_spec {
     const char *const *suites;     /* NULL-terminated suite names; NULL = every folder
                                       under players/suites/ */
     int no_runtime;                /* 1: leave runtime/src/ sources out */
+    const char *label;             /* the name the module reports (TD_PLAYER_SUBJECT, the
+                                      entry table); NULL: the subject. A baseline revision
+                                      of the runtime is built from players/subjects/tandem
+                                      but reports "tandem@<rev>" (tools/baseline.c) */
 } td_tu_spec;
 
 /* The TU text (malloc'd, caller frees) and, optionally, the root-relative paths it

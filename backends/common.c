@@ -212,6 +212,12 @@ int td_tu_generate(const td_tu_spec *spec, char **text, char ***included, char *
         snprintf(err, errlen, "subject name '%s' is not a C identifier", spec->subject ? spec->subject : "");
         return -1;
     }
+    /* the label goes into C string literals: a plain name only */
+    const char *label = spec->label ? spec->label : spec->subject;
+    if (!*label || strlen(label) > 64 || strspn(label, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@.-") != strlen(label)) {
+        snprintf(err, errlen, "subject label '%s' is not 1..64 of [A-Za-z0-9_@.-]", label);
+        return -1;
+    }
     if (!spec->no_runtime && list_dir(spec->root, "runtime/src", 0, 0, &files, err, errlen)) goto out;
     snprintf(rel, sizeof rel, "players/subjects/%s", spec->subject);
     {
@@ -263,7 +269,7 @@ int td_tu_generate(const td_tu_spec *spec, char **text, char ***included, char *
                " * root (-I<root>); the module/host ABI is players/include/tandem_player.h. */\n"
                "#ifndef _GNU_SOURCE\n#define _GNU_SOURCE\n#endif\n"
                "#define TD_PLAYER_SUBJECT \"%s\"\n#define TD_PLAYER_SUBJECT_%s 1\n",
-               spec->subject, spec->subject);
+               label, spec->subject);
     for (size_t i = 0; i < suites.n; i++) buf_printf(&b, "#define TD_PLAYER_SUITE_%s 1\n", suites.v[i]);
     buf_printf(&b, "\n");
     for (size_t i = 0; i < files.n; i++) buf_printf(&b, "#include \"%s\"\n", files.v[i]);
@@ -292,7 +298,7 @@ int td_tu_generate(const td_tu_spec *spec, char **text, char ***included, char *
                "    TD_PLAYER_ABI_VERSION, sizeof(td_player_module), \"%s\", TD_PLAYER_COMPILER,\n"
                "    td_player_suite_names, td_player_run_suite\n"
                "};\n",
-               spec->subject);
+               label);
     if (b.oom) goto oom;
     if (strv_push(&files, "players/include/tandem_player.h")) goto oom;
     *text = b.p;

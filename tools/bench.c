@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 
+#include "baseline.h"
 #include "bench_icount.h"
 #include "tl_err.h"
 #include "tl_fs.h"
@@ -22,6 +23,8 @@
 
 int td_verb_build(int argc, char **argv);
 int td_verb_stage(int argc, char **argv);
+int td_baseline_bench_verdict(const cJSON *doc, int instructions, const char *suite, const char *backend,
+                              const char *subject, const char *base);
 
 #define BENCH_MAX_SUBJECTS 8
 
@@ -51,6 +54,12 @@ static const tl_opt bench_opts[] = {
     { "quick", 0, TL_OPT_FLAG, NULL, 0, 0, "few samples, small N (tests)" },
     { "filter", 0, TL_OPT_STR, "TEXT", 0, 0, "only rows whose name contains TEXT" },
     { "timeout", 0, TL_OPT_INT, "SEC", 1, 86400, "player timeout (default 1200)" },
+    { "baseline", 0, TL_OPT_STR, "REV", 0, 0, "also measure runtime/ of git revision REV as the subject\n"
+      "tandem@<7-hex>: same harness, suites and shell, REV's runtime\n"
+      "(WORK/baseline-<7-hex>/, reused under the reuse rule), in the same\n"
+      "process (instructions: its own callgrind process); default subjects\n"
+      "then tandem only; prints the baseline verdict; exit 3 on a regression,\n"
+      "1 when REV does not exist or cannot be built as a subject" },
     { NULL, 0, 0, NULL, 0, 0, NULL }
 };
 
@@ -58,10 +67,12 @@ static const tl_optspec bench_spec = {
     "tandem bench", "--suite S --backend aot|jit [--subjects a,b,... | --subject a ...]\n"
     "[--meter time|instructions]\n"
     "[--retention matched|default] [--flow on|off] [--samples N]\n"
-    "[--out FILE] [--work DIR] [--staging DIR] [--quick] [--filter TEXT]",
+    "[--out FILE] [--work DIR] [--staging DIR] [--quick] [--filter TEXT] [--baseline REV]",
     "Run one benchmark suite (primary, builderlifecycle, throughput, whenany,\n"
     "buildercycle; SUITES.md) in one player process and write its JSON report.",
-    bench_opts, "exit: 0 a complete, validated report; 1 a failed or incomplete run; 2 usage", 0, 0
+    bench_opts, "exit: 0 a complete, validated report (with --baseline: and no regression against it);\n"
+    "1 a failed or incomplete run, or a baseline that cannot be built; 2 usage; 3 --baseline: a gated\n"
+    "row is a regression (time: ratio > 1.02; instructions: > 1.005)", 0, 0
 };
 
 /* The player folder has every subject and every bench suite built in. */
@@ -208,6 +219,8 @@ int td_verb_bench(int argc, char **argv)
     filter = tl_opt_str(&o, "filter", filter);
     timeout = tl_opt_str(&o, "timeout", timeout);
     int quick = tl_opt_given(&o, "quick") > 0;
+    const char *baseline_rev = tl_opt_str(&o, "baseline", NULL);
+    if (baseline_rev && !tl_opt_given(&o, "subjects") && !tl_opt_given(&o, "subject")) subjects_arg = "tandem";
     long long nsamples = tl_opt_int(&o, "samples", 0);
     int nv;
     const char *const *one = tl_opt_all(&o, "subject", &nv);
@@ -248,6 +261,14 @@ int td_verb_bench(int argc, char **argv)
         fprintf(stderr, "tandem bench: --subjects is empty\n");
         return 2;
     }
+    if (baseline_rev && (strcmp(subjects[0], "tandem") || nsub >= BENCH_MAX_SUBJECTS)) {
+        free(list);
+        fprintf(stderr, "tandem bench: --baseline: the first subject must be tandem (the baseline is a revision of it), "
+                        "with at most %d subjects\n", BENCH_MAX_SUBJECTS - 1);
+        return 2;
+    }
+    td_baseline bl;
+    const char *bl_module = NULL;
     int rc = 1;
     char staged[4096], dir[4096], report[4096];
     if (tl_mkdirs(work)) {
@@ -262,10 +283,33 @@ int td_verb_bench(int argc, char **argv)
         staging = staged;
     }
     if (bench_player(backend, work, staging, subjects, nsub, dir, sizeof dir)) goto done;
+    if (baseline_rev) {
+        /* REV's runtime as the subject tandem@<rev>, in its own player folder */
+        char *repo = td_baseline_repo(staging), folder[4200];
+        int brc = td_baseline_resolve(repo, baseline_rev, &bl);
+        if (!brc) {
+            const char *bes[] = { backend };
+            snprintf(folder, sizeof folder, "%s/baseline-%.7s", work, bl.commit);
+            brc = td_baseline_prepare(&bl, repo, staging, folder, bes, 1, NULL);
+        }
+        free(repo);
+        if (brc) goto done;
+        bl_module = td_baseline_module(&bl, backend);
+        subjects[nsub++] = bl.name;
+    }
     if (icount) {
         bench_icount_spec sp = { dir, backend, suite, work, out, samples ? samples : quick ? "1" : "2", warmup,
-                                 retention, flow, timeout, filter, quick };
+                                 retention, flow, timeout, filter, quick, bl_module ? bl.name : NULL, bl_module };
         rc = bench_icount_run(&sp, subjects, nsub);
+        if (rc == 0 && bl_module) {
+            char sum[4400];
+            cJSON *sd = NULL;
+            if (out) snprintf(sum, sizeof sum, "%s", out);
+            else snprintf(sum, sizeof sum, "%s/icount/%s-%s-instructions.json", work, suite, backend);
+            if (tl_json_load(sum, &sd)) rc = 1;
+            else rc = td_baseline_bench_verdict(sd, 1, suite, backend, subjects[0], bl.name);
+            cJSON_Delete(sd);
+        }
         goto done;
     }
     if (out) snprintf(report, sizeof report, "%s", out);
@@ -278,12 +322,13 @@ int td_verb_bench(int argc, char **argv)
     pargv[n++] = "--backend";
     pargv[n++] = (char *)backend;
     for (int i = 0; i < nsub; i++) {
-        if (!strcmp(backend, "aot")) snprintf(mods[i], sizeof mods[i], "%s/%s.so", dir, subjects[i]);
+        if (bl_module && subjects[i] == bl.name) snprintf(mods[i], sizeof mods[i], "%s", bl_module);
+        else if (!strcmp(backend, "aot")) snprintf(mods[i], sizeof mods[i], "%s/%s.so", dir, subjects[i]);
         else snprintf(mods[i], sizeof mods[i], "%s/src/tandem-player-%s.c", dir, subjects[i]);
         pargv[n++] = !strcmp(backend, "aot") ? "--module" : "--tu";
         pargv[n++] = mods[i];
     }
-    if (!strcmp(backend, "jit")) {
+    if (!strcmp(backend, "jit") && !bl_module) { /* with a baseline each TU's folder is its own root */
         snprintf(root, sizeof root, "%s/src", dir);
         pargv[n++] = "--root";
         pargv[n++] = root;
@@ -321,8 +366,9 @@ int td_verb_bench(int argc, char **argv)
     const cJSON *msg = cJSON_GetObjectItemCaseSensitive(f, "message");
     printf("\nreport: %s  completed: %s%s%s\n", report, completed ? "true" : "false",
            cJSON_IsString(msg) ? "  failure: " : "", cJSON_IsString(msg) ? msg->valuestring : "");
-    cJSON_Delete(doc);
     rc = completed && prc == 0 ? 0 : 1;
+    if (rc == 0 && bl_module) rc = td_baseline_bench_verdict(doc, 0, suite, backend, subjects[0], bl.name);
+    cJSON_Delete(doc);
 done:
     free(list);
     return rc;

@@ -55,7 +55,9 @@ static int ic_run_subject(const bench_icount_spec *sp, const char *subject, cons
     snprintf(outarg, sizeof outarg, "--callgrind-out-file=%s", cgout);
     snprintf(player, sizeof player, "%s/tandem-player", sp->player_dir);
     int aot = !strcmp(sp->backend, "aot");
-    if (aot) snprintf(mod, sizeof mod, "%s/%s.so", sp->player_dir, subject);
+    int alt = sp->alt_subject && !strcmp(subject, sp->alt_subject);
+    if (alt) snprintf(mod, sizeof mod, "%s", sp->alt_module);
+    else if (aot) snprintf(mod, sizeof mod, "%s/%s.so", sp->player_dir, subject);
     else snprintf(mod, sizeof mod, "%s/src/tandem-player-%s.c", sp->player_dir, subject);
     if (!tl_is_file(mod)) {
         tl_error(mod, NULL, "subject '%s' is not in the player folder", subject);
@@ -77,7 +79,7 @@ static int ic_run_subject(const bench_icount_spec *sp, const char *subject, cons
     argv[n++] = (char *)sp->backend;
     argv[n++] = aot ? "--module" : "--tu";
     argv[n++] = mod;
-    if (!aot) {
+    if (!aot && !alt) {
         snprintf(root, sizeof root, "%s/src", sp->player_dir);
         argv[n++] = "--root";
         argv[n++] = root;
@@ -145,6 +147,8 @@ static cJSON *ic_summary(const bench_icount_spec *sp, char **subjects, int nsub,
         if (!cJSON_IsString(n)) continue;
         cJSON *row = cJSON_CreateObject();
         cJSON_AddStringToObject(row, "name", n->valuestring);
+        const cJSON *g = cJSON_GetObjectItemCaseSensitive(it, "gated");
+        if (cJSON_IsBool(g)) cJSON_AddBoolToObject(row, "gated", cJSON_IsTrue(g));
         cJSON *per = cJSON_AddObjectToObject(row, "subjects");
         for (int i = 0; i < nsub; i++) {
             const cJSON *r = ic_row(docs[i], n->valuestring);

@@ -8,6 +8,9 @@ typedef struct bench_icount_spec {
     const char *player_dir, *backend, *suite, *work, *out;
     const char *samples, *warmup, *retention, *flow, *timeout, *filter;
     int quick;
+    /* a baseline revision (tools/baseline.h): the subject of that name is run from its own
+     * module or TU (its folder is its include root), with the same shell */
+    const char *alt_subject, *alt_module;
 } bench_icount_spec;
 
 /* One callgrind process per subject; prints the table, writes the summary. 0 ok, 1 failed. */

@@ -55,6 +55,8 @@ static const tl_opt build_opts[] = {
     { "subject", 0, TL_OPT_STR, "NAME", 0, 0, "subject under players/subjects/ (repeat; default: all)" },
     { "suite", 0, TL_OPT_STR, "NAME", 0, 0, "suite under players/suites/ (repeat; default: all)" },
     { "shell", 0, TL_OPT_PATH, "PATH", 0, 0, "the tandem-player binary (default: next to tandem)" },
+    { "label", 0, TL_OPT_STR, "NAME", 0, 0, "with one --subject: the name its module reports and\n"
+      "player-<backend>.json lists (a baseline revision: tandem@<rev>)" },
     { NULL, 0, 0, NULL, 0, 0, NULL }
 };
 
@@ -157,11 +159,19 @@ int td_verb_build(int argc, char **argv)
     out = tl_opt_str(&o, "out", NULL);
     staging = tl_opt_str(&o, "staging", NULL);
     shell_arg = tl_opt_str(&o, "shell", NULL);
+    const char *label = tl_opt_str(&o, "label", NULL);
     int nv;
     const char *const *vals = tl_opt_all(&o, "subject", &nv);
     for (int i = 0; i < nv; i++) tl_strlist_push(&subjects, vals[i]);
     vals = tl_opt_all(&o, "suite", &nv);
     for (int i = 0; i < nv; i++) tl_strlist_push(&suites, vals[i]);
+    if (label && subjects.n != 1) {
+        fprintf(stderr, "tandem build: --label names one subject: give exactly one --subject\n");
+        tl_opt_free(&o);
+        tl_strlist_free(&subjects);
+        tl_strlist_free(&suites);
+        return 2;
+    }
     tl_opt_free(&o);
     const td_backend *be = td_backend_find(backend_name);
     if (!be || !out) {
@@ -263,7 +273,7 @@ int td_verb_build(int argc, char **argv)
         if (suites.n > BUILD_MAX) { tl_error(root, "--suite", "more than %d suites", BUILD_MAX); goto done; }
         for (size_t i = 0; i < suites.n; i++) sv[i] = suites.v[i];
         sv[suites.n] = NULL;
-        td_tu_spec spec = { root, subject, sv, 0 };
+        td_tu_spec spec = { root, subject, sv, 0, label };
         if (td_tu_generate(&spec, &text, &included, err, sizeof err)) {
             tl_error(root, subject, "%s", err);
             goto done;
@@ -276,7 +286,8 @@ int td_verb_build(int argc, char **argv)
         td_backend_result r;
         cJSON *js = cJSON_CreateObject();
         cJSON_AddItemToArray(jsubs, js);
-        cJSON_AddStringToObject(js, "name", subject);
+        cJSON_AddStringToObject(js, "name", label ? label : subject);
+        if (label) cJSON_AddStringToObject(js, "folder", subject);
         if (!strcmp(be->name, "aot")) {
             snprintf(rel, sizeof rel, "%s", tuname);
             snprintf(tupath, sizeof tupath, "%s/%s", outabs, rel);

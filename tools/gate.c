@@ -50,6 +50,44 @@ static const tl_optspec gate_spec = {
     0, 1
 };
 
+/* A number of a baseline record as text ("-" for null); four rotating buffers. */
+static const char *gate_num_text(const cJSON *o, const char *key)
+{
+    static char buf[4][32];
+    static int k;
+    char *b = buf[k++ % 4];
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (cJSON_IsNumber(v)) snprintf(b, 32, "%.4f", v->valuedouble);
+    else snprintf(b, 32, "-");
+    return b;
+}
+
+/* The baseline verdict's lines (report-only: the exit code stays the peer verdict's). */
+static void gate_baseline_print(const gate_result *res)
+{
+    const cJSON *j = res->base_json;
+    if (!j) return;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(j, "regressions"))
+        printf("gate: baseline REGRESSION: %s / %s [%s] vs %s: median %s worst %s instructions %s\n",
+               cJSON_GetObjectItemCaseSensitive(r, "suite")->valuestring, cJSON_GetObjectItemCaseSensitive(r, "row")->valuestring,
+               cJSON_GetObjectItemCaseSensitive(r, "backend")->valuestring,
+               cJSON_GetObjectItemCaseSensitive(r, "baseline")->valuestring, gate_num_text(r, "median"),
+               gate_num_text(r, "worst"), gate_num_text(r, "instructionsRatio"));
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(j, "improved"))
+        printf("gate: baseline improved: %s / %s [%s] vs %s: median %s worst %s instructions %s\n",
+               cJSON_GetObjectItemCaseSensitive(r, "suite")->valuestring, cJSON_GetObjectItemCaseSensitive(r, "row")->valuestring,
+               cJSON_GetObjectItemCaseSensitive(r, "backend")->valuestring,
+               cJSON_GetObjectItemCaseSensitive(r, "baseline")->valuestring, gate_num_text(r, "median"),
+               gate_num_text(r, "worst"), gate_num_text(r, "instructionsRatio"));
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(j, "counts");
+    printf("gate: baseline: %s (%d gated rows x backends: %d regression(s), %d improved; report-only, the exit code "
+           "is the peer verdict's)\n",
+           cJSON_GetObjectItemCaseSensitive(j, "verdict")->valuestring,
+           cJSON_GetObjectItemCaseSensitive(c, "gated")->valueint, cJSON_GetObjectItemCaseSensitive(c, "regressions")->valueint,
+           cJSON_GetObjectItemCaseSensitive(c, "improved")->valueint);
+}
+
 int gate_run(const gate_opts *o, const gate_config *cfg)
 {
     if (!tl_is_dir(o->runs_dir)) {
@@ -74,10 +112,19 @@ int gate_run(const gate_opts *o, const gate_config *cfg)
             return GATE_INVALID;
         }
     }
+    if (gate_baseline_eval(&res, o->instructions_dir)) {
+        fprintf(stderr, "tandem gate: the instruction summaries in %s are refused (see above): no verdict\n",
+                o->instructions_dir);
+        free(res.instr_md);
+        gate_result_free(&res);
+        return GATE_INVALID;
+    }
     /* the outputs are the evidence: no verdict is printed unless they were all written */
     int wrc = gate_write_outputs(out, &res);
     free(res.instr_md);
     res.instr_md = NULL;
+    free(res.base_md);
+    res.base_md = NULL;
     if (wrc) {
         fprintf(stderr, "tandem gate: the outputs could not be written to %s: no verdict\n", out);
         gate_result_free(&res);
@@ -93,6 +140,7 @@ int gate_run(const gate_opts *o, const gate_config *cfg)
             if (!strcmp(res.allocs[i].result, "FAIL"))
                 printf("gate: FAIL: allocation %s / %s [%s]: %.4f bytes/op\n", res.allocs[i].suite, res.allocs[i].row,
                        res.allocs[i].backend, res.allocs[i].bytes_per_op);
+        gate_baseline_print(&res);
         printf("gate: %s (%zu gated rows: %zu pass, %zu fail; %zu report-only; %zu NA; %zu invalid reason(s)); "
                "report %s/gate.md\n",
                gate_verdict_name(res.verdict), res.n_gated, res.n_pass, res.n_fail, res.n_report, res.n_na, res.ninvalid,

@@ -8,6 +8,7 @@
 #include "tl_hash.h"
 #include "tl_manifest.h"
 #include "tl_opt.h"
+#include "tl_proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -47,58 +48,6 @@ static const tl_optspec stage_spec = {
     "refused. Exit: 0 staged, 1 refused or failed, 2 usage.",
     0, -1
 };
-
-/* Run a command, capture the first line of stdout. Returns exit status (or -1). */
-static int run_capture(const char *const *argv, char *out, size_t outlen, int *nonempty)
-{
-    int pfd[2];
-    if (pipe(pfd) != 0)
-        return -1;
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(pfd[0]);
-        close(pfd[1]);
-        return -1;
-    }
-    if (pid == 0) {
-        dup2(pfd[1], 1);
-        int dn = open("/dev/null", O_WRONLY);
-        if (dn >= 0)
-            dup2(dn, 2);
-        close(pfd[0]);
-        close(pfd[1]);
-        execvp(argv[0], (char *const *)argv);
-        _exit(127);
-    }
-    close(pfd[1]);
-    char buf[4096];
-    size_t got = 0;
-    ssize_t r;
-    int any = 0;
-    while ((r = read(pfd[0], buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR)) {
-        if (r <= 0)
-            continue;
-        any = 1;
-        if (out && got + 1 < outlen) {
-            size_t c = (size_t)r < outlen - 1 - got ? (size_t)r : outlen - 1 - got;
-            memcpy(out + got, buf, c);
-            got += c;
-        }
-    }
-    close(pfd[0]);
-    if (out && outlen) {
-        out[got] = '\0';
-        char *nl = strchr(out, '\n');
-        if (nl)
-            *nl = '\0';
-    }
-    if (nonempty)
-        *nonempty = any;
-    int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 typedef struct src {
     char *path;
@@ -211,7 +160,7 @@ int td_verb_stage(int argc, char **argv)
             char spec[4096];
             snprintf(spec, sizeof spec, "%s:%s", rev, r);
             const char *cargv[] = { "git", "-C", root, "cat-file", "-e", spec, NULL };
-            exists = run_capture(cargv, NULL, 0, NULL) == 0;
+            exists = tl_run_capture(cargv, NULL, 0, NULL) == 0;
         } else {
             struct stat sb;
             exists = lstat(full, &sb) == 0;
@@ -349,7 +298,7 @@ int td_verb_stage(int argc, char **argv)
         char spec[1024];
         snprintf(spec, sizeof spec, "%s^{commit}", rev);
         const char *gargv[] = { "git", "-C", root, "rev-parse", "--verify", "-q", spec, NULL };
-        if (run_capture(gargv, head, sizeof head, NULL) != 0 || !head[0]) {
+        if (tl_run_capture(gargv, head, sizeof head, NULL) != 0 || !head[0]) {
             tl_error(root, "--from-git", "cannot resolve revision '%s'", rev);
             goto done;
         }
@@ -358,7 +307,7 @@ int td_verb_stage(int argc, char **argv)
         st.dirty = 0;
     } else {
         const char *gargv[] = { "git", "-C", root, "rev-parse", "--verify", "-q", "HEAD", NULL };
-        if (run_capture(gargv, head, sizeof head, NULL) == 0 && head[0]) {
+        if (tl_run_capture(gargv, head, sizeof head, NULL) == 0 && head[0]) {
             st.git_head = strdup(head);
             const char **sargv = calloc(paths.n + 8, sizeof *sargv);
             size_t k = 0;
@@ -371,7 +320,7 @@ int td_verb_stage(int argc, char **argv)
             for (size_t i = 0; i < paths.n; i++)
                 sargv[k++] = paths.v[i];
             int nonempty = 0;
-            int sr = run_capture(sargv, NULL, 0, &nonempty);
+            int sr = tl_run_capture(sargv, NULL, 0, &nonempty);
             st.dirty = sr != 0 || nonempty;
             free(sargv);
         }

@@ -54,6 +54,10 @@ typedef struct gate_config {
     int processes;                              /* gated processes per suite and backend */
     int expected_processes;                     /* all report files; 0: not checked */
     double sync_median, median, worst;          /* thresholds */
+    /* against a baseline revision of subject A ("<subject>@<rev>", tools/gate/gate_baseline.c):
+     * no regression when every gated row's median ratio current/baseline <= base_median and
+     * worst <= base_worst and, where the instruction meter ran, instructions <= base_instr */
+    double base_median, base_worst, base_instr;
     int alloc_check;                            /* 1: subject A must allocate <= alloc_max per op */
     double alloc_max;                           /* bytes per op (default 0) */
     double tolerance;                           /* relative tolerance of reported arithmetic */
@@ -79,6 +83,19 @@ const gate_suite_cfg *gate_suite_find(const gate_config *c, const char *suite);
 int gate_pattern_match(const char *text, const char *pattern);
 /* 1 when the suite's configuration names `row` as lower-bound code for `peer`. */
 int gate_suite_lower_bound(const gate_suite_cfg *s, const char *peer, const char *row);
+
+/* ---- against a baseline revision of subject A (gate_baseline.c) ------------------- */
+
+/* Is `subject` a baseline revision of subject A ("<subject>@<rev>")? Never a peer. */
+int gate_is_baseline(const gate_config *c, const char *subject);
+/* Is `row` of `suite` in the gated set (suite gated, row not report-only)? */
+int gate_row_gated(const gate_config *c, const char *suite, const char *row);
+enum { GB_NA = 0, GB_SAME = 1, GB_IMPROVED = 2, GB_REGRESSION = 3 };
+/* A row's median and worst ratio A / baseline against the baseline thresholds. */
+int gb_time_kind(const gate_config *c, double median, double worst);
+/* A row's instructions per op A / baseline against baselineInstructions. */
+int gb_instr_kind(const gate_config *c, double ratio);
+const char *gb_kind_name(int kind);    /* "regression", "improved", "same", "NA" */
 
 /* ---- reports (gate_report.c) ------------------------------------------------------- */
 

@@ -35,6 +35,9 @@ void gate_config_default(gate_config *c)
     c->sync_median = 1.00;
     c->median = 0.95;
     c->worst = 1.00;
+    c->base_median = 1.02;
+    c->base_worst = 1.05;
+    c->base_instr = 1.005;
     c->alloc_check = 1;
     c->alloc_max = 0;
     c->tolerance = 1e-6;
@@ -227,6 +230,9 @@ int gate_config_load(const char *path, gate_config *c)
             bad |= get_range(path, t, "syncMedian", 0, 1, 1000, &c->sync_median);
             bad |= get_range(path, t, "median", 0, 1, 1000, &c->median);
             bad |= get_range(path, t, "worst", 0, 1, 1000, &c->worst);
+            bad |= get_range(path, t, "baselineMedian", 0, 1, 1000, &c->base_median);
+            bad |= get_range(path, t, "baselineWorst", 0, 1, 1000, &c->base_worst);
+            bad |= get_range(path, t, "baselineInstructions", 0, 1, 1000, &c->base_instr);
             const cJSON *a = cJSON_GetObjectItemCaseSensitive(t, "allocBytesPerOp");
             if (a && cJSON_IsNull(a)) c->alloc_check = 0;
             else if (a) { c->alloc_check = 1; bad |= get_range(path, t, "allocBytesPerOp", 0, 0, 1e12, &c->alloc_max); }
@@ -307,6 +313,9 @@ cJSON *gate_config_json(const gate_config *c)
     cJSON_AddItemToObject(t, "syncMedian", fixed(c->sync_median));
     cJSON_AddItemToObject(t, "median", fixed(c->median));
     cJSON_AddItemToObject(t, "worst", fixed(c->worst));
+    cJSON_AddItemToObject(t, "baselineMedian", fixed(c->base_median));
+    cJSON_AddItemToObject(t, "baselineWorst", fixed(c->base_worst));
+    cJSON_AddItemToObject(t, "baselineInstructions", fixed(c->base_instr));
     if (c->alloc_check) cJSON_AddItemToObject(t, "allocBytesPerOp", fixed(c->alloc_max));
     else cJSON_AddNullToObject(t, "allocBytesPerOp");
     cJSON_AddItemToObject(o, "arithmeticTolerance", fixed(c->tolerance));

@@ -452,9 +452,10 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
                         invalid(res, "%s: missing row '%s' for subject '%s'", gr[i]->file, rows.v[k], subjects.v[s]);
             }
         /* peers */
-        tl_strlist peers = { 0 };
+        tl_strlist peers = { 0 }, bases = { 0 };
         for (size_t s = 0; s < subjects.n; s++) {
             if (!strcmp(subjects.v[s], cfg->subject)) continue;
+            if (gate_is_baseline(cfg, subjects.v[s])) { tl_strlist_push(&bases, subjects.v[s]); continue; }
             if (cfg->npeers && !in_list((char (*)[64])cfg->peers, cfg->npeers, subjects.v[s])) continue;
             tl_strlist_push(&peers, subjects.v[s]);
         }
@@ -467,11 +468,14 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
             check_row_agreement(res, gr, ngr, row, &subjects, sc, row_ro);
             if (sc)
                 for (int p = 0; p < sc->nsync; p++) sync |= gate_pattern_match(row, sc->sync[p]);
-            for (size_t pe = 0; pe < peers.n; pe++) {
-                const char *peer = peers.v[pe];
-                int peer_ro = in_list((char (*)[64])cfg->report_only_peers, cfg->nreport_only_peers, peer);
+            /* the peers, then the baseline revisions of subject A: the same ratios, their own
+             * thresholds and lines (res->blines), never counted in the peer verdict */
+            for (size_t pe = 0; pe < peers.n + bases.n; pe++) {
+                int is_base = pe >= peers.n;
+                const char *peer = is_base ? bases.v[pe - peers.n] : peers.v[pe];
+                int peer_ro = !is_base && in_list((char (*)[64])cfg->report_only_peers, cfg->nreport_only_peers, peer);
                 for (size_t b = 0; b < backends.n; b++) {
-                    ge_line *L = GROW(res->lines, res->nlines);
+                    ge_line *L = is_base ? GROW(res->blines, res->nblines) : GROW(res->lines, res->nlines);
                     memset(L, 0, sizeof *L);
                     L->suite = suite;
                     L->retention = ret;
@@ -490,12 +494,13 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
                     else if (ret_ro) L->why = "default retention";
                     else if (row_ro) L->why = "row is report-only";
                     else if (peer_ro) L->why = "distance to the lower bound";
-                    else if (gate_suite_lower_bound(sc, peer, row))
+                    else if (!is_base && gate_suite_lower_bound(sc, peer, row))
                         L->why = "peer runs lower-bound code here (td_peer.h), not its library";
                     if (L->why) L->kind = GL_REPORT;
                     L->thr_median = L->thr_worst = NAN;
                     if (L->kind == GL_SYNC) L->thr_median = cfg->sync_median;
                     if (L->kind == GL_GATED) { L->thr_median = cfg->median; L->thr_worst = cfg->worst; }
+                    if (is_base && L->kind != GL_REPORT) { L->thr_median = cfg->base_median; L->thr_worst = cfg->base_worst; }
                     double *pa = NULL, *pb = NULL;
                     size_t npa = 0, npb = 0;
                     int na = 0, a_unsup = 0;
@@ -548,10 +553,13 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
                     }
                     L->spread = nok && lo > 0 ? L->worst / lo - 1 : 0;
                     free(ok);
-                    if (L->kind != GL_REPORT && a_unsup)
+                    if (!is_base && L->kind != GL_REPORT && a_unsup)
                         invalid(res, "%s %s: subject '%s' leaves gated row '%s' unsupported", suite, backends.v[b],
                                 cfg->subject, row);
-                    if (na || !nok) {
+                    if (is_base) {
+                        L->result = na || !nok ? "NA" : L->kind == GL_REPORT ? "REPORT"
+                                    : L->median <= L->thr_median && L->worst <= L->thr_worst ? "PASS" : "FAIL";
+                    } else if (na || !nok) {
                         L->result = "NA";
                         res->n_na++;
                     } else if (L->kind == GL_REPORT) {
@@ -628,6 +636,7 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
             }
         }
         tl_strlist_free(&peers);
+        tl_strlist_free(&bases);
         tl_strlist_free(&rows);
         tl_strlist_free(&subjects);
         tl_strlist_free(&backends);
@@ -649,6 +658,13 @@ void gate_result_free(gate_result *res)
         free(res->lines[i].proc);
     }
     free(res->lines);
+    for (size_t i = 0; i < res->nblines; i++) {
+        free(res->blines[i].ratio);
+        free(res->blines[i].proc);
+    }
+    free(res->blines);
+    free(res->base_md);
+    cJSON_Delete(res->base_json);
     free(res->allocs);
     free(res->xb);
     for (size_t i = 0; i < res->ninvalid; i++) free(res->invalid[i]);

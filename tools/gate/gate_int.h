@@ -69,6 +69,13 @@ typedef struct gate_result {
     int verdict;                        /* GATE_PASS / GATE_FAIL / GATE_INVALID */
     size_t n_gated, n_pass, n_fail, n_report, n_na;
     char *instr_md;                     /* the instruction table (gate_icount.c); NULL: none */
+    ge_line *blines;                    /* subject A against its baseline revision(s), one per
+                                           row, baseline and backend (peer = "<A>@<rev>");
+                                           never part of the peer verdict (gate_baseline.c) */
+    size_t nblines;
+    char *base_md;                      /* gate.md's baseline section; NULL: no baseline */
+    struct cJSON *base_json;            /* gate-summary.json's "baseline" */
+    size_t base_regressions;
 } gate_result;
 
 int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res);
@@ -80,6 +87,9 @@ char *gate_chart_summary_svg(const gate_result *res);
 /* The "Instructions per operation" section of gate.md from DIR's *-instructions.json
  * (malloc'd), or NULL with *bad = 1 after reporting what was refused. */
 char *gate_icount_md(const char *dir, const gate_result *res, int *bad);
+/* The baseline verdict from res->blines and, when given, DIR's instruction summaries:
+ * res->base_md, res->base_json (gate_baseline.c). 0 ok, 1 a summary refused (reported). */
+int gate_baseline_eval(gate_result *res, const char *instr_dir);
 /* `tandem gate --compare A B` (gate_compare.c): 0 no flip, 1 a flip or not comparable, 2 usage. */
 int gate_compare(const char *runs_a, const char *runs_b, const gate_config *cfg, const char *out_file);
 

@@ -144,6 +144,7 @@ static char *render_md(const gate_result *res)
         for (size_t i = 0; i < res->ninvalid; i++) gate_buf_printf(&b, "- %s\n", M(res->invalid[i]));
         gate_buf_printf(&b, "\n");
     }
+    if (res->base_md) gate_buf_printf(&b, "%s", res->base_md); /* gate_baseline.c */
     md_gated_set(&b, c);
     gate_buf_printf(&b, "## Gated rows\n");
     md_lines(&b, res, 0);
@@ -237,6 +238,7 @@ static cJSON *render_json(const gate_result *res)
     cJSON_AddNumberToObject(cnt, "failed", (double)res->n_fail);
     cJSON_AddNumberToObject(cnt, "reportOnly", (double)res->n_report);
     cJSON_AddNumberToObject(cnt, "na", (double)res->n_na);
+    if (res->base_json) cJSON_AddItemToObject(o, "baseline", cJSON_Duplicate(res->base_json, 1)); /* gate_baseline.c */
     cJSON *ins = cJSON_AddArrayToObject(o, "inputs");
     for (size_t i = 0; i < res->ninputs; i++) {
         const ge_input *in = &res->inputs[i];

@@ -2,6 +2,7 @@
  * tl_proc.c - running a child program and waiting for it (see tl_proc.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -67,4 +68,61 @@ int tl_run_player(const char *dir, const char *backend, const char *suite, const
     argv[n] = NULL;
     fflush(stdout);
     return tl_run(argv);
+}
+
+/* git rev-parse and friends (stage.c, baseline.c). */
+int tl_run_capture(const char *const *argv, char *out, size_t outlen, int *nonempty)
+{
+    int pfd[2];
+    if (pipe(pfd) != 0)
+        return -1;
+    pid_t parent = getpid();
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(pfd[0]);
+        close(pfd[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(127);
+        dup2(pfd[1], 1);
+        int dn = open("/dev/null", O_WRONLY);
+        if (dn >= 0)
+            dup2(dn, 2);
+        close(pfd[0]);
+        close(pfd[1]);
+        execvp(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    close(pfd[1]);
+    char buf[4096];
+    size_t got = 0;
+    ssize_t r;
+    int any = 0;
+    while ((r = read(pfd[0], buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR)) {
+        if (r <= 0)
+            continue;
+        any = 1;
+        if (out && got + 1 < outlen) {
+            size_t c = (size_t)r < outlen - 1 - got ? (size_t)r : outlen - 1 - got;
+            memcpy(out + got, buf, c);
+            got += c;
+        }
+    }
+    close(pfd[0]);
+    if (out && outlen) {
+        out[got] = '\0';
+        char *nl = strchr(out, '\n');
+        if (nl)
+            *nl = '\0';
+    }
+    if (nonempty)
+        *nonempty = any;
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }

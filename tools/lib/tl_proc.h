@@ -3,6 +3,7 @@
  */
 #ifndef TL_PROC_H
 #define TL_PROC_H
+#include <stddef.h>
 
 /* Run argv (argv[0] a path, or a name looked up in PATH) with the current environment and
  * wait for it. The child is killed if this process dies (PR_SET_PDEATHSIG), so nothing it
@@ -10,6 +11,11 @@
  * error naming argv[0]), 128 + signal when it was killed, or -1 (with an error printed
  * naming argv[0]) when it could not be forked. */
 int tl_run(char *const argv[]);
+
+/* Run argv (looked up in PATH) with stderr to /dev/null and capture the first line of its
+ * stdout into out (NUL-terminated, newline removed; out may be NULL). *nonempty (optional)
+ * tells whether it wrote anything at all. Returns its exit status, or -1. */
+int tl_run_capture(const char *const *argv, char *out, size_t outlen, int *nonempty);
 
 /* Run the `tandem` subject of a player folder built by `tandem build` (DIR/tandem-player with
  * DIR/tandem.so for aot, DIR/src/tandem-player-tandem.c for jit) on one suite, writing its
