@@ -1,8 +1,6 @@
 #!/bin/bash
-# test_attempt_contained.sh TANDEM MODE WORK: the attempt is contained (issue 18).
-#   refuse   --out that is a link, holds only a link or an empty folder; names from the
-#            arguments outside the allow-list (--report-only '/../../../../x', --label,
-#            --subjects); malformed numbers. Each refused at once, nothing written.
+# test_attempt_contained.sh TANDEM MODE WORK: the attempt is contained (issue 18). (Refusals
+# of --out and of names from the arguments: the hostile suite, tests/hostile/cases_files.py.)
 #   sigterm  SIGTERM while `tandem build` compiles (clang running in its group): exit 1,
 #            the manifest says aborted with SIGTERM, no process of the attempt left.
 #   sigint   SIGINT while a player process runs (--test-fault hang@1, the players of the
@@ -51,36 +49,6 @@ check_aborted() {
 }
 
 case $MODE in
-refuse)
-  R="$W/refuse"
-  rm -rf "$R" && mkdir -p "$R/target" "$R/only-link" "$R/only-dir/sub" "$R/outside"
-  ln -s "$R/target" "$R/only-link/x"
-  ln -s "$R/target" "$R/link-out"
-  # run WANT NAME TEXT ARGS...: bounded (an attempt that is not refused would run for minutes)
-  run() {
-    local want=$1 name=$2 text=$3; shift 3
-    timeout 20 "$T" attempt --quick "$@" >"$R/out" 2>&1
-    local rc=$?
-    [ $rc = "$want" ] || { fail "$name: exit $rc, expected $want"; sed 's/^/    /' "$R/out"; return; }
-    grep -qF -- "$text" "$R/out" || { fail "$name: output lacks '$text'"; sed 's/^/    /' "$R/out"; }
-  }
-  run 1 "--out holding only a symlink" "holds 'x'" --out "$R/only-link"
-  run 1 "--out holding only an empty folder" "holds 'sub'" --out "$R/only-dir"
-  run 1 "--out that is a symlink to an empty folder" "symbolic link" --out "$R/link-out"
-  [ -z "$(ls -A "$R/target")" ] || fail "files were written through a symlink: $(ls -A "$R/target")"
-  run 2 "--report-only '/../../../../x'" "--report-only: '/../../../../x'" --out "$R/o1" --report-only '/../../../../x'
-  run 2 "--report-only '..'" "--report-only: '..'" --out "$R/o1" --report-only 'whenany,..'
-  run 2 "--label '../x'" "--label: '../x'" --label '../x'
-  run 2 "--label with a newline" "--label:" --label $'a\nb'
-  run 2 "--subjects with a slash" "--subjects: 'a/b'" --out "$R/o1" --subjects 'tandem,a/b'
-  run 2 "--subjects repeated" "listed twice" --out "$R/o1" --subjects 'tandem,tandem'
-  run 2 "--subjects empty name" "empty name" --out "$R/o1" --subjects 'tandem,,fcontext'
-  run 2 "--samples -1" "--samples: expected an integer" --out "$R/o1" --samples -1
-  run 2 "--rounds 1e99" "--rounds: expected an integer" --out "$R/o1" --rounds 1e99
-  run 2 "--timeout inf" "--timeout: expected a number" --out "$R/o1" --timeout inf
-  [ ! -e "$R/o1" ] || fail "a refused attempt created its --out folder"
-  [ -z "$(ls -A "$R/outside")" ] || fail "something was written outside --out"
-  ;;
 sigterm)
   A="$W/sigterm"
   rm -rf "$A"
