@@ -22,6 +22,7 @@
  */
 #include "attempt/att.h"
 #include "attempt/att_run.h"
+#include "baseline.h"
 #include "bench_icount.h"
 #include "gate/gate.h"
 
@@ -83,6 +84,11 @@ static const tl_opt attempt_opts[] = {
       "instructions) for primary, builderlifecycle and throughput on each\n"
       "backend, every subject: instructions/<suite>-<backend>-*.json and the\n"
       "instruction table in gate.md beside the times (report-only)" },
+    { "baseline", 0, TL_OPT_STR, "REV", 0, 0, "also measure runtime/ of git revision REV as the subject\n"
+      "tandem@<7-hex> (this tree's harness, suites and shell; baseline/),\n"
+      "in the same processes and, with --instructions, the instruction arm;\n"
+      "gate.md and gate-summary.json add the baseline verdict (no regression,\n"
+      "improved rows); REV unknown or not buildable as a subject: exit 1" },
     /* hidden, tests only: crash@N|hang@N, honoured with TANDEM_TEST_FAULTS=1 */
     { "test-fault", 0, TL_OPT_STR, "KIND@N", 0, 0, NULL },
     { NULL, 0, 0, NULL, 0, 0, NULL }
@@ -91,7 +97,7 @@ static const tl_opt attempt_opts[] = {
 static const tl_optspec attempt_spec = {
     "tandem attempt", "[--label L] [--out DIR] [--subjects a,b] [--backends aot,jit] [--rounds N]\n"
     "[--quick] [--samples N] [--timeout SEC] [--players-from DIR] [--report-only S,S]\n"
-    "[--require-quiet] [--from-git REV] [--instructions]",
+    "[--require-quiet] [--from-git REV] [--instructions] [--baseline REV]",
     "The measured attempt: quiet pre-gate, stage, build or reuse both players (compile\n"
     "check), then interleaved player processes: N rounds (default 3), backend order\n"
     "flipping each round, suite order rotating (primary, builderlifecycle, throughput /\n"
@@ -105,7 +111,9 @@ static const tl_optspec attempt_spec = {
     "Every child runs in its own process group; SIGINT or SIGTERM stops them all (SIGTERM,\n"
     "SIGKILL after 2 s), records \"aborted\" with the signal in attempt-manifest.json and exits 1.\n"
     "\n"
-    "Exit: the gate's: 0 PASS, 3 FAIL, 1 INVALID or aborted, 2 usage.",
+    "Exit: the gate's: 0 PASS, 3 FAIL, 1 INVALID or aborted, 2 usage. --baseline does not change\n"
+    "it (the baseline verdict is in gate.md, gate-summary.json \"baseline\" and the last lines),\n"
+    "except that a REV that cannot be staged or built as a subject stops the attempt: exit 1.",
     0, 0
 };
 
@@ -309,6 +317,7 @@ static int attempt_options(att *a, int argc, char **argv)
     a->players_from = tl_opt_str(&o, "players-from", NULL);
     a->report_only = tl_opt_str(&o, "report-only", "primary,builderlifecycle,whenany,buildercycle");
     a->from_git = tl_opt_str(&o, "from-git", NULL);
+    a->baseline = tl_opt_str(&o, "baseline", NULL);
     const char *subjects = tl_opt_str(&o, "subjects", "tandem,fcontext,callback");
     const char *backends = tl_opt_str(&o, "backends", "aot,jit");
     const char *fault = tl_opt_str(&o, "test-fault", NULL);
@@ -344,6 +353,13 @@ static int attempt_options(att *a, int argc, char **argv)
             return 2;
         }
         a->fault_proc = (int)n;
+    }
+    if (a->baseline) { /* refuse an unknown revision before anything is created */
+        td_baseline probe;
+        char *repo = tl_abspath(TANDEM_SOURCE_DIR);
+        int bad = td_baseline_resolve(repo, a->baseline, &probe);
+        free(repo);
+        if (bad) return 1;
     }
     ssize_t sl = readlink("/proc/self/exe", a->self, sizeof a->self - 1);
     if (sl <= 0) { fprintf(stderr, "tandem attempt: cannot find this executable\n"); return 1; }
@@ -429,6 +445,7 @@ static int attempt_run(att *a)
     if (att_stage_pregate(a) || tl_stop_signal) return attempt_stopped(a);
     if (att_stage_staging(a) || tl_stop_signal) return attempt_stopped(a);
     if (att_stage_players(a) || tl_stop_signal) return attempt_stopped(a);
+    if (att_stage_baseline(a) || tl_stop_signal) return attempt_stopped(a);
     if (att_stage_smoke(a) || tl_stop_signal) return attempt_stopped(a);
     att_stage_plan(a);
     if (att_stage_processes(a) || tl_stop_signal) return attempt_stopped(a);
@@ -436,6 +453,7 @@ static int attempt_run(att *a)
     if (tl_stop_signal) return attempt_stopped(a);
     int verdict = att_stage_gate(a);
     if (tl_stop_signal) return attempt_stopped(a);
+    att_baseline_verdict(a);
     att_stage_archive(a);
     if (tl_stop_signal) return attempt_stopped(a);
     att_stage_done(a, verdict);

@@ -331,8 +331,9 @@ static int bl_player(td_baseline *b, int i, const char *const *suites, char *why
         bl_stderr_back(saved);
         if (brc) {
             bl_first_error(log, first, sizeof first);
-            snprintf(why, wlen, "the %s build of %s/%s (runtime of %s) failed: %s (whole output: %s)", be, BL_ADAPTER,
-                     "tandem_subject.c", b->rev, first[0] ? first : "no message", log);
+            snprintf(why, wlen, "the %s build of subject tandem (%s of %s, runtime/ of %s) failed: %s (whole output: %s)",
+                     be, BL_ADAPTER, !strcmp(b->adapter, "current") ? "this tree" : b->rev, b->rev,
+                     first[0] ? first : "no message", log);
             return 1;
         }
     }

@@ -4,6 +4,7 @@
  */
 #include "att.h"
 #include "att_run.h"
+#include "../baseline.h"
 #include "../bench_icount.h"
 #include "../gate/gate.h"
 
@@ -60,7 +61,12 @@ int att_player_argv(const att *a, int b, const aproc *q, const char *report, cha
         snprintf(tmp, sizeof tmp, "%s/%s", a->players[b], mod->valuestring);
         PUT(tmp);
     }
-    if (!strcmp(a->backends[b], "jit")) {
+    const char *bmod = a->bl ? td_baseline_module(a->bl, a->backends[b]) : NULL;
+    if (bmod) { /* the baseline revision, last: the first subject stays the current runtime */
+        PUT(!strcmp(a->backends[b], "aot") ? "--module" : "--tu");
+        PUT(bmod);
+    }
+    if (!strcmp(a->backends[b], "jit") && !bmod) { /* with a baseline each TU's folder is its own root */
         PUT("--root");
         snprintf(tmp, sizeof tmp, "%s/src", a->players[b]);
         PUT(tmp);
@@ -301,12 +307,18 @@ void att_stage_instructions(att *a)
     int ifail = 0;
     for (int b = 0; b < a->nb && !ifail; b++)
         for (int s = 0; s < 3 && !ifail; s++) {
+            const char *bmod = a->bl ? td_baseline_module(a->bl, a->backends[b]) : NULL;
             bench_icount_spec sp = { a->players[b], a->backends[b], att_gated_suites[s], a->dir, NULL,
-                                     "1", "1", "matched", "off", "1200", NULL, a->quick };
+                                     "1", "1", "matched", "off", "1200", NULL, a->quick,
+                                     bmod ? a->bl->name : NULL, bmod };
             char outp[PATH_MAX];
             snprintf(outp, sizeof outp, "%s/%s-%s-instructions.json", a->instr_dir, att_gated_suites[s], a->backends[b]);
             sp.out = outp;
-            ifail = bench_icount_run(&sp, a->subjects, a->ns) != 0;
+            char *subs[MAXS + 1];
+            int ns = 0;
+            for (; ns < a->ns; ns++) subs[ns] = a->subjects[ns];
+            if (bmod) subs[ns++] = a->bl->name;
+            ifail = bench_icount_run(&sp, subs, ns) != 0;
             att_log(a, 1, "instructions %s %s: %s", att_gated_suites[s], a->backends[b], ifail ? "failed" : "done");
         }
     if (ifail) {

@@ -49,6 +49,8 @@ typedef struct att {
     const char *label, *out, *players_from, *report_only, *from_git;
     int rounds, require_quiet, instructions;
     char *instr_dir;              /* the instruction arm's summaries, when it ran */
+    const char *baseline;         /* --baseline REV (att_baseline.c) */
+    struct td_baseline *bl;       /* prepared: the subject tandem@<rev> beside the others */
 } att;
 
 /* the log, the manifest and small helpers (attempt.c) */
@@ -66,6 +68,11 @@ int att_quiet_pregate(att *a, double secs, int require);
 int att_stage_pregate(att *a);
 int att_stage_staging(att *a);
 int att_stage_players(att *a);
+/* --baseline: stage and build (or reuse) REV's runtime as tandem@<rev> into baseline/;
+ * 0 go on (also without --baseline), 1 refused (REV unknown or not buildable) */
+int att_stage_baseline(att *a);
+/* after the gate: the baseline verdict from gate/gate-summary.json, logged and recorded */
+void att_baseline_verdict(att *a);
 int att_run_smoke(att *a);
 int att_stage_smoke(att *a);
 void att_stage_plan(att *a);

@@ -1,0 +1,65 @@
+/*
+ * att_baseline.c - `tandem attempt --baseline REV`: REV's runtime as the subject
+ * tandem@<rev> (tools/baseline.c) in <attempt>/baseline/ (its staging.json hashes every
+ * staged file; its players carry binary manifests; files.sha256 covers the folder), loaded
+ * in the same interleaved processes as the current runtime (att_player_argv) and in the
+ * instruction arm; the gate judges it apart from the peers (gate_baseline.c).
+ */
+#include "att_run.h"
+#include "../baseline.h"
+
+#include "tl_fs.h"
+#include "tl_json.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int att_stage_baseline(att *a)
+{
+    if (!a->baseline) return 0;
+    att_manifest_set_str(a, "stage", "baseline");
+    static td_baseline B;
+    char *sd = att_path(a, "staging"), *folder = att_path(a, "baseline");
+    char *repo = td_baseline_repo(sd);
+    att_log(a, 1, "baseline %s: staging runtime/ of that revision from %s with this tree's harness", a->baseline, repo);
+    int rc = td_baseline_resolve(repo, a->baseline, &B);
+    if (!rc) rc = td_baseline_prepare(&B, repo, sd, folder, a->backends, a->nb, NULL);
+    free(repo);
+    free(sd);
+    free(folder);
+    if (rc) {
+        att_log(a, 1, "baseline %s refused: it cannot be staged or built as a subject (see above)", a->baseline);
+        att_manifest_set_str(a, "stage", "baseline-refused");
+        return 1;
+    }
+    a->bl = &B;
+    cJSON_DeleteItemFromObjectCaseSensitive(a->man, "baseline");
+    cJSON_AddItemToObject(a->man, "baseline", td_baseline_json(&B));
+    att_log(a, 1, "baseline %s = %s (%s adapter): players %s", a->baseline, B.name, B.adapter, B.folder);
+    return 0;
+}
+
+void att_baseline_verdict(att *a)
+{
+    if (!a->bl) return;
+    char *p = att_path(a, "gate/gate-summary.json");
+    cJSON *d = NULL;
+    const cJSON *b = NULL, *v = NULL, *c = NULL;
+    if (tl_is_file(p) && !tl_json_load(p, &d)) {
+        b = cJSON_GetObjectItemCaseSensitive(d, "baseline");
+        v = cJSON_GetObjectItemCaseSensitive(b, "verdict");
+        c = cJSON_GetObjectItemCaseSensitive(b, "counts");
+    }
+    const char *verdict = cJSON_IsString(v) ? v->valuestring : "not judged";
+    const cJSON *ng = cJSON_GetObjectItemCaseSensitive(c, "gated"), *nr = cJSON_GetObjectItemCaseSensitive(c, "regressions"),
+                *ni = cJSON_GetObjectItemCaseSensitive(c, "improved");
+    att_log(a, 1, "baseline %s: %s (%d gated rows x backends: %d regression(s), %d improved; gate/gate.md)", a->bl->name,
+            verdict, cJSON_IsNumber(ng) ? ng->valueint : 0, cJSON_IsNumber(nr) ? nr->valueint : 0,
+            cJSON_IsNumber(ni) ? ni->valueint : 0);
+    printf("attempt: baseline %s: %s\n", a->bl->name, verdict);
+    att_manifest_set_str(a, "baselineVerdict", verdict);
+    cJSON_Delete(d);
+    free(p);
+}
