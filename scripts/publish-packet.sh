@@ -28,10 +28,18 @@ originals=(attempt-manifest.json quiet-pregate.json compile-check.json staging/s
 for m in "$attempt"/players/*/binary-manifest-*.json; do originals+=("${m#"$attempt"/}"); done
 for m in "$attempt"/smoke/smoke-*.json; do originals+=("${m#"$attempt"/}"); done
 originals+=(gate/gate.md gate/gate-summary.json gate/gate-chart.svg gate/gate-config.json)
+# the instruction arm's summaries (tandem history reads instructions per op from them) and,
+# with --baseline, the baseline's record, staging.json and binary manifests (issue 17)
+for m in "$attempt"/instructions/*-instructions.json "$attempt"/baseline/baseline.json \
+         "$attempt"/baseline/staging/staging.json "$attempt"/baseline/*/binary-manifest-*.json; do
+  [ -e "$m" ] && originals+=("${m#"$attempt"/}")
+done
 dest() {
   case $1 in
     staging/staging.json) echo staging.json ;;
     players/*) echo "players/${1##*/}" ;;
+    baseline/staging/staging.json) echo baseline/staging.json ;;
+    baseline/*/binary-manifest-*) echo "baseline/${1##*/}" ;;
     *) echo "$1" ;;
   esac
 }
@@ -46,6 +54,7 @@ for f in "${originals[@]}"; do
 done
 
 mkdir -p "$packet/players" "$packet/smoke" "$packet/gate"
+for f in "${originals[@]}"; do mkdir -p "$packet/$(dirname "$(dest "$f")")"; done
 for f in "${originals[@]}"; do cp "$attempt/$f" "$packet/$(dest "$f")"; done
 # the hashes of the unredacted originals, sha256sum format, sorted by path
 (cd "$attempt" && "$tandem" hash "${originals[@]}") | LC_ALL=C sort -k2 >"$packet/original-files.sha256.tmp"
