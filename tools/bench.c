@@ -194,6 +194,14 @@ static void bench_print_table(const cJSON *doc, const char *suite, char **subjec
         }
         printf("\n");
     }
+    /* the clock figures (players/shell/clock.c): samples >= 1 ms, the clock's share of them */
+    const cJSON *ck = cJSON_GetObjectItemCaseSensitive(doc, "clock");
+    const cJSON *cn = cJSON_GetObjectItemCaseSensitive(ck, "name");
+    if (cJSON_IsString(cn))
+        printf("clock: %s, %.1f ns a read, granularity %.0f ns; shortest sample %.3f ms; clock share over 1%%: "
+               "%.0f of %.0f rows (worst %.1f%%)\n", cn->valuestring, bench_num(ck, "readCostNs"),
+               bench_num(ck, "granularityNs"), bench_num(ck, "minSampleNs") / 1e6, bench_num(ck, "rowsOverShareTarget"),
+               bench_num(ck, "rows"), bench_num(ck, "worstShare") * 100);
 }
 
 int td_verb_bench(int argc, char **argv)

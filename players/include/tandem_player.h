@@ -169,10 +169,21 @@ typedef struct td_player_host {
     void (*meter_on)(int32_t slot);
     void (*meter_off)(int32_t slot);
     void (*meter_row)(void *ctx, const char *name, int32_t slot, uint64_t segments);
+
+    /* ---- appended for long samples (host->size >= TD_PLAYER_HOST_SHAPE_SIZE) ----
+     * sample_shape: the row sample about to be emitted (row_ext, same name) was timed over
+     *   `segments` segments (start/stop pairs, two clock reads each) in `units` repetitions
+     *   of the row's cohort, round or call (td_bench.h tb_sample). */
+    void (*sample_shape)(void *ctx, const char *name, uint64_t segments, uint64_t units);
 } td_player_host;
 
 #define TD_PLAYER_HOST_BENCH_SIZE (offsetof(td_player_host, quick) + sizeof(int32_t))
 #define TD_PLAYER_HOST_METER_SIZE (offsetof(td_player_host, meter_row) + sizeof(void *))
+#define TD_PLAYER_HOST_SHAPE_SIZE (offsetof(td_player_host, sample_shape) + sizeof(void *))
+
+/* Long samples: the smallest timed total of a benchmark row's sample (td_bench.h
+ * tb_sample accumulates units up to it; the shell reports samples under it). */
+#define TD_PLAYER_MIN_SAMPLE_NS 1000000ull
 
 typedef struct td_player_module {
     uint32_t abi_version;              /* TD_PLAYER_ABI_VERSION the module was built with */

@@ -13,8 +13,15 @@
  *                   segments interleave or nest (scheduling / get-result, lifecycle /
  *                   resumption) need different slots (tb_meter_slot); a meter in slot
  *                   TB_SLOT_NONE (throughput's idle control) is never collected.
+ *   tb_sample       long samples: repeats a row's unit (its cohort, round or call, which
+ *                   times its own segments) until every meter of the row has timed at
+ *                   least TB_MIN_SAMPLE_NS (1 ms), so the clock's cost and granularity
+ *                   stay small beside the sample; the untimed work between segments
+ *                   (frames, gate resets, validation) is left out of the timing. Under
+ *                   the instruction meter: exactly the suite's minimum count (every pass
+ *                   over the suite must see the same operations, counts per op).
  *   tb_emit         one row sample (raw ns, ops, allocations, check, control, gated,
- *                   retained bytes) to the host.
+ *                   retained bytes) to the host, with its segments and units.
  *   tb_fail         a wrong result, a missing callback or a wrong frame count: the
  *                   report becomes completed:false.
  *   tb_retain_*     matched retention around a 1,024- or 4,096-operation cohort.
@@ -46,6 +53,7 @@ typedef struct tb_run {
     int failed;           /* a validation failed during this call */
     void (*meter_on)(int32_t slot);   /* instruction meter (NULL: off) */
     void (*meter_off)(int32_t slot);
+    void (*sample_shape)(void *ctx, const char *name, uint64_t segments, uint64_t units);
 } tb_run;
 
 #define TB_SLOT_NONE (-1)
@@ -53,6 +61,7 @@ typedef struct tb_run {
 typedef struct tb_meter {
     uint64_t ns, allocs, frees, bytes;
     uint64_t segments;    /* tb_start/tb_stop pairs */
+    uint64_t units;       /* repetitions of the row's unit (tb_sample); 1 when not set */
     int64_t retained;     /* live-heap delta summed over the segments (may be negative) */
     uint64_t t0;
     int64_t live0;
@@ -119,6 +128,7 @@ static void tb_emit(const tb_run *r, const char *name, const tb_meter *m, uint64
 {
     td_player_row row;
     if (r->meter_on) r->host->meter_row(r->ctx, name, m->slot, m->segments);
+    if (r->sample_shape) r->sample_shape(r->ctx, name, m->segments, m->units ? m->units : 1);
     td_player_row_ext ext;
     memset(&row, 0, sizeof row);
     memset(&ext, 0, sizeof ext);
@@ -174,6 +184,7 @@ static int tb_begin(tb_run *r, const td_player_host *host, void *ctx)
         r->meter_on = host->meter_on;
         r->meter_off = host->meter_off;
     }
+    if (host->size >= TD_PLAYER_HOST_SHAPE_SIZE) r->sample_shape = host->sample_shape;
     if (!tb_subject_ready) {
         if (td_subject.init && td_subject.init() != 0) {
             host->log(ctx, TD_PLAYER_LOG_ERROR, "subject initialisation failed");
@@ -188,6 +199,36 @@ static int tb_begin(tb_run *r, const td_player_host *host, void *ctx)
     }
     tb_set_flow(r, r->flow);
     return TD_PLAYER_OK;
+}
+
+/* Long samples: the smallest timed total of a row's sample, and a bound on the units of one
+ * sample (reached only with a clock that does not advance). */
+#define TB_MIN_SAMPLE_NS TD_PLAYER_MIN_SAMPLE_NS
+#define TB_MAX_UNITS (1u << 24)
+
+/* One unit of a row: a cohort, round or call that times its own segments into the row's
+ * meters. 0 ok, -1 after reporting a validation failure. */
+typedef int (*tb_unit_fn)(tb_run *r, void *arg);
+
+/* Runs `unit` at least `min_units` times and, under the time meter, until each of the `nm`
+ * meters has timed TB_MIN_SAMPLE_NS; records the count in every meter (m->units) and
+ * returns it (the units that completed: a failed unit stops the sample). */
+static uint32_t tb_sample(tb_run *r, tb_meter *const *ms, int nm, uint32_t min_units, tb_unit_fn unit, void *arg)
+{
+    uint32_t k = 0;
+    for (;;) {
+        if (k >= min_units) {
+            int enough = 1;
+            if (!r->meter_on && k < TB_MAX_UNITS)
+                for (int i = 0; i < nm; i++)
+                    if (ms[i]->ns < TB_MIN_SAMPLE_NS) enough = 0;
+            if (enough) break;
+        }
+        if (unit(r, arg)) break;
+        k++;
+    }
+    for (int i = 0; i < nm; i++) ms[i]->units = k;
+    return k;
 }
 
 /* Under the instruction meter: 1,000 empty segments as the row "(meter) empty segment",

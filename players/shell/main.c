@@ -50,6 +50,7 @@ typedef struct pl_case {
 
 typedef struct pl_sample {
     uint64_t ns, ops, allocs, frees, bytes;
+    uint64_t segments, units;  /* timed segments and repetitions (0: not stated) */
     int64_t check, control_ns, retained;
     int has_ext, subtract;
 } pl_sample;
@@ -103,6 +104,9 @@ typedef struct pl_state {
     const char *meter_out;
     int metering;         /* a measured call (any pass) under the instruction meter */
     int sample;           /* the measured sample of the current call */
+    /* host->sample_shape of the row sample about to be emitted */
+    char shape_row[256];
+    uint64_t shape_segments, shape_units;
 } pl_state;
 
 static pl_state S;
@@ -264,6 +268,11 @@ static void row_record(const td_player_row *row, int ext, int64_t control_ns, in
     x->control_ns = control_ns;
     x->subtract = subtract;
     x->retained = retained;
+    if (!strcmp(S.shape_row, row->name)) {
+        x->segments = S.shape_segments;
+        x->units = S.shape_units;
+    }
+    S.shape_row[0] = 0;
 }
 
 static void host_row(void *ctx, const td_player_row *row)
@@ -299,7 +308,20 @@ static void host_row_ext(void *ctx, const td_player_row *row, const td_player_ro
     cJSON_AddNumberToObject(o, "check", (double)row->check);
     cJSON_AddNumberToObject(o, "controlNs", (double)control_ns);
     cJSON_AddNumberToObject(o, "retainedBytes", (double)retained);
+    if (r->raw[r->nraw - 1].segments) {
+        cJSON_AddNumberToObject(o, "segments", (double)r->raw[r->nraw - 1].segments);
+        cJSON_AddNumberToObject(o, "units", (double)r->raw[r->nraw - 1].units);
+    }
     cJSON_AddItemToArray(r->samples, o);
+}
+
+static void host_sample_shape(void *ctx, const char *name, uint64_t segments, uint64_t units)
+{
+    (void)ctx;
+    if (!name || strlen(name) >= sizeof S.shape_row) return;
+    snprintf(S.shape_row, sizeof S.shape_row, "%s", name);
+    S.shape_segments = segments;
+    S.shape_units = units;
 }
 
 /* A failed validation counts in warm-up too: a wrong operation is wrong whenever it runs. */
@@ -454,7 +476,11 @@ static int cmp_double(const void *a, const void *b)
  *   nsPerOp        (sum(ns) - sum(controlNs if subtracted)) / sum(ops)   (ratio of means)
  *   medianNsPerOp  median over samples of (ns - control) / ops
  *   allocsPerOp, allocBytesPerOp = sum / sum(ops); retainedBytes = the worst (largest) sample's
- *   live-heap delta over its timed segments only; negative when every sample released memory. */
+ *   live-heap delta over its timed segments only; negative when every sample released memory.
+ *   segments[], units[]: per sample, its timed segments and the repetitions of the row's
+ *   unit (cohort, round, call); minSampleNs: the shortest sample (target >= 1 ms);
+ *   clockShare: the worst sample's segments x read cost / ns (clock.c), clockShareOver
+ *   when above 1%; opsPerSample: the smallest sample's ops (per sample: ops[]). */
 static void row_stats(cJSON *o, const pl_row *r)
 {
     cJSON *ns = cJSON_AddArrayToObject(o, "ns");
@@ -464,7 +490,14 @@ static void row_stats(cJSON *o, const pl_row *r)
     cJSON *ctrl = cJSON_AddArrayToObject(o, "controlNs");
     cJSON *ret = cJSON_AddArrayToObject(o, "retained");
     cJSON *chk = cJSON_AddArrayToObject(o, "check");
-    uint64_t sns = 0, sops = 0, salloc = 0, sbytes = 0;
+    /* segments and units only when every sample stated them (a module older than
+     * host->sample_shape does not) */
+    int shaped = r->nraw > 0;
+    for (size_t i = 0; i < r->nraw; i++) shaped &= r->raw[i].segments > 0;
+    cJSON *segs = shaped ? cJSON_AddArrayToObject(o, "segments") : NULL;
+    cJSON *units = shaped ? cJSON_AddArrayToObject(o, "units") : NULL;
+    uint64_t sns = 0, sops = 0, salloc = 0, sbytes = 0, min_ops = 0, min_ns = 0, short_samples = 0;
+    double worst_share = 0;
     int64_t sctrl = 0, worst_retained = r->nraw ? r->raw[0].retained : 0;
     int subtract = 0;
     double *per = r->nraw ? malloc(r->nraw * sizeof *per) : NULL;
@@ -477,6 +510,15 @@ static void row_stats(cJSON *o, const pl_row *r)
         cJSON_AddItemToArray(ctrl, json_i64(x->control_ns));
         cJSON_AddItemToArray(ret, json_i64(x->retained));
         cJSON_AddItemToArray(chk, json_i64(x->check));
+        if (shaped) {
+            cJSON_AddItemToArray(segs, json_u64(x->segments));
+            cJSON_AddItemToArray(units, json_u64(x->units));
+        }
+        double share = pl_clock_share(x->segments, x->ns);
+        if (share > worst_share) worst_share = share;
+        if (!i || x->ops < min_ops) min_ops = x->ops;
+        if (!i || x->ns < min_ns) min_ns = x->ns;
+        short_samples += x->ns < TD_PLAYER_MIN_SAMPLE_NS;
         sns += x->ns;
         sops += x->ops;
         salloc += x->allocs;
@@ -489,7 +531,13 @@ static void row_stats(cJSON *o, const pl_row *r)
     }
     cJSON_AddBoolToObject(o, "gated", r->gated);
     cJSON_AddNumberToObject(o, "sampleCount", (double)r->nraw);
-    cJSON_AddItemToObject(o, "opsPerSample", json_u64(r->nraw ? r->raw[0].ops : 0));
+    cJSON_AddItemToObject(o, "opsPerSample", json_u64(min_ops));
+    cJSON_AddItemToObject(o, "minSampleNs", json_u64(min_ns));
+    if (shaped) {
+        cJSON_AddNumberToObject(o, "clockShare", worst_share);
+        cJSON_AddBoolToObject(o, "clockShareOver", worst_share > PL_CLOCK_SHARE_TARGET);
+    }
+    if (r->nraw) pl_clock_note_row(worst_share, min_ns, short_samples);
     cJSON_AddBoolToObject(o, "controlSubtracted", subtract);
     if (sops) {
         qsort(per, r->nraw, sizeof *per, cmp_double);
@@ -689,6 +737,7 @@ static int write_report(int is_smoke, int *passed_out)
         cJSON_AddBoolToObject(root, "passed", passed);
     }
     if (!is_smoke) pl_meter_report_json(root);
+    if (!is_smoke) pl_clock_report_json(root);
     td_player_alloc_counts ac;
     td_player_alloc_read(&ac);
     cJSON *a = cJSON_AddObjectToObject(root, "processAllocations");
@@ -900,6 +949,8 @@ int main(int argc, char **argv)
     host.retention = S.retention ? S.retention : "matched";
     host.flow = S.flow;
     host.quick = S.quick;
+    host.sample_shape = host_sample_shape;
+    if (!is_smoke) pl_clock_calibrate(host_now_ns);
     if (icount) {
         host.meter_on = pl_meter_on;
         host.meter_off = pl_meter_off;

@@ -12,4 +12,16 @@ int64_t td_player_alloc_live_bytes(void);
 /* The interposed allocator, for binding into JIT modules. {NULL,NULL}-terminated. */
 extern const td_backend_symbol td_player_alloc_symbols[];
 
+/* The clock figures of a bench report (clock.c). */
+#define PL_CLOCK_SHARE_TARGET 0.01 /* the clock reads' share of a sample: under 1% */
+/* Measures the cost per read and the granularity of `now` (host->now_ns). */
+void pl_clock_calibrate(uint64_t (*now)(void));
+/* The share of a sample of `ns` over `segments` segments that the clock reads take. */
+double pl_clock_share(uint64_t segments, uint64_t ns);
+/* A row's worst share, smallest sample and samples under TD_PLAYER_MIN_SAMPLE_NS. */
+void pl_clock_note_row(double worst_share, uint64_t min_ns, uint64_t short_samples);
+struct cJSON;
+/* The report's "clock" object (nothing before pl_clock_calibrate). */
+void pl_clock_report_json(struct cJSON *root);
+
 #endif

@@ -2,10 +2,15 @@
 """check_report.py REPORT SUITE BACKEND SAMPLES: validity of one bench report (SUITES.md).
 Complete and validated, the row set and gated rows of the suite for every subject,
 sample counts, and the arithmetic of every row recomputed from its raw samples.
-Timings are never judged."""
+Long samples: every timed sample is at least 1 ms (MIN_SAMPLE_NS), with its segments and
+units (repetitions) stated, and the clock figures (CLOCK_MONOTONIC, measured read cost and
+granularity) present, each row's clockShare recomputed (segments x read cost / ns).
+Timings are otherwise never judged."""
 import json, sys
 
 SUBJECTS = ["tandem", "callback", "fcontext", "ucontext"]
+MIN_SAMPLE_NS = 1000000      # players/include/tandem_player.h TD_PLAYER_MIN_SAMPLE_NS
+SHARE_TARGET = 0.01
 
 def primary_rows():
     rows = {"Completed get-result": 1, "FromResult<int> get-result": 1,
@@ -79,6 +84,20 @@ def main():
     for k in ("host", "cpu", "compiler", "optimisationFlags"):
         if k not in d["environment"]:
             err("environment.%s missing" % k)
+    clock = d.get("clock")
+    cost = None
+    if not isinstance(clock, dict):
+        err("no clock object")
+    else:
+        if clock.get("name") != "CLOCK_MONOTONIC":
+            err("clock.name %r" % clock.get("name"))
+        for k in ("readCostNs", "granularityNs", "emptySegmentNs"):
+            v = clock.get(k)
+            if not isinstance(v, (int, float)) or not v > 0:
+                err("clock.%s %r is not a positive number" % (k, v))
+        if clock.get("minSampleTargetNs") != MIN_SAMPLE_NS or clock.get("samplesUnderTarget") != 0:
+            err("clock: target %r, %r samples under it" % (clock.get("minSampleTargetNs"), clock.get("samplesUnderTarget")))
+        cost = clock.get("readCostNs")
     names = [s["name"] for s in d["subjects"]]
     if sorted(names) != sorted(SUBJECTS):
         err("subjects %s" % names)
@@ -128,8 +147,30 @@ def main():
                 err("%s: allocBytesPerOp %s" % (what, r["allocBytesPerOp"]))
             if num(r["retainedBytes"], what) != max(ret):
                 err("%s: retainedBytes %s, worst sample %s" % (what, r["retainedBytes"], max(ret)))
-            if r["opsPerSample"] != ops[0]:
-                err("%s: opsPerSample" % what)
+            if r["opsPerSample"] != min(ops):
+                err("%s: opsPerSample %s, smallest sample %s" % (what, r["opsPerSample"], min(ops)))
+            # long samples: each sample >= 1 ms, its segments and units stated
+            short = [t for t in ns if t < MIN_SAMPLE_NS]
+            if short:
+                err("%s: %d sample(s) under 1 ms (shortest %d ns)" % (what, len(short), min(short)))
+            if num(r.get("minSampleNs", -1), what + " minSampleNs") != min(ns):
+                err("%s: minSampleNs %s, samples give %s" % (what, r.get("minSampleNs"), min(ns)))
+            segs = [num(v, what + " segments") for v in r.get("segments", [])]
+            units = [num(v, what + " units") for v in r.get("units", [])]
+            if len(segs) != samples or len(units) != samples:
+                err("%s: %d segments, %d units, expected %d of each" % (what, len(segs), len(units), samples))
+                continue
+            if any(u < 1 for u in units) or any(s < u for s, u in zip(segs, units)):
+                err("%s: units %s, segments %s: every unit times at least one segment" % (what, units, segs))
+            recs = r.get("sampleRecords", [])
+            if [x.get("segments") for x in recs] != segs or [x.get("units") for x in recs] != units:
+                err("%s: sampleRecords' segments/units differ from the arrays" % what)
+            if cost:
+                share = max(s * cost / t for s, t in zip(segs, ns))
+                if not close(share, r.get("clockShare", -1)):
+                    err("%s: clockShare %s, samples give %s" % (what, r.get("clockShare"), share))
+                if r.get("clockShareOver") is not (share > SHARE_TARGET):
+                    err("%s: clockShareOver %s with share %.4f" % (what, r.get("clockShareOver"), share))
         if subj in ("tandem", "callback") and supported != len(want):
             err("%s: %d of %d rows supported" % (subj, supported, len(want)))
 

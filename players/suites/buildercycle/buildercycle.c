@@ -1,10 +1,23 @@
 /*
  * buildercycle.c - one suspension at N = 128 (untyped), with separate scheduling,
  * gate-completion and consumption windows (report-only). The round itself is the
- * builderlifecycle round (tb_gate_round in td_bench.h).
+ * builderlifecycle round (tb_gate_round in td_bench.h). A sample is at least `reps`
+ * rounds and as many more as make each of the three meters 1 ms (tb_sample).
  */
 #include "td_bench.h"
 
+typedef struct bc_unit {
+    const char *row;
+    uint32_t n;
+    tb_meter m[3];
+    int64_t check;
+} bc_unit;
+
+static int bc_round(tb_run *r, void *arg)
+{
+    bc_unit *u = arg;
+    return tb_gate_round(r, u->row, 0, u->n, 1, NULL, &u->m[1], &u->m[0], &u->m[2], &u->check);
+}
 
 int td_suite_buildercycle(const td_player_host *host, void *ctx)
 {
@@ -18,16 +31,19 @@ int td_suite_buildercycle(const td_player_host *host, void *ctx)
         for (int i = 0; i < 3; i++) tb_na(&r, names[i]);
         return tb_end(&r);
     }
-    tb_meter m[3];
-    int64_t check = 0, warm = 0;
+    bc_unit u;
+    int64_t warm = 0;
+    uint32_t k = 0;
+    memset(&u, 0, sizeof u);
+    u.row = names[0];
+    u.n = n;
+    tb_meter *ms[3];
     for (int i = 0; i < 3; i++) {
-        tb_meter_reset(&m[i]);
-        tb_meter_slot(&m[i], i);   /* the three windows interleave: one slot each */
+        tb_meter_slot(&u.m[i], i);   /* the three windows interleave: one slot each */
+        ms[i] = &u.m[i];
     }
-    if (tb_gate_round(&r, names[0], 0, n, 1, NULL, NULL, NULL, NULL, &warm) == 0)
-        for (uint32_t k = 0; k < reps; k++)
-            if (tb_gate_round(&r, names[0], 0, n, 1, NULL, &m[1], &m[0], &m[2], &check)) break;
+    if (tb_gate_round(&r, names[0], 0, n, 1, NULL, NULL, NULL, NULL, &warm) == 0) k = tb_sample(&r, ms, 3, reps, bc_round, &u);
     for (int i = 0; i < 3; i++)
-        if (tb_want(&r, names[i])) tb_emit(&r, names[i], &m[i], (uint64_t)n * reps, check, 0, 0, 0, m[i].retained);
+        if (tb_want(&r, names[i])) tb_emit(&r, names[i], &u.m[i], (uint64_t)n * k, u.check, 0, 0, 0, u.m[i].retained);
     return tb_end(&r);
 }

@@ -7,9 +7,24 @@
  *   "Resumption ..."  per resumption: the gate-completion windows only (report-only).
  * Gates are reset outside the timing; after the start every call must be suspended,
  * after each completion round still suspended until the last, then complete; the
- * consumed checksum is validated.
+ * consumed checksum is validated. A sample is at least `reps` rounds and as many more as
+ * make both meters 1 ms (tb_sample).
  */
 #include "td_bench.h"
+
+typedef struct bl_unit {
+    const char *row;
+    int typed;
+    uint32_t n, susp;
+    tb_meter life, res;
+    int64_t check;
+} bl_unit;
+
+static int bl_round(tb_run *r, void *arg)
+{
+    bl_unit *u = arg;
+    return tb_gate_round(r, u->row, u->typed, u->n, u->susp, &u->life, &u->res, NULL, NULL, &u->check);
+}
 
 static void bl_arm(tb_run *r, int flow, int typed, uint32_t susp, uint32_t n)
 {
@@ -24,22 +39,25 @@ static void bl_arm(tb_run *r, int flow, int typed, uint32_t susp, uint32_t n)
         tb_na(r, rname);
         return;
     }
-    uint32_t reps = n == 1 ? (r->quick ? 64 : 4096) : n <= 128 ? (r->quick ? 1 : 32) : (r->quick ? 1 : 2);
-    int64_t check = 0, warm = 0;
-    tb_meter life, res;
-    tb_meter_reset(&life);
-    tb_meter_reset(&res);
-    tb_meter_slot(&res, 1);   /* nested in life's segments: its own slot */
+    uint32_t reps = n == 1 ? (r->quick ? 64 : 4096) : n <= 128 ? (r->quick ? 1 : 32) : (r->quick ? 1 : 2), k = 0;
+    int64_t warm = 0;
+    bl_unit u;
+    memset(&u, 0, sizeof u);
+    u.row = lname;
+    u.typed = typed;
+    u.n = n;
+    u.susp = susp;
+    tb_meter_slot(&u.res, 1);   /* nested in life's segments: its own slot */
+    tb_meter *ms[2] = { &u.life, &u.res };
     tb_set_flow(r, flow);
     tb_retain_begin(r, n);
     if (tb_gate_round(r, lname, typed, n, susp, NULL, NULL, NULL, NULL, &warm) == 0)
-        for (uint32_t k = 0; k < reps; k++)
-            if (tb_gate_round(r, lname, typed, n, susp, &life, &res, NULL, NULL, &check)) break;
+        k = tb_sample(r, ms, 2, reps, bl_round, &u);
     tb_retain_end(r, n);
     tb_set_flow(r, r->flow);
     int gated = !flow && n >= 128;
-    tb_emit(r, lname, &life, (uint64_t)n * reps, check, gated, 0, 0, life.retained);
-    tb_emit(r, rname, &res, (uint64_t)n * reps * susp, check, 0, 0, 0, res.retained);
+    tb_emit(r, lname, &u.life, (uint64_t)n * k, u.check, gated, 0, 0, u.life.retained);
+    tb_emit(r, rname, &u.res, (uint64_t)n * k * susp, u.check, 0, 0, 0, u.res.retained);
 }
 
 int td_suite_builderlifecycle(const td_player_host *host, void *ctx)

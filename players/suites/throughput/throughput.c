@@ -5,6 +5,8 @@
  * frames, reported as controlNs and subtracted). Reported per await. All 5 arms gated.
  * Validation: after 15 frames every loop is still pending (checked outside the timing),
  * after the 16th every loop completes; the consumed checksum (typed: 42 each) is checked.
+ * A sample is at least `reps` cohorts and as many more as make the measured total 1 ms
+ * (tb_sample); each cohort's idle control frames are measured right after it.
  */
 #include "td_bench.h"
 
@@ -28,6 +30,25 @@ static int tp_cohort(tb_run *r, const char *row, int kind, uint32_t n, tb_meter 
     return 0;
 }
 
+typedef struct tp_unit {
+    const char *row;
+    int kind;
+    uint32_t n;
+    tb_meter m, idle;
+    int64_t check;
+} tp_unit;
+
+/* One timed cohort, then its idle control frames. */
+static int tp_unit_run(tb_run *r, void *arg)
+{
+    tp_unit *u = arg;
+    if (tp_cohort(r, u->row, u->kind, u->n, &u->m, &u->check)) return -1;
+    tb_start(r, &u->idle);
+    for (uint32_t f = 0; f < TP_AWAITS; f++) td_subject.frame();
+    tb_stop(r, &u->idle);
+    return 0;
+}
+
 static void tp_arm(tb_run *r, const char *name, int kind, uint32_t n)
 {
     if (!tb_want(r, name)) return;
@@ -35,22 +56,19 @@ static void tp_arm(tb_run *r, const char *name, int kind, uint32_t n)
         tb_na(r, name);
         return;
     }
-    uint32_t reps = r->quick ? 1 : 4;
-    int64_t check = 0, warm = 0;
-    tb_meter m, idle;
-    tb_meter_reset(&m);
-    tb_meter_reset(&idle);
-    tb_meter_slot(&idle, TB_SLOT_NONE);   /* the idle control: timed, never instruction-counted */
+    uint32_t reps = r->quick ? 1 : 4, k = 0;
+    int64_t warm = 0;
+    tp_unit u;
+    memset(&u, 0, sizeof u);
+    u.row = name;
+    u.kind = kind;
+    u.n = n;
+    tb_meter_slot(&u.idle, TB_SLOT_NONE);   /* the idle control: timed, never instruction-counted */
+    tb_meter *m = &u.m;                      /* the control is beside the sample, not part of it */
     tb_retain_begin(r, n);
-    if (tp_cohort(r, name, kind, n, NULL, &warm) == 0)
-        for (uint32_t k = 0; k < reps; k++) {
-            if (tp_cohort(r, name, kind, n, &m, &check)) break;
-            tb_start(r, &idle);
-            for (uint32_t f = 0; f < TP_AWAITS; f++) td_subject.frame();
-            tb_stop(r, &idle);
-        }
+    if (tp_cohort(r, name, kind, n, NULL, &warm) == 0) k = tb_sample(r, &m, 1, reps, tp_unit_run, &u);
     tb_retain_end(r, n);
-    tb_emit(r, name, &m, (uint64_t)n * TP_AWAITS * reps, check, 1, (int64_t)idle.ns, 1, m.retained);
+    tb_emit(r, name, &u.m, (uint64_t)n * TP_AWAITS * k, u.check, 1, (int64_t)u.idle.ns, 1, u.m.retained);
 }
 
 int td_suite_throughput(const td_player_host *host, void *ctx)
