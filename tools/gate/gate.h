@@ -104,6 +104,7 @@ typedef struct gr_sample {
     double control_ns;                          /* subtracted control (0 when none) */
     double allocs, bytes;                       /* allocation deltas over the timed region */
     double claimed_nspo;                        /* a per-sample ns/op the report states; NaN if none */
+    double segments;                            /* timed segments (2 clock reads each); NaN if not stated */
 } gr_sample;
 
 typedef struct gr_row {
@@ -133,6 +134,9 @@ typedef struct gr_report {
     size_t nsubjects;
     gr_row *rows;
     size_t nrows;
+    /* the report's clock (players/shell/clock.c); NULL / NaN when not stated */
+    char *clock_name;
+    double clock_read_ns, clock_granularity_ns;
 } gr_report;
 
 /* Read one report. Always fills out->file/sha256; out->ok says whether it parsed. */

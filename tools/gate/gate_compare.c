@@ -30,10 +30,10 @@ static const ge_line *cmp_find(const gate_result *r, const ge_line *L)
     return NULL;
 }
 
-/* The threshold within median * (1 +- spread). */
-static int cmp_borderline(const ge_line *L)
+/* The threshold within median * (1 +- spread) (gate_int.h). */
+int gate_line_borderline(const ge_line *L)
 {
-    if (!L || isnan(L->median) || isnan(L->thr_median)) return 0;
+    if (!L || L->kind == GL_REPORT || isnan(L->median) || isnan(L->thr_median)) return 0;
     double band = L->median * (L->spread > 0 ? L->spread : 0);
     if (fabs(L->median - L->thr_median) <= band) return 1;
     return !isnan(L->thr_worst) && !isnan(L->worst) && fabs(L->worst - L->thr_worst) <= L->worst * L->spread;
@@ -82,7 +82,7 @@ int gate_compare(const char *runs_a, const char *runs_b, const gate_config *cfg,
             const ge_line *la = pass ? M : L, *lb = pass ? L : M;
             const char *ra = la ? la->result : "missing", *rb = lb ? lb->result : "missing";
             int flipped = la && lb && strcmp(ra, rb);
-            int bl = cmp_borderline(la) || cmp_borderline(lb);
+            int bl = gate_line_borderline(la) || gate_line_borderline(lb);
             rows++;
             flips += flipped;
             missing += !la || !lb;

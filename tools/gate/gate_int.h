@@ -90,6 +90,14 @@ char *gate_icount_md(const char *dir, const gate_result *res, int *bad);
 /* The baseline verdict from res->blines and, when given, DIR's instruction summaries:
  * res->base_md, res->base_json (gate_baseline.c). 0 ok, 1 a summary refused (reported). */
 int gate_baseline_eval(gate_result *res, const char *instr_dir);
+/* gate.md's "Samples and the clock" section and gate-summary.json's "clock" object
+ * (gate_clock.c; report-only, from the reports' clock figures and segments). */
+char *gate_clock_md(const gate_result *res);
+struct cJSON *gate_clock_json(const gate_result *res);
+/* A gated line is borderline when a threshold lies within its noise band: |median -
+ * threshold| <= median x spread (or the same for the worst ratio), spread = the
+ * per-process spread (gate_compare.c). A flip of such a row is noise at this sample size. */
+int gate_line_borderline(const ge_line *L);
 /* `tandem gate --compare A B` (gate_compare.c): 0 no flip, 1 a flip or not comparable, 2 usage. */
 int gate_compare(const char *runs_a, const char *runs_b, const gate_config *cfg, const char *out_file);
 

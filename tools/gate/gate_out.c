@@ -83,10 +83,11 @@ static void md_lines(gate_buf *b, const gate_result *res, int report_only)
         char thr[64] = "-";
         if (L->kind == GL_SYNC) snprintf(thr, sizeof thr, "median <= %.2f", L->thr_median);
         else if (L->kind == GL_GATED) snprintf(thr, sizeof thr, "median <= %.2f, worst <= %.2f", L->thr_median, L->thr_worst);
-        gate_buf_printf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", M(L->row),
+        gate_buf_printf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s%s |\n", M(L->row),
                   M(L->peer), M(L->backend), pr.p ? pr.p : "", fx(f2, L->median, "%.4f"),
                   fx(f3, L->worst, "%.4f"), thr, fx(f4, L->mw.p, "%.3g"), fx(f5, L->mw.effect, "%+.3f"),
-                  report_only ? (strcmp(L->result, "NA") ? L->why : "NA") : L->result);
+                  report_only ? (strcmp(L->result, "NA") ? L->why : "NA") : L->result,
+                  gate_line_borderline(L) ? " (borderline)" : "");
         free(pr.p);
     }
     if (!last_suite) gate_buf_printf(b, "\n(none)\n");
@@ -148,6 +149,9 @@ static char *render_md(const gate_result *res)
     md_gated_set(&b, c);
     gate_buf_printf(&b, "## Gated rows\n");
     md_lines(&b, res, 0);
+    gate_buf_printf(&b, "\nBorderline: a threshold lies within the row's noise band (|median - threshold| <= median x\n"
+                  "spread, or the same for the worst ratio; spread = worst/best process ratio - 1): its verdict\n"
+                  "can flip between two attempts of the same code.\n");
     gate_buf_printf(&b, "\nMW p: Mann-Whitney U on the pooled per-sample ns/op of the backend's processes (normal\n"
                   "approximation, tie and continuity correction, two-sided). Effect: rank-biserial correlation,\n"
                   "+1 when every %s sample is faster than every peer sample.\n", M(c->subject));
@@ -200,6 +204,9 @@ static char *render_md(const gate_result *res)
     }
     if (!noisy) gate_buf_printf(&b, "- no gated row above the spread (%.0f%%) or CV (%.0f%%) limits\n", c->noise_spread * 100,
                           c->noise_cv * 100);
+    char *clk = gate_clock_md(res); /* gate_clock.c */
+    gate_buf_printf(&b, "%s", clk);
+    free(clk);
     if (res->instr_md) gate_buf_printf(&b, "%s", res->instr_md);
     gate_buf_printf(&b, "\n## Inputs\n\n| file | kind | suite | backend | retention | build id | SHA-256 |\n| --- | --- | --- | --- | --- | --- | --- |\n");
     for (size_t i = 0; i < res->ninputs; i++) {
@@ -289,6 +296,7 @@ static cJSON *render_json(const gate_result *res)
         cJSON_AddItemToObject(e, "spread", jnum(L->spread, "%.6f"));
         cJSON_AddItemToObject(e, "maxCv", jnum(L->cv, "%.6f"));
         cJSON_AddStringToObject(e, "result", L->result);
+        if (L->kind != GL_REPORT) cJSON_AddBoolToObject(e, "borderline", gate_line_borderline(L));
         cJSON_AddItemToArray(rows, e);
     }
     cJSON *al = cJSON_AddArrayToObject(o, "allocations");
@@ -333,6 +341,7 @@ static cJSON *render_json(const gate_result *res)
         cJSON_AddItemToObject(e, "otherCpuPercent", jnum(res->obs[i].cpu, "%.3f"));
         cJSON_AddItemToArray(ob, e);
     }
+    cJSON_AddItemToObject(o, "clock", gate_clock_json(res)); /* gate_clock.c */
     cJSON_AddStringToObject(o, "report", "gate.md");
     cJSON_AddStringToObject(o, "chart", "gate-chart.svg");
     cJSON_AddStringToObject(o, "chartFull", "gate-chart-full.svg");

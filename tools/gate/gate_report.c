@@ -21,7 +21,10 @@
  *   retained[], check[]; gated (bool), sampleCount, opsPerSample, controlSubtracted
  *   (controlNs is subtracted only when true), nsPerOp = (sum ns - sum control) / sum ops,
  *   medianNsPerOp, allocsPerOp, allocBytesPerOp, retainedBytes (the worst sample's, timed segments only);
- *   settings.retention, settings.flow; environment.optimisationFlags.
+ *   settings.retention, settings.flow; environment.optimisationFlags; per sample segments
+ *   (records and a parallel array: timed segments, two clock reads each) and units; the
+ *   report's clock { name, readCostNs, granularityNs, ... } (players/shell/clock.c).
+ *   segments and the clock are optional (older reports); when present they are checked.
  * When both the records and the arrays are present they must agree (else INVALID as
  * arithmetic not matching the raw samples).
  */
@@ -211,7 +214,7 @@ static void read_entry(gr_report *r, gr_row *row, const cJSON *e)
     int n = cJSON_GetArraySize(ss);
     if (!n && row->supported) { fail(r, "%s: a supported row with an empty samples array", at(&w, b, sizeof b)); return; }
     if (n > 1000000) { fail(r, "%s: samples: %d entries (more than 1000000)", at(&w, b, sizeof b), n); return; }
-    static const char *const arr_keys[] = { "ops", "allocs", "allocBytes", "controlNs", NULL };
+    static const char *const arr_keys[] = { "ops", "allocs", "allocBytes", "controlNs", "segments", NULL };
     for (int k = 0; arr_keys[k]; k++) {
         const cJSON *a = get(e, arr_keys[k]);
         if (a && cJSON_IsArray(a) && cJSON_GetArraySize(a) != n)
@@ -227,12 +230,13 @@ static void read_entry(gr_report *r, gr_row *row, const cJSON *e)
     }
     row->s = calloc((size_t)n + 1, sizeof *row->s);
     const cJSON *allocs = get(e, "allocs"), *bytes = get(e, "allocBytes"), *ctrl = get(e, "controlNs");
+    const cJSON *segs = get(e, "segments");
     const cJSON *x;
     cJSON_ArrayForEach(x, ss) {
         gr_sample *s = &row->s[row->n];
         w.sample = (long)row->n;
         int i = (int)row->n;
-        const cJSON *vns, *vops, *vctl, *val, *vby, *vclaim = NULL;
+        const cJSON *vns, *vops, *vctl, *val, *vby, *vclaim = NULL, *vseg;
         if (cJSON_IsObject(x)) {
             vns = get(x, "ns");
             vops = get(x, "ops");
@@ -241,12 +245,14 @@ static void read_entry(gr_report *r, gr_row *row, const cJSON *e)
             vby = get(x, "bytes");
             if (!vby) vby = get(x, "allocBytes");
             vclaim = get(x, "nsPerOp");
+            vseg = get(x, "segments");
         } else {
             vns = x;
             vops = cJSON_IsArray(ops_arr) ? cJSON_GetArrayItem(ops_arr, i) : NULL;
             vctl = cJSON_IsArray(ctrl) ? cJSON_GetArrayItem(ctrl, i) : NULL;
             val = cJSON_IsArray(allocs) ? cJSON_GetArrayItem(allocs, i) : NULL;
             vby = cJSON_IsArray(bytes) ? cJSON_GetArrayItem(bytes, i) : NULL;
+            vseg = cJSON_IsArray(segs) ? cJSON_GetArrayItem(segs, i) : NULL;
         }
         if (!vns) { fail(r, "%s: no raw ns", at(&w, b, sizeof b)); return; }
         if (checked(r, &w, "ns", vns, 0, 1, GR_MAX, 0, &s->ns)) return;
@@ -263,6 +269,13 @@ static void read_entry(gr_report *r, gr_row *row, const cJSON *e)
         if (checked(r, &w, "allocs", val, 0, 0, GR_MAX, 1, &s->allocs)) return;
         if (checked(r, &w, "bytes", vby, 0, 0, GR_MAX, 1, &s->bytes)) return;
         if (checked(r, &w, "nsPerOp", vclaim, 0, 0, GR_MAX, 0, &s->claimed_nspo)) return;
+        if (checked(r, &w, "segments", vseg, 1, 0, GR_MAX, 1, &s->segments)) return;
+        if (cJSON_IsObject(x) && cJSON_IsArray(segs)) { /* the array beside the records must agree */
+            double a = NAN;
+            const char *why;
+            const cJSON *as = cJSON_GetArrayItem(segs, i);
+            if (!as || strict_num(as, &a, &why) || (!isnan(s->segments) && a != s->segments)) row->arrays_disagree = 1;
+        }
         if (isnan(s->allocs)) s->allocs = 0;
         if (isnan(s->bytes)) s->bytes = 0;
         /* the parallel arrays, when present beside the records, must agree with them */
@@ -307,6 +320,7 @@ void gr_report_load(const char *runs_dir, const char *rel, gr_report *r)
     r->file = xdup(rel);
     r->samples = -1;
     r->ok = 1;
+    r->clock_read_ns = r->clock_granularity_ns = NAN;
     char *path = tl_join(runs_dir, rel);
     char *buf = NULL;
     size_t len = 0;
@@ -347,6 +361,21 @@ void gr_report_load(const char *runs_dir, const char *rel, gr_report *r)
             goto out;
         }
         r->samples = !isnan(top) ? (int)top : !isnan(set) ? (int)set : -1;
+    }
+
+    {   /* the clock the samples were timed with: optional, checked when present */
+        const cJSON *ck = get(doc, "clock");
+        where w = { "-", "-", -1 };
+        if (ck && !cJSON_IsObject(ck)) { fail(r, "clock: not an object"); goto out; }
+        if (ck) {
+            const char *cn = sfield(ck, "name");
+            if (!cn || !cn[0]) { fail(r, "clock: no name"); goto out; }
+            r->clock_name = xdup(cn);
+            if (checked(r, &w, "clock.readCostNs", get(ck, "readCostNs"), 0, 1, 1e9, 0, &r->clock_read_ns) ||
+                checked(r, &w, "clock.granularityNs", get(ck, "granularityNs"), 0, 1, 1e9, 0, &r->clock_granularity_ns))
+                goto out;
+            if (isnan(r->clock_read_ns)) { fail(r, "clock: no readCostNs"); goto out; }
+        }
     }
 
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(doc, "completed");
@@ -438,6 +467,7 @@ void gr_report_free(gr_report *r)
     free(r->flags);
     free(r->build_type);
     free(r->failure);
+    free(r->clock_name);
     for (size_t i = 0; i < r->nsubjects; i++) free(r->subjects[i]);
     free(r->subjects);
     for (size_t i = 0; i < r->nrows; i++) {
