@@ -41,7 +41,9 @@
  *   The shell calls run_suite once per sample (host->sample_index 0..samples-1, after
  *   host->warmup_index warm-up calls whose rows are discarded), alternating the order
  *   of the subjects loaded in the process between samples. A suite runs each of its rows
- *   once per call and times with host->now_ns (CLOCK_MONOTONIC). Defaults: suite "smoke"
+ *   once per call and times with host->now_ns (CLOCK_MONOTONIC); a row sample is at least
+ *   TD_PLAYER_MIN_SAMPLE_NS of timed segments (td_bench.h tb_sample, host->sample_shape;
+ *   tools/gate/SAMPLES.md). Defaults: suite "smoke"
  *   1 sample, no warm-up; other suites 10 samples, 1 warm-up (--samples/--warmup).
  *   Cases are recorded from the first measured call only (later calls run them unrecorded).
  *
