@@ -12,6 +12,29 @@ int64_t td_player_alloc_live_bytes(void);
 /* The interposed allocator, for binding into JIT modules. {NULL,NULL}-terminated. */
 extern const td_backend_symbol td_player_alloc_symbols[];
 
+/* A row sample as the suite emitted it, and a (row, subject) of the report (main.c). */
+typedef struct pl_sample {
+    uint64_t ns, ops, allocs, frees, bytes;
+    uint64_t segments, units;  /* timed segments and repetitions (0: not stated) */
+    int64_t check, control_ns, retained;
+    int has_ext, subtract;
+} pl_sample;
+
+typedef struct pl_row {
+    char *subject;
+    char *name;
+    int unsupported;
+    int gated;
+    char *reason;
+    struct cJSON *samples; /* array of sample objects */
+    pl_sample *raw;       /* the same samples, for the bench statistics */
+    size_t nraw, capraw;
+} pl_row;
+
+/* The row's statistics into its report object o (stats.c). */
+struct cJSON;
+void pl_row_stats(struct cJSON *o, const pl_row *r);
+
 /* The clock figures of a bench report (clock.c). */
 #define PL_CLOCK_SHARE_TARGET 0.01 /* the clock reads' share of a sample: under 1% */
 /* Measures the cost per read and the granularity of `now` (host->now_ns). */
