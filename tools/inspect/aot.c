@@ -238,8 +238,11 @@ static void check_must_inline(aot_ctx *a, ti_rule *r)
             ti_sl_add(&ev, calls.v[k]);
         for (int i = 0; i < a->rm->n; i++) {
             const ti_remark *m = &a->rm->v[i];
-            if (!m->passed && m->callee && !strcmp(m->callee, r->callee) && m->caller && ti_sl_has(&into, m->caller))
-                ti_sl_add(&ev, ev_remark(m));
+            if (!m->passed && m->callee && !strcmp(m->callee, r->callee) && m->caller && ti_sl_has(&into, m->caller)) {
+                char *s = ev_remark(m); /* ti_sl_add copies it */
+                ti_sl_add(&ev, s);
+                free(s);
+            }
         }
         for (int k = 0; k < res->evidence.n; k++)
             ti_sl_add(&ev, res->evidence.v[k]);

@@ -83,8 +83,11 @@ int ti_jit_load(const char *path, jit_obj *j, char *err, size_t errsz)
         snprintf(err, errsz, "%s: not an x86-64 ELF relocatable object", path);
         return -1;
     }
-    const Elf64_Shdr *sh = (const Elf64_Shdr *)(j->data + eh->e_shoff);
+    /* tcc does not align its section header table (e_shoff may be 4 mod 8): read it
+     * through an aligned copy, never in place (UBSan: misaligned access) */
     unsigned nsec = eh->e_shnum;
+    Elf64_Shdr *sh = malloc(sizeof(Elf64_Shdr) * (nsec ? nsec : 1));
+    memcpy(sh, j->data + eh->e_shoff, sizeof(Elf64_Shdr) * nsec);
     const char *shstr = (const char *)(j->data + sh[eh->e_shstrndx].sh_offset);
     const Elf64_Shdr *symsec = NULL;
     for (unsigned i = 0; i < nsec; i++)
@@ -92,6 +95,7 @@ int ti_jit_load(const char *path, jit_obj *j, char *err, size_t errsz)
             symsec = &sh[i];
     if (!symsec) {
         snprintf(err, errsz, "%s: no symbol table", path);
+        free(sh);
         return -1;
     }
     const Elf64_Sym *syms = (const Elf64_Sym *)(j->data + symsec->sh_offset);
@@ -159,6 +163,7 @@ int ti_jit_load(const char *path, jit_obj *j, char *err, size_t errsz)
     LLVMDisasmContextRef dc = LLVMCreateDisasm("x86_64-pc-linux-gnu", NULL, 0, NULL, NULL);
     if (!dc) {
         snprintf(err, errsz, "LLVM: no x86-64 disassembler");
+        free(sh);
         return -1;
     }
     LLVMSetDisasmOptions(dc, LLVMDisassembler_Option_PrintImmHex);
@@ -197,6 +202,7 @@ int ti_jit_load(const char *path, jit_obj *j, char *err, size_t errsz)
         }
     }
     LLVMDisasmDispose(dc);
+    free(sh);
     return 0;
 }
 

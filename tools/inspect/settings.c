@@ -17,28 +17,46 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The 8-byte value of data symbol `name` in an ELF object; 0 on success. */
+/* The 8-byte value of data symbol `name` in an ELF object; 0 on success. tcc does not
+ * align its section header table (e_shoff may be 4 mod 8): headers and symbols are copied
+ * out with memcpy, never read in place (UBSan: misaligned access), and every offset is
+ * checked against the object's size. */
 static int obj_value(const unsigned char *d, size_t n, const char *name, unsigned long long *out)
 {
-    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)d;
-    if (n < sizeof *eh || eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > n)
+    Elf64_Ehdr eh;
+    if (n < sizeof eh)
         return -1;
-    const Elf64_Shdr *sh = (const Elf64_Shdr *)(d + eh->e_shoff);
-    for (unsigned i = 0; i < eh->e_shnum; i++) {
-        if (sh[i].sh_type != SHT_SYMTAB)
+    memcpy(&eh, d, sizeof eh);
+    if (eh.e_shoff > n || (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr) > n - eh.e_shoff)
+        return -1;
+#define TI_SHDR(i, v) memcpy(&(v), d + eh.e_shoff + (uint64_t)(i) * sizeof(Elf64_Shdr), sizeof(Elf64_Shdr))
+    for (unsigned i = 0; i < eh.e_shnum; i++) {
+        Elf64_Shdr sh, strh;
+        TI_SHDR(i, sh);
+        if (sh.sh_type != SHT_SYMTAB || sh.sh_link >= eh.e_shnum || sh.sh_offset > n || sh.sh_size > n - sh.sh_offset)
             continue;
-        const Elf64_Sym *sym = (const Elf64_Sym *)(d + sh[i].sh_offset);
-        const char *str = (const char *)(d + sh[sh[i].sh_link].sh_offset);
-        for (size_t k = 0; k < sh[i].sh_size / sizeof(Elf64_Sym); k++) {
-            if (strcmp(str + sym[k].st_name, name) || sym[k].st_shndx == SHN_UNDEF || sym[k].st_shndx >= eh->e_shnum)
+        TI_SHDR(sh.sh_link, strh);
+        if (strh.sh_offset > n || strh.sh_size > n - strh.sh_offset)
+            continue;
+        const char *str = (const char *)(d + strh.sh_offset);
+        for (size_t k = 0; k < sh.sh_size / sizeof(Elf64_Sym); k++) {
+            Elf64_Sym sym;
+            memcpy(&sym, d + sh.sh_offset + k * sizeof(Elf64_Sym), sizeof sym);
+            /* the name must end inside the string table */
+            if (sym.st_name >= strh.sh_size || !memchr(str + sym.st_name, 0, strh.sh_size - sym.st_name))
                 continue;
-            const Elf64_Shdr *ds = &sh[sym[k].st_shndx];
-            if (ds->sh_type != SHT_PROGBITS || sym[k].st_value + 8 > ds->sh_size)
+            if (strcmp(str + sym.st_name, name) || sym.st_shndx == SHN_UNDEF || sym.st_shndx >= eh.e_shnum)
+                continue;
+            Elf64_Shdr ds;
+            TI_SHDR(sym.st_shndx, ds);
+            if (ds.sh_type != SHT_PROGBITS || sym.st_value + 8 > ds.sh_size || ds.sh_offset > n ||
+                ds.sh_size > n - ds.sh_offset)
                 return -1;
-            memcpy(out, d + ds->sh_offset + sym[k].st_value, 8);
+            memcpy(out, d + ds.sh_offset + sym.st_value, 8);
             return 0;
         }
     }
+#undef TI_SHDR
     return -1;
 }
 
