@@ -1,9 +1,10 @@
 # Thin wrapper over CMake: `make run` (the main job) and `make test` (the test suite).
 # Both install missing Debian packages, configure and build first.
 BUILD ?= build
+ASAN_BUILD ?= $(BUILD)-asan
 JOBS  ?= $(shell nproc)
 
-.PHONY: all deps configure build tool run demo test clean
+.PHONY: all deps configure build tool run demo test test-asan clean
 all: build
 
 deps:
@@ -30,8 +31,17 @@ run: tool
 demo: tool
 	@$(BUILD)/tandem demo
 
+# The whole suite, then the tools' tests (label tools: the verbs, the hostile suite) once
+# more with the tools and the player built under ASan+UBSan in $(ASAN_BUILD) (the fuzz
+# targets, sanitized already, are not run twice). Exit non-zero if either part failed.
 test: build
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@rc=0; (cd $(BUILD) && ctest --output-on-failure -j $(JOBS)) || rc=1; \
+	$(MAKE) --no-print-directory test-asan || rc=1; exit $$rc
+
+test-asan: deps
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Release -DTD_SANITIZE_TOOLS=ON -DTANDEM_SANITIZERS=OFF >/dev/null
+	@cmake --build $(ASAN_BUILD) -j $(JOBS) --target tandem tandem-player tl_testtool test_opt
+	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) -L tools -E fuzz
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD)

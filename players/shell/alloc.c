@@ -8,6 +8,13 @@
  * explicitly with tcc_add_symbol, see td_player_alloc_symbols). They forward to glibc's
  * allocator through __libc_* and count with relaxed atomics (thread-safe, no locks).
  * Built with -fno-builtin so the compiler does not reason about malloc here.
+ *
+ * Under AddressSanitizer (the tools' sanitized build, TD_SANITIZE_TOOLS) the shell must not
+ * define malloc: ASan's allocator is the process's, and a second definition would bypass
+ * it. There the counts come from ASan's allocator hooks instead
+ * (__sanitizer_install_malloc_and_free_hooks): every allocation and free is counted, a
+ * realloc as one allocation and one free (the hooks do not tell it apart), and the live
+ * bytes are the requested sizes. JIT code is bound to the same (intercepted) functions.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -18,6 +25,16 @@
 
 #include "shell.h"
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TD_ALLOC_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(TD_ALLOC_ASAN)
+#define TD_ALLOC_ASAN 1
+#endif
+
+#ifndef TD_ALLOC_ASAN
 extern void *__libc_malloc(size_t n);
 extern void *__libc_calloc(size_t n, size_t m);
 extern void *__libc_realloc(void *p, size_t n);
@@ -107,6 +124,39 @@ TD_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 
 TD_EXPORT void *valloc(size_t n) { return counted(__libc_valloc(n), n); }
 TD_EXPORT void *pvalloc(size_t n) { return counted(__libc_pvalloc(n), n); }
+
+#else /* TD_ALLOC_ASAN: count through the sanitizer's hooks */
+#include <malloc.h>
+#include <sanitizer/allocator_interface.h>
+#include <stdlib.h>
+
+static uint64_t td_alloc_allocs, td_alloc_reallocs, td_alloc_frees, td_alloc_bytes;
+static int64_t td_alloc_live;
+#define TD_COUNT(var, v) __atomic_fetch_add(&(var), (uint64_t)(v), __ATOMIC_RELAXED)
+#define TD_LIVE(v) __atomic_fetch_add(&td_alloc_live, (int64_t)(v), __ATOMIC_RELAXED)
+
+static void td_alloc_hook(const volatile void *p, size_t n)
+{
+    TD_COUNT(td_alloc_allocs, 1);
+    TD_COUNT(td_alloc_bytes, n);
+    TD_LIVE(n);
+    (void)p;
+}
+
+static void td_free_hook(const volatile void *p)
+{
+    /* called before the block is released: its size is still known */
+    if (p && __sanitizer_get_ownership((const void *)p)) {
+        TD_COUNT(td_alloc_frees, 1);
+        TD_LIVE(-(int64_t)__sanitizer_get_allocated_size((const void *)p));
+    }
+}
+
+__attribute__((constructor)) static void td_alloc_install_hooks(void)
+{
+    __sanitizer_install_malloc_and_free_hooks(td_alloc_hook, td_free_hook);
+}
+#endif /* TD_ALLOC_ASAN */
 
 void td_player_alloc_read(td_player_alloc_counts *out)
 {
