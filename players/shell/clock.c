@@ -9,8 +9,9 @@
  *   granularityNs  the smallest nonzero difference between two consecutive reads of 100,000
  *                  (on a fine clock this is the read cost itself: the reads cannot be closer);
  *   resolutionNs   what clock_getres states for CLOCK_MONOTONIC;
- *   emptySegmentNs the mean of 20,000 empty segments (two reads back to back): what the
- *                  clock adds to one segment.
+ *   emptySegmentNs an empty segment (two reads back to back): what the clock adds to one
+ *                  segment; 5 runs of 20,000, the median run's mean (one preemption
+ *                  in a run moves its mean by hundreds of ns; the median run has none).
  * A timed segment reads the clock twice (tb_start, tb_stop in td_bench.h), but only one
  * read's cost falls inside it: the end of the opening read (after it sampled the counter)
  * and the start of the closing one (before it samples); emptySegmentNs measures exactly
@@ -39,7 +40,7 @@
 
 static struct {
     int done;
-    double read_ns, runs[PL_CLOCK_RUNS], empty_ns;
+    double read_ns, runs[PL_CLOCK_RUNS], empty_ns, empty_runs[PL_CLOCK_RUNS];
     uint64_t granularity;
     long resolution;
     /* the rows' figures, for the report's summary */
@@ -75,12 +76,17 @@ void pl_clock_calibrate(uint64_t (*now)(void))
         prev = t;
     }
     C.granularity = grain;
-    uint64_t sum = 0;
-    for (int i = 0; i < PL_CLOCK_READS; i++) {
-        uint64_t t0 = rd();
-        sum += rd() - t0;
+    for (int r = 0; r < PL_CLOCK_RUNS; r++) {
+        uint64_t sum = 0;
+        for (int i = 0; i < PL_CLOCK_READS; i++) {
+            uint64_t t0 = rd();
+            sum += rd() - t0;
+        }
+        C.empty_runs[r] = (double)sum / PL_CLOCK_READS;
+        sorted[r] = C.empty_runs[r];
     }
-    C.empty_ns = (double)sum / PL_CLOCK_READS;
+    qsort(sorted, PL_CLOCK_RUNS, sizeof sorted[0], pl_clock_cmp);
+    C.empty_ns = sorted[PL_CLOCK_RUNS / 2];
     struct timespec res;
     C.resolution = clock_getres(CLOCK_MONOTONIC, &res) == 0 ? res.tv_sec * 1000000000L + res.tv_nsec : -1;
     C.min_sample_ns = UINT64_MAX;
@@ -115,6 +121,8 @@ void pl_clock_report_json(cJSON *root)
     cJSON_AddNumberToObject(c, "granularityNs", (double)C.granularity);
     cJSON_AddNumberToObject(c, "resolutionNs", (double)C.resolution);
     cJSON_AddNumberToObject(c, "emptySegmentNs", C.empty_ns);
+    runs = cJSON_AddArrayToObject(c, "emptySegmentRunsNs");
+    for (int r = 0; r < PL_CLOCK_RUNS; r++) cJSON_AddItemToArray(runs, cJSON_CreateNumber(C.empty_runs[r]));
     cJSON_AddNumberToObject(c, "readsPerSegment", 2);
     cJSON_AddStringToObject(c, "share", "segments x readCostNs / sample ns (one read's cost falls inside a segment)");
     cJSON_AddNumberToObject(c, "shareTarget", PL_CLOCK_SHARE_TARGET);
