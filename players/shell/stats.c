@@ -44,8 +44,8 @@ static int cmp_double(const void *a, const void *b)
  *   live-heap delta over its timed segments only; negative when every sample released memory.
  *   segments[], units[]: per sample, its timed segments and the repetitions of the row's
  *   unit (cohort, round, call); minSampleNs: the shortest sample (target >= 1 ms);
- *   clockShare: the worst sample's segments x read cost / ns (clock.c), clockShareOver
- *   when above 1%; opsPerSample: the smallest sample's ops (per sample: ops[]). */
+ *   clockShares[]: each sample's segments x read cost / ns (clock.c), clockShare the worst,
+ *   clockShareOver when above 1%; opsPerSample: the smallest sample's ops (per sample: ops[]). */
 void pl_row_stats(cJSON *o, const pl_row *r)
 {
     cJSON *ns = cJSON_AddArrayToObject(o, "ns");
@@ -61,6 +61,7 @@ void pl_row_stats(cJSON *o, const pl_row *r)
     for (size_t i = 0; i < r->nraw; i++) shaped &= r->raw[i].segments > 0;
     cJSON *segs = shaped ? cJSON_AddArrayToObject(o, "segments") : NULL;
     cJSON *units = shaped ? cJSON_AddArrayToObject(o, "units") : NULL;
+    cJSON *shares = shaped ? cJSON_AddArrayToObject(o, "clockShares") : NULL;
     uint64_t sns = 0, sops = 0, salloc = 0, sbytes = 0, min_ops = 0, min_ns = 0, short_samples = 0;
     double worst_share = 0;
     int64_t sctrl = 0, worst_retained = r->nraw ? r->raw[0].retained : 0;
@@ -80,6 +81,7 @@ void pl_row_stats(cJSON *o, const pl_row *r)
             cJSON_AddItemToArray(units, json_u64(x->units));
         }
         double share = pl_clock_share(x->segments, x->ns);
+        if (shaped) cJSON_AddItemToArray(shares, cJSON_CreateNumber(share));
         if (share > worst_share) worst_share = share;
         if (!i || x->ops < min_ops) min_ops = x->ops;
         if (!i || x->ns < min_ns) min_ns = x->ns;

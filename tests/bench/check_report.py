@@ -166,7 +166,11 @@ def main():
             if [x.get("segments") for x in recs] != segs or [x.get("units") for x in recs] != units:
                 err("%s: sampleRecords' segments/units differ from the arrays" % what)
             if cost:
-                share = max(s * cost / t for s, t in zip(segs, ns))
+                shares = [s * cost / t for s, t in zip(segs, ns)]
+                got = r.get("clockShares", [])
+                if len(got) != samples or not all(close(a, b) for a, b in zip(shares, got)):
+                    err("%s: clockShares %s, samples give %s" % (what, got, shares))
+                share = max(shares)
                 if not close(share, r.get("clockShare", -1)):
                     err("%s: clockShare %s, samples give %s" % (what, r.get("clockShare"), share))
                 if r.get("clockShareOver") is not (share > SHARE_TARGET):

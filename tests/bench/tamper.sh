@@ -27,7 +27,8 @@ c = [x if sub else 0 for x in r["controlNs"]]
 r["nsPerOp"] = (sum(r["ns"]) - sum(c)) / sum(r["ops"])
 r["medianNsPerOp"] = statistics.median((t - k) / o for t, k, o in zip(r["ns"], c, r["ops"]))
 cost = d["clock"]["readCostNs"]
-r["clockShare"] = max(s * cost / t for s, t in zip(r["segments"], r["ns"]))
+r["clockShares"] = [s * cost / t for s, t in zip(r["segments"], r["ns"])]
+r["clockShare"] = max(r["clockShares"])
 r["clockShareOver"] = r["clockShare"] > 0.01
 json.dump(d, open(sys.argv[4], "w"))
 PY
