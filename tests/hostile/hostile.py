@@ -24,6 +24,7 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cases_files  # noqa: E402
 import cases_gate  # noqa: E402
@@ -137,7 +138,7 @@ def run_case(ctx, c):
     try:
         argv = c["setup"](ctx)
     except Exception as x:  # a broken generator is the suite's failure, said plainly
-        return [f"generating the input failed: {x!r}"], 0.0
+        return [f"generating the input failed: {x!r}"], 0.0, ""
     env = c["env"](ctx) if callable(c.get("env")) else c.get("env")
     targets = [ctx.p(t) for t in c.get("targets", ["out"])]
     before = (snapshot(ctx.sentinel, []), snapshot(ctx.dir, targets))
@@ -162,7 +163,10 @@ def run_case(ctx, c):
     if why:
         tail = "\n".join("      " + line for line in out.strip().splitlines()[-8:])
         why.append("output (last lines):\n" + tail)
-    return why, secs
+    # the line that gave the reason, for the log (quotable evidence of each answer)
+    m = re.search(c["reason"], out, re.M) if c.get("reason") else None
+    said = out[out.rfind("\n", 0, m.start()) + 1:].split("\n", 1)[0] if m else ""
+    return why, secs, said.replace(ctx.dir + "/", "")[:140]
 
 
 def main():
@@ -195,7 +199,7 @@ def main():
         if c["cls"] not in total:
             order.append(c["cls"])
         total[c["cls"]] = total.get(c["cls"], 0) + 1
-        why, secs = run_case(ctx, c)
+        why, secs, said = run_case(ctx, c)
         label = f"{c['cls']}/{c['name']}"
         if why:
             print(f"FAIL {label} ({secs:.2f} s)")
@@ -203,7 +207,7 @@ def main():
                 print("    " + w)
         else:
             passed[c["cls"]] = passed.get(c["cls"], 0) + 1
-            print(f"ok   {label} ({secs:.2f} s)")
+            print(f"ok   {label} (exit {c['rc']}, {secs:.2f} s)" + (f": {said}" if said else ""))
             if not args.keep:
                 shutil.rmtree(ctx.dir, ignore_errors=True)
         sys.stdout.flush()
