@@ -51,6 +51,7 @@ typedef struct tb_run {
     int matched;          /* retention matched (default) */
     int flow;             /* --flow for rows without their own flow arm */
     int failed;           /* a validation failed during this call */
+    int measured;         /* a measured call (host->sample_index >= 0), not a warm-up */
     void (*meter_on)(int32_t slot);   /* instruction meter (NULL: off) */
     void (*meter_off)(int32_t slot);
     void (*sample_shape)(void *ctx, const char *name, uint64_t segments, uint64_t units);
@@ -178,6 +179,7 @@ static int tb_begin(tb_run *r, const td_player_host *host, void *ctx)
         return TD_PLAYER_E_ABI;
     }
     r->quick = host->quick;
+    r->measured = host->sample_index >= 0;
     r->matched = !host->retention || strcmp(host->retention, "default") != 0;
     r->flow = host->flow;
     if (host->size >= TD_PLAYER_HOST_METER_SIZE && host->meter_on && host->meter_off && host->meter_row) {
@@ -210,16 +212,18 @@ static int tb_begin(tb_run *r, const td_player_host *host, void *ctx)
  * meters. 0 ok, -1 after reporting a validation failure. */
 typedef int (*tb_unit_fn)(tb_run *r, void *arg);
 
-/* Runs `unit` at least `min_units` times and, under the time meter, until each of the `nm`
- * meters has timed TB_MIN_SAMPLE_NS; records the count in every meter (m->units) and
- * returns it (the units that completed: a failed unit stops the sample). */
+/* Runs `unit` at least `min_units` times and, in a measured call under the time meter,
+ * until each of the `nm` meters has timed TB_MIN_SAMPLE_NS (a warm-up call's rows are
+ * discarded: it runs the minimum, warming the same code at a fraction of the time);
+ * records the count in every meter (m->units) and returns it (the units that completed:
+ * a failed unit stops the sample). */
 static uint32_t tb_sample(tb_run *r, tb_meter *const *ms, int nm, uint32_t min_units, tb_unit_fn unit, void *arg)
 {
     uint32_t k = 0;
     for (;;) {
         if (k >= min_units) {
             int enough = 1;
-            if (!r->meter_on && k < TB_MAX_UNITS)
+            if (!r->meter_on && r->measured && k < TB_MAX_UNITS)
                 for (int i = 0; i < nm; i++)
                     if (ms[i]->ns < TB_MIN_SAMPLE_NS) enough = 0;
             if (enough) break;
