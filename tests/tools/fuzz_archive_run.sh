@@ -38,7 +38,7 @@ rm -f "$work/sparse"
 ls -l "$seeds" | awk 'NR > 1 { printf "seed %s: %s bytes\n", $9, $5 }'
 mkdir -p "$work/corpus" "$work/tmp"
 # TMPDIR: the target's own temporary folder goes here, and the check below sees it removed
-TMPDIR=$work/tmp "$fuzz" -runs=20000 -max_len=16384 -timeout=10 -rss_limit_mb=2048 -max_total_time=45 \
+TMPDIR=$work/tmp "$fuzz" -runs=20000 -max_len=16384 -timeout=10 -rss_limit_mb=2048 -max_total_time=30 \
   "$work/corpus" "$seeds" 2>&1 | tail -n 4
 left=$(ls -A "$work/tmp")
 [ -z "$left" ] || { echo "the fuzz target left its temporary folder: $left"; exit 1; }
