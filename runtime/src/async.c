@@ -4,26 +4,21 @@
 #include <string.h>
 #include "td_internal.h"
 
-static void runner_release(td_source *s)
+/* The frame and the step's fields are dead once the method completes: td_runner_finish_
+ * clears them there, before the outcome is published (afterwards the runner may already
+ * be consumed and re-rented on another thread). A rental that never started is released
+ * with them still clear. The frame is cleared in whole words (TD_RUNNER_SIZE_ rounds the
+ * allocation up): up to four stores inline, a memset beyond. */
+static void runner_clear(td_runner *r)
 {
-    td_runner *r = (td_runner *)s;
-    /* Tracking (off by default) forgets the rental before the runner can be re-rented. */
-    if (TD_UNLIKELY(td_runtime_settings.tracking))
-        td_tracking_end_(r);
-    td_method *m = r->method;
-    td_source_recycle(&r->source);
     r->resume = 0;
     r->flowed = 0;
     r->context = NULL;
-    r->sync = NULL;
-    /* awaiting's source is already NULL (every take clears it before the step goes on, so
-     * a finished method holds none); `last` is written by each TD_AWAIT_OUTCOME before
-     * it is read. Only the user's frame needs clearing. */
+    /* awaiting's source is already NULL unless a fault propagated from a take; `last` is
+     * written by each TD_AWAIT_OUTCOME before it is read. */
     r->awaiting.task.source = NULL;
-    /* The frame, in whole words (TD_RUNNER_SIZE_ rounds the allocation up): up to four
-     * stores inline, a memset beyond. */
     uint64_t *w = (uint64_t *)(void *)r->frame;
-    uint32_t words = (m->frame_size + 7) >> 3;
+    uint32_t words = (r->method->frame_size + 7) >> 3;
     if (TD_LIKELY(words <= 4)) {
         if (words > 0) w[0] = 0;
         if (words > 1) w[1] = 0;
@@ -32,7 +27,20 @@ static void runner_release(td_source *s)
     } else {
         memset(w, 0, (size_t)words * 8);
     }
-    td_pool_return(&m->pool, r);
+}
+
+/* Consumption's release: the next version and the pool. The value and error slots are
+ * written by every completion (td_runner_finish_), and a continuation runs only under a
+ * mode that the new word clears: nothing else to reset. */
+static void runner_release(td_source *s)
+{
+    td_runner *r = (td_runner *)s;
+    /* Tracking (off by default) forgets the rental before the runner can be re-rented. */
+    if (TD_UNLIKELY(td_runtime_settings.tracking))
+        td_tracking_end_(r);
+    uint32_t w = td_atomic_load_u32(&s->word);
+    td_atomic_store_release_u32(&s->word, ((TD_WORD_VERSION(w) + 1) & TD_TOKEN_MASK) << TD_WORD_VERSION_SHIFT);
+    td_pool_return(&r->method->pool, r);
 }
 
 static const td_source_ops runner_ops = { runner_release, NULL, NULL, NULL, "runner" };
@@ -80,6 +88,7 @@ TD_INLINE int runner_start(td_runner *r, uint32_t *token, int64_t *value)
         r->method->step(r, r->frame);
     if (TD_LIKELY(sync == TD_SUCCEEDED)) {
         *value = r->source.value;
+        r->sync = NULL;
         runner_release(&r->source);
         return 1;
     }
@@ -218,11 +227,11 @@ int td_runner_take_(td_runner *r, int propagate, int64_t *value_out)
 
 void td_runner_finish_(td_runner *r, td_status st, int64_t value, const td_error *err)
 {
+    runner_clear(r);
     if (r->sync) {
         /* Still inside td_runner_start, never published: no CAS (see runner_start). */
         r->source.value = value;
-        if (err)
-            r->source.error = *err;
+        td_source_set_error_(&r->source, err);
         *r->sync = (uint32_t)st;
         return;
     }

@@ -39,8 +39,7 @@ int td_source_complete(td_source *s, uint32_t token, td_status st, int64_t value
     if (TD_UNLIKELY(TD_WORD_VERSION(w) != token || TD_WORD_STATUS(w) != TD_PENDING))
         return TD_E_STALE;
     s->value = value;
-    if (err)
-        s->error = *err;
+    td_source_set_error_(s, err);
     if (task_mode_has_continuation(w)) {
         /* The waiter (or shared handle) registered already: every other party now only
          * reads the word, so a release store publishes the outcome. */
@@ -73,8 +72,7 @@ int td_source_try_complete(td_source *s, uint32_t token, td_status st, int64_t v
             break;
     }
     s->value = value;
-    if (err)
-        s->error = *err;
+    td_source_set_error_(s, err);
     w = td_atomic_load_u32(&s->word);
     if (task_mode_has_continuation(w)) {
         task_publish(s, w, st);     /* claimed and registered: nobody else writes the word */
@@ -163,27 +161,40 @@ int (td_task_on_completed)(td_task t, td_continuation_fn fn, void *arg)
     }
 }
 
+/* The outcome of a completed source, read by its one consumer. */
+static void task_read_outcome(const td_source *s, uint32_t w, td_outcome *out)
+{
+    out->status = TD_WORD_STATUS(w);
+    out->value = s->value;
+    out->error.code = s->error.code;
+    out->error.message = s->error.message;
+    out->error.cancel = s->error.cancel;
+}
+
+/* Consumption (task.h): the single consumer reads the completed outcome and releases the
+ * source, whose release store of the next version makes every later query with this token
+ * stale. No read-modify-write: once the status is final no other party writes the word (the
+ * completer is done, a registration sees the status and backs off), so the consumer alone
+ * does; one task consumed by two threads at the same instant is a usage error the runtime
+ * does not arbitrate (a shared handle, td_shared, is the way to give a task to several). */
 static int task_get(td_source *s, uint32_t token, td_outcome *out)
 {
     if (s->ops->get)
         return s->ops->get(s, token, out);
     uint32_t w = td_atomic_load_u32(&s->word);
-    for (;;) {
-        int rc = task_check(w, token);
-        if (rc != TD_OK)
-            return rc;
-        if (TD_WORD_STATUS(w) == TD_PENDING)   /* someone else's waiter: single consumer */
-            return TD_WORD_MODE(w) == TD_MODE_AWAITED ? TD_E_AWAITED : TD_E_PENDING;
-        if (w & TD_WORD_IMMORTAL)
-            break;
-        if (td_atomic_cas_u32(&s->word, &w, (w & ~TD_WORD_MODE_MASK) | TD_MODE_CONSUMED))
-            break;
-    }
-    out->status = TD_WORD_STATUS(w);
-    out->value = s->value;
-    out->error = s->error;
-    if (!(w & TD_WORD_IMMORTAL))
+    int rc = task_check(w, token);
+    if (TD_UNLIKELY(rc != TD_OK))
+        return rc;
+    if (TD_UNLIKELY(TD_WORD_STATUS(w) == TD_PENDING || (w & TD_WORD_CLAIMED)))
+        /* someone else's waiter (single consumer), or a racing completer still writing */
+        return TD_WORD_MODE(w) == TD_MODE_AWAITED ? TD_E_AWAITED : TD_E_PENDING;
+    task_read_outcome(s, w, out);
+    if (!(w & TD_WORD_IMMORTAL)) {
+        /* CONSUMED for the sources that keep their version until their owner resets them
+         * (manual completion sources); the others' release stores the next version. */
+        td_atomic_store_release_u32(&s->word, (w & ~TD_WORD_MODE_MASK) | TD_MODE_CONSUMED);
         s->ops->release(s);
+    }
     return TD_OK;
 }
 
@@ -266,9 +277,7 @@ int td_source_take_shared(td_source *s, uint32_t token, td_outcome *out)
         if (td_atomic_cas_u32(&s->word, &w, (w & ~TD_WORD_MODE_MASK) | TD_MODE_CONSUMED))
             break;
     }
-    out->status = TD_WORD_STATUS(w);
-    out->value = s->value;
-    out->error = s->error;
+    task_read_outcome(s, w, out);
     s->ops->release(s);
     return TD_OK;
 }

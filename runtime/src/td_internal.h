@@ -68,6 +68,19 @@ static inline int64_t td_deadline_after_(int64_t now, int64_t ns)
     return now + ns;
 }
 
+/* The error slot of a completion: the record, or none. Every completion writes it (a
+ * success may carry a flag record, compose.h), so a release need not clear it. */
+static inline void td_source_set_error_(td_source *s, const td_error *err)
+{
+    if (err) {
+        s->error = *err;
+    } else {
+        s->error.code = 0;
+        s->error.message = NULL;
+        s->error.cancel = NULL;
+    }
+}
+
 /* Waits for the combinators (waits.c): a delay whose caller holds one more ownership, so
  * it can abandon the delay (complete it canceled, detaching its loop item at the next
  * frame) whenever it likes; td_wait_abandon_ drops that ownership, exactly once. */

@@ -20,9 +20,14 @@
  *     completer (the single one, or the claim holder) writes the word: it publishes the
  *     status with a release store instead of a CAS. A manual source's owner must not reset
  *     it while a completion is in flight (the reset would be lost, as any racing reset is).
- *   - consumption is one CAS to mode CONSUMED; then the result is copied out and the
- *     source is released (its version bumped). Every later query with the old token
- *     fails with TD_E_STALE, never reads another rental's result.
+ *   - consumption, by the task's single consumer once the status is final, copies the
+ *     result out and releases the source with plain release stores (mode CONSUMED, then
+ *     the pool's next version), no read-modify-write (after completion nobody else writes the word). Every later query
+ *     with the old token fails with TD_E_STALE, never reads another rental's result. Two
+ *     threads consuming one task at the same instant is a usage error the runtime does
+ *     not arbitrate; a shared handle (shared.h) gives one task to several consumers, and
+ *     its own consumption is a CAS to mode CONSUMED.
+ *   - every completion writes the value and error slots (no error: a zero record).
  *   - a source whose pool was full when it was released is freed; like any freed object
  *     it must not be queried again (the pools keep SourcePoolCapacity sources alive).
  */
