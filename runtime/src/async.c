@@ -146,6 +146,8 @@ int td_runner_await_task_(td_runner *r, td_task t)
  * then the suspension (the marker's queue on the loop's thread, see td_runner_suspend_). */
 int td_runner_await_frame_(td_runner *r, td_timing t, int yield)
 {
+    if (TD_RUNNER_FRAME_PUSH_(r, t, yield))      /* tcc's fast path (clang's is inline) */
+        return 1;
     /* The task goes straight to the call (in registers: no struct store, tcc) */
     return yield ? td_runner_await_task_(r, (td_yield)(t)) : td_runner_await_task_(r, (td_next_frame)(t));
 }

@@ -377,7 +377,14 @@ static void loop_run_timing(td_loop *loop, uint32_t t, uint32_t frame)
             loop_queue_push(queue, e->fn, e->arg, e->target);
             continue;
         }
-        e->fn(e->arg);
+        if (e->fn == td_runner_move_next && !((td_runner *)e->arg)->flowed) {
+            /* A suspended method: one direct call into its step (td_runner_move_next's
+             * flow-off path, without the call to it). */
+            td_runner *r = (td_runner *)e->arg;
+            r->method->step(r, r->frame);
+        } else {
+            e->fn(e->arg);
+        }
         if (TD_UNLIKELY(loop->retired)) {
             /* Destroyed from this continuation: the rest is run by the retirement. */
             for (uint32_t k = i + 1; k < count; k++)
@@ -516,8 +523,18 @@ static void loop_retire(td_loop *loop)
     for (uint32_t t = 0; t < LOOP_SLOTS; t++) {
         loop_queue q = loop->queues[t];
         memset(&loop->queues[t], 0, sizeof(loop_queue));
-        for (uint32_t i = 0; i < q.count; i++)
+        for (uint32_t i = 0; i < q.count; i++) {
+            /* A frame await queued without its task (TD_RUNNER_FRAME_PUSH_) gets it now, so
+             * that its resumption reads the retirement (the marker answers canceled). */
+            if (q.items[i].fn == td_runner_move_next && t < TD_TIMING_COUNT) {
+                td_runner *r = (td_runner *)q.items[i].arg;
+                if (r->awaiting.task.source == NULL) {
+                    r->awaiting.task.source = &loop->markers[t].source;
+                    r->awaiting.task.token = q.items[i].target;
+                }
+            }
             q.items[i].fn(q.items[i].arg);
+        }
         free(q.items);
     }
     loop_free_arrays(loop);

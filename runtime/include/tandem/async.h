@@ -138,23 +138,31 @@ TD_INLINE int td_runner_suspend_now_(td_runner *r)
 #define td_runner_suspend_now_(r) td_runner_suspend_(r)
 #endif
 
-/* TD_AWAIT_FRAME_'s fast path (inline): the main loop's marker for t (loop.h), its queue. */
+/* TD_AWAIT_FRAME_'s fast path: on the main loop's thread with flow off, the timing's marker
+ * queue takes the runner (td_runner_move_next) for the target frame and the await is done.
+ * No task is stored: `awaiting` stays empty, so the resumption's take sees nothing to
+ * consume (the loop runs the entry only once the frame is reached). A retirement that runs
+ * the entry instead gives the runner its marker task first, which then reads canceled
+ * (loop.c, loop_retire). A statement expression: tcc, which never inlines, pays no call. */
+#define TD_RUNNER_FRAME_PUSH_(r, t, yield)                                              \
+    ({  struct td_loop *td_fl_ = td_loop_main_;                                        \
+        int td_pushed_ = 0;                                                             \
+        if (TD_LIKELY(td_fl_ != NULL && (unsigned)(t) < TD_TIMING_COUNT &&             \
+                      !td_runtime_settings.flow)) {                                     \
+            td_loop_marker_ *td_fm_ = (td_loop_marker_ *)td_fl_ + (t);                 \
+            uint32_t td_target_ = (yield) ? TD_LOOP_MARKER_NEXT_RUN_(td_fm_)            \
+                : td_atomic_load_u32((volatile uint32_t *)td_fm_->frame) + 1;           \
+            if (TD_LIKELY(TD_LOOP_MARKER_PUSH_(td_fm_, td_target_, td_runner_move_next, (r)))) { \
+                (r)->sync = NULL;    /* suspended: a completion no longer reports to start */ \
+                td_pushed_ = 1;                                                         \
+            }                                                                           \
+        }                                                                               \
+        td_pushed_; })
+
 TD_INLINE int td_runner_await_frame_now_(td_runner *r, td_timing t, int yield)
 {
-    struct td_loop *loop = td_loop_main_;
-    if (TD_LIKELY(loop != NULL && (unsigned)t < TD_TIMING_COUNT)) {
-        td_loop_marker_ *m = (td_loop_marker_ *)loop + t;
-        uint32_t target = yield ? TD_LOOP_MARKER_NEXT_RUN_(m)
-                                : td_atomic_load_u32((volatile uint32_t *)m->frame) + 1;
-        if (TD_LIKELY(!td_runtime_settings.flow &&
-                      TD_LOOP_MARKER_PUSH_(m, target, td_runner_move_next, r))) {
-            /* the resumption reads the marker task (canceled if the loop is retired) */
-            r->awaiting.task.source = &m->source;
-            r->awaiting.task.token = target;
-            r->sync = NULL;
-            return 1;
-        }
-    }
+    if (TD_RUNNER_FRAME_PUSH_(r, t, yield))
+        return 1;
     return td_runner_await_frame_(r, t, yield);
 }
 #if !TD_PORT_INLINES
