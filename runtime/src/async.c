@@ -4,18 +4,23 @@
 #include <string.h>
 #include "td_internal.h"
 
-/* The frame and the step's fields are dead once the method completes: td_runner_finish_
- * (or td_runner_start, for a synchronous completion) clears them then, before the outcome
- * is published (afterwards the runner may already be consumed and re-rented on another
- * thread). The frame is cleared in whole words (TD_RUNNER_SIZE_ rounds the
- * allocation up): up to four stores inline, a memset beyond. */
-static void runner_clear(td_runner *r)
+/* Consumption's release: the frame cleared, the next version, the pool. The frame stays
+ * readable until consumption (async.h); it is cleared in whole words (TD_RUNNER_SIZE_
+ * rounds the allocation up): up to four stores inline, a memset beyond. The value and
+ * error slots are written by every completion (td_runner_finish_) and a continuation runs
+ * only under a mode that the new word clears, so nothing else needs resetting. */
+static void runner_release(td_source *s)
 {
+    td_runner *r = (td_runner *)s;
+    /* Tracking (off by default) forgets the rental before the runner can be re-rented. */
+    if (TD_UNLIKELY(td_runtime_settings.tracking))
+        td_tracking_end_(r);
     r->resume = 0;
     r->flowed = 0;
     r->context = NULL;
-    /* awaiting's source is already NULL unless a fault propagated from a take; `last` is
-     * written by each TD_AWAIT_OUTCOME before it is read. */
+    r->sync = NULL;
+    /* awaiting's source is NULL unless a fault propagated from a take; `last` is written
+     * by each TD_AWAIT_OUTCOME before it is read. */
     r->awaiting.task.source = NULL;
     uint64_t *w = (uint64_t *)(void *)r->frame;
     uint32_t words = (r->method->frame_size + 7) >> 3;
@@ -27,29 +32,9 @@ static void runner_clear(td_runner *r)
     } else {
         memset(w, 0, (size_t)words * 8);
     }
-}
-
-/* Consumption's release: the next version and the pool. The value and error slots are
- * written by every completion (td_runner_finish_), and a continuation runs only under a
- * mode that the new word clears: nothing else to reset. */
-static void runner_release(td_source *s)
-{
-    td_runner *r = (td_runner *)s;
-    /* Tracking (off by default) forgets the rental before the runner can be re-rented. */
-    if (TD_UNLIKELY(td_runtime_settings.tracking))
-        td_tracking_end_(r);
-    uint32_t w = td_atomic_load_u32(&s->word);
-    td_atomic_store_release_u32(&s->word, ((TD_WORD_VERSION(w) + 1) & TD_TOKEN_MASK) << TD_WORD_VERSION_SHIFT);
+    uint32_t word = td_atomic_load_u32(&s->word);
+    td_atomic_store_release_u32(&s->word, ((TD_WORD_VERSION(word) + 1) & TD_TOKEN_MASK) << TD_WORD_VERSION_SHIFT);
     td_pool_return(&r->method->pool, r);
-}
-
-/* A synchronous success goes straight back to the pool (nobody can hold its token yet).
- * Out of line, so that td_runner_start stays small enough to inline into its caller. */
-static TD_NOINLINE void runner_release_at_start(td_runner *r)
-{
-    r->sync = NULL;
-    runner_clear(r);
-    runner_release(&r->source);
 }
 
 static const td_source_ops runner_ops = { runner_release, NULL, NULL, NULL, "runner" };
@@ -97,7 +82,7 @@ TD_INLINE int runner_start(td_runner *r, uint32_t *token, int64_t *value)
         r->method->step(r, r->frame);
     if (TD_LIKELY(sync == TD_SUCCEEDED)) {
         *value = r->source.value;
-        runner_release_at_start(r);
+        runner_release(&r->source);
         return 1;
     }
     if (sync != TD_PENDING) {
@@ -235,34 +220,18 @@ int td_runner_take_(td_runner *r, int propagate, int64_t *value_out)
     return 1;
 }
 
-/* A completion after a suspension: clear the dead frame, then publish (td_source_complete).
- * Out of line, so that the synchronous path below stays a few stores. */
-static TD_NOINLINE void runner_finish_published(td_runner *r, td_status st, int64_t value, const td_error *err)
-{
-    runner_clear(r);
-    td_source_complete(&r->source, td_source_token(&r->source), st, value, err);
-}
-
-/* A synchronous fault or cancellation (or a flagged success): start publishes it and
- * keeps the runner until consumption, so the runner is cleared here. */
-static TD_NOINLINE void runner_finish_unsuccessful_at_start(td_runner *r, const td_error *err)
-{
-    td_source_set_error_(&r->source, err);
-    runner_clear(r);
-}
-
 void td_runner_finish_(td_runner *r, td_status st, int64_t value, const td_error *err)
 {
     if (r->sync) {
         /* Still inside td_runner_start, never published: no CAS (see runner_start). A
-         * success there is cleared and released at once, its error never read. */
+         * success there is released at once, its error slot never read. */
         r->source.value = value;
         if (TD_UNLIKELY(st != TD_SUCCEEDED || err))
-            runner_finish_unsuccessful_at_start(r, err);
+            td_source_set_error_(&r->source, err);
         *r->sync = (uint32_t)st;
         return;
     }
-    runner_finish_published(r, st, value, err);
+    td_source_complete(&r->source, td_source_token(&r->source), st, value, err);
 }
 
 /* ---- method registry (cold) --------------------------------------------------------- */
