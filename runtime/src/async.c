@@ -197,6 +197,13 @@ int td_runner_take_(td_runner *r, int propagate, int64_t *value_out)
             *value_out = 0;
         return 0;
     }
+    int64_t value;
+    if (propagate && td_source_take_success_(s, token, &value)) {
+        r->awaiting.task.source = NULL;
+        if (value_out)
+            *value_out = value;
+        return 0;
+    }
     td_outcome o;
     int rc = s == NULL ? td_task_i64_get(r->awaiting, &o) : td_task_get_from_(s, token, &o);
     r->awaiting.task.source = NULL;
