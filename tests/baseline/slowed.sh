@@ -8,14 +8,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$W" && mkdir -p "$W"
 td_clone "$SRC" "$W/clone"
 fast=$base
-# the slowed copy: volatile stores on every continuation the frame drain runs (the hot path
-# of the throughput rows); before the call when that line exists, else at the drain's start
+# the slowed copy: volatile stores on every entry the frame drain takes (the hot path of the
+# throughput rows), right after it takes the entry; else at the drain's start
 python3 - "$W/clone/runtime/src/loop.c" <<'PY' || { echo "FAIL: cannot slow runtime/src/loop.c"; exit 1; }
 import sys
 p = sys.argv[1]; s = open(p).read()
 slow = "{ volatile uint32_t td_slow_ = 0; for (uint32_t s_ = 0; s_ < 4; s_++) td_slow_ = s_; (void)td_slow_; }\n"
-if "        e->fn(e->arg);\n" in s:
-    s = s.replace("        e->fn(e->arg);\n", "        " + slow + "        e->fn(e->arg);\n", 1)
+entry = "        loop_entry *e = &items[i];\n"
+if entry in s:
+    s = s.replace(entry, entry + "        " + slow, 1)
 else:
     head = "static void loop_run_timing(td_loop *loop, uint32_t t, uint32_t frame)\n{\n"
     if head not in s: sys.exit(1)
