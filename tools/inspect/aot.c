@@ -363,6 +363,53 @@ static void check_calls_and_guards(aot_ctx *a, ti_rule *r)
     ti_sl_free(&hosts);
 }
 
+/* no_locked: what x86-64 executes as a locked instruction: atomicrmw and cmpxchg (lock
+ * prefix), a sequentially consistent atomic store (xchg with memory) or fence (mfence).
+ * Acquire loads and release stores are plain moves and pass. */
+static void check_no_locked(aot_ctx *a, ti_rule *r)
+{
+    ti_result *res = &r->aot;
+    ti_strlist hosts = { 0 };
+    char *where = NULL;
+    if (scope_or_fail(a, r->function, &hosts, res, &where)) {
+        ti_sl_free(&hosts);
+        return;
+    }
+    int ninstr = 0, bad = 0;
+    for (int h = 0; h < hosts.n; h++) {
+        LLVMValueRef f = defined_fn(a, hosts.v[h]);
+        FOR_EACH_INSTR(f, i)
+        {
+            ninstr++;
+            LLVMOpcode op = LLVMGetInstructionOpcode(i);
+            const char *what = NULL;
+            if (op == LLVMAtomicRMW)
+                what = "atomicrmw";
+            else if (op == LLVMAtomicCmpXchg)
+                what = "cmpxchg";
+            else if (op == LLVMStore && LLVMGetOrdering(i) == LLVMAtomicOrderingSequentiallyConsistent)
+                what = "seq_cst store (xchg)";
+            else if (op == LLVMFence && LLVMGetOrdering(i) == LLVMAtomicOrderingSequentiallyConsistent)
+                what = "seq_cst fence (mfence)";
+            if (what) {
+                bad++;
+                char *e = ti_ir_ev_instr(hosts.v[h], i);
+                ti_sl_addf(&res->evidence, "locked: %s: %s", what, e);
+                free(e);
+            }
+        }
+    }
+    if (bad) {
+        res->status = TI_FAIL;
+        res->summary = ti_fmt("%d locked instruction(s) in %s", bad, where);
+    } else {
+        res->status = TI_PASS;
+        res->summary = ti_fmt("no locked instruction in %s (%d instructions)", where, ninstr);
+    }
+    free(where);
+    ti_sl_free(&hosts);
+}
+
 /* ---- frame rules ---------------------------------------------------------------------------- */
 static long long frame_size(aot_ctx *a, ti_rule *r)
 {
@@ -694,6 +741,7 @@ int ti_aot_check(ti_contract *c, const char *ir_path, const ti_remarks *rm, char
         case TI_NO_CALL: check_calls_and_guards(&a, r); break;
         case TI_CLEARS_FRAME: check_clears_frame(&a, r); break;
         case TI_NO_FRAME_COPY: check_no_frame_copy(&a, r); break;
+        case TI_NO_LOCKED: check_no_locked(&a, r); break;
         }
     }
     ti_sp_free(&a.sp);

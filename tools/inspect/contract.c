@@ -21,7 +21,8 @@
  *       "no_init_check": true,
  *       "no_call": true,                       or an array of callee names
  *       "clears_frame": true,                  or {"frame_size": 72, "frame_type": "struct.td_frame"}
- *       "no_frame_copy": true                  or {"frame_size": N, "frame_type": T, "min_copy_bytes": N}
+ *       "no_frame_copy": true,                 or {"frame_size": N, "frame_type": T, "min_copy_bytes": N}
+ *       "no_locked": true                      no locked instruction (a single-thread fast path)
  *     }
  *   }
  * }
@@ -311,6 +312,13 @@ int ti_contract_load(const char *path, ti_contract *c, char *err, size_t errsz)
                         ti_sl_add(&r->names, c->allocators.v[i]);
                 } else if (str_array(e, &r->names, path, field, err, errsz))
                     goto out;
+            } else if (!strcmp(k, "no_locked")) {
+                if (!cJSON_IsBool(e)) {
+                    snprintf(err, errsz, "%s: field '%s': expected true or false", path, field);
+                    goto out;
+                }
+                if (cJSON_IsTrue(e))
+                    new_rule(c, TI_NO_LOCKED, name);
             } else if (!strcmp(k, "clears_frame") || !strcmp(k, "no_frame_copy")) {
                 if (cJSON_IsFalse(e))
                     continue;
@@ -319,7 +327,7 @@ int ti_contract_load(const char *path, ti_contract *c, char *err, size_t errsz)
                     goto out;
             } else {
                 snprintf(err, errsz,
-                         "%s: field '%s': unknown rule (must_inline, no_init_check, no_call, clears_frame, no_frame_copy)",
+                         "%s: field '%s': unknown rule (must_inline, no_init_check, no_call, clears_frame, no_frame_copy, no_locked)",
                          path, field);
                 goto out;
             }

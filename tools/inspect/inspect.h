@@ -39,7 +39,9 @@ typedef enum ti_rule_kind {
     TI_NO_INIT_CHECK,
     TI_NO_CALL,
     TI_CLEARS_FRAME,
-    TI_NO_FRAME_COPY
+    TI_NO_FRAME_COPY,
+    TI_NO_LOCKED        /* no locked instruction: atomicrmw, cmpxchg, a seq_cst store or fence
+                         * (x86: lock prefix, xchg with memory, mfence) */
 } ti_rule_kind;
 
 const char *ti_rule_name(ti_rule_kind k);

@@ -154,6 +154,12 @@ static void jit_rule(jit_obj *j, ti_sprog *sp, const ti_contract *c, const ti_re
                     free(how);
                 }
                 break;
+            case TI_NO_LOCKED:   /* a lock prefix (tcc's "lock;" decodes as its own line), xchg
+                                  * with a memory operand (locked by definition), mfence */
+                if (!strncmp(in->text, "lock", 4) || (!strncmp(in->text, "xchg", 4) && strchr(in->text, '(')) ||
+                    !strncmp(in->text, "mfence", 6))
+                    ti_sl_addf(&bad, "locked: %s", e = ti_jit_ev_insn(f, in));
+                break;
             case TI_NO_FRAME_COPY:
                 if (call && in->target && (!strcmp(in->target, "memcpy") || !strcmp(in->target, "memmove"))) {
                     char *how = NULL;

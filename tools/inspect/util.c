@@ -115,6 +115,7 @@ const char *ti_rule_name(ti_rule_kind k)
     case TI_NO_CALL: return "no_call";
     case TI_CLEARS_FRAME: return "clears_frame";
     case TI_NO_FRAME_COPY: return "no_frame_copy";
+    case TI_NO_LOCKED: return "no_locked";
     }
     return "?";
 }
