@@ -205,7 +205,11 @@ int td_runner_take_(td_runner *r, int propagate, int64_t *value_out)
         return 0;
     }
     td_outcome o;
-    int rc = s == NULL ? td_task_i64_get(r->awaiting, &o) : td_task_get_from_(s, token, &o);
+    int rc = TD_OK;
+    if (s == NULL)          /* a source-free task awaited without propagation: succeeded */
+        td_outcome_succeeded_(&o, r->awaiting.value);
+    else
+        rc = td_task_get_from_(s, token, &o);
     r->awaiting.task.source = NULL;
     if (TD_UNLIKELY(rc != TD_OK)) {
         o.status = TD_FAULTED;
@@ -214,8 +218,12 @@ int td_runner_take_(td_runner *r, int propagate, int64_t *value_out)
         o.error.message = "awaited an unusable task (stale, shared or pending)";
         o.error.cancel = NULL;
     }
-    if (!propagate) {
-        r->last = o;
+    if (!propagate) {       /* field by field: no memmove call under tcc */
+        r->last.status = o.status;
+        r->last.value = o.value;
+        r->last.error.code = o.error.code;
+        r->last.error.message = o.error.message;
+        r->last.error.cancel = o.error.cancel;
         return 0;
     }
     if (TD_LIKELY(o.status == TD_SUCCEEDED)) {

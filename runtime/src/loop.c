@@ -406,8 +406,12 @@ static void loop_run_timing(td_loop *loop, uint32_t t, uint32_t frame)
     if (removed) {
         uint32_t k = 0;
         for (uint32_t i = 0; i < l->count; i++)
-            if (l->items[i].fn)
-                l->items[k++] = l->items[i];
+            if (l->items[i].fn) {       /* field by field: no memmove call under tcc */
+                l->items[k].fn = l->items[i].fn;
+                l->items[k].retire = l->items[i].retire;
+                l->items[k].arg = l->items[i].arg;
+                k++;
+            }
         l->count = k;
     }
 }

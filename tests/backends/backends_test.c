@@ -67,7 +67,7 @@ static int gen_tu(const char *root, const char *subject, const char *tu_path)
 {
     char err[8192], *text;
     const char *suites[] = { "check", NULL };
-    td_tu_spec spec = { root, subject, suites, 0 };
+    td_tu_spec spec = { root, subject, suites, 0, NULL };
     if (td_tu_generate(&spec, &text, NULL, err, sizeof err)) {
         fprintf(stderr, "td_tu_generate: %s\n", err);
         return -1;

@@ -149,10 +149,14 @@ typedef struct td_task_i64 {
 #define TD_COMPLETED_INIT { NULL, 0 }
 #define TD_FROM_RESULT_INIT(v) { { NULL, 0 }, (int64_t)(v) }
 
-static inline td_task td_completed(void) { td_task t = TD_COMPLETED_INIT; return t; }
-static inline td_task_i64 td_from_result(int64_t v) { td_task_i64 t = TD_FROM_RESULT_INIT(v); return t; }
+/* Field by field, never an initialiser or a struct assignment: under tcc a padded initialiser
+ * is a memset call and a struct assignment a memmove call (the same code under clang). */
+static inline td_task td_completed(void) { td_task t; t.source = NULL; t.token = 0; return t; }
+static inline td_task_i64 td_from_result(int64_t v)
+{ td_task_i64 t; t.task.source = NULL; t.task.token = 0; t.value = v; return t; }
 static inline td_task td_task_of(td_source *s, uint32_t token) { td_task t; t.source = s; t.token = token; return t; }
-static inline td_task_i64 td_task_i64_of(td_task t) { td_task_i64 r; r.task = t; r.value = 0; return r; }
+static inline td_task_i64 td_task_i64_of(td_task t)
+{ td_task_i64 r; r.task.source = t.source; r.task.token = t.token; r.value = 0; return r; }
 
 /* A faulted task (pooled source: trivial to make, released when consumed). When no source
  * can be rented the task is still faulted, on a static source: TD_ERR_NOT_INITIALIZED
