@@ -99,8 +99,10 @@ const td_backend *td_backend_find(const char *name);
 /* ---- shared helpers (backends/common.c) ----------------------------------------- */
 
 uint64_t td_backend_now_ns(void);
-/* Check the entry table's ABI (version, size, run_suite). 0 or -1 with err. */
-int td_backend_check_entry(const td_player_module *m, char *err, size_t errlen);
+/* Check the entry table of the module at `path` (for the message): the player, subject and
+ * bench ABI versions it was built against must be this player's (tandem_player.h, "THE
+ * ABI VERSIONS"), then its size and callbacks. 0, or -1 with err naming both versions. */
+int td_backend_check_entry(const char *path, const td_player_module *m, char *err, size_t errlen);
 /* Append include flags for a root: root, runtime/include, runtime/port, runtime/src,
  * players/include (in that order). Returns how many were written (each malloc'd). */
 int td_backend_include_dirs(const char *root, char **dirs, int max);

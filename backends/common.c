@@ -14,6 +14,13 @@
 #include <time.h>
 
 #include "backend.h"
+/* The load check compares a module's header versions with this player's, so the player
+ * takes them from the headers themselves (one source of truth). td_bench.h is the suites'
+ * harness: its static helpers are unused here, and never emitted. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "td_bench.h"
+#pragma GCC diagnostic pop
 
 uint64_t td_backend_now_ns(void)
 {
@@ -30,22 +37,36 @@ const td_backend *td_backend_find(const char *name)
     return NULL;
 }
 
-int td_backend_check_entry(const td_player_module *m, char *err, size_t errlen)
+/* One header's version: the module's against this player's. The module's is 0 when its TU
+ * never included that header (a suite without the bench harness): nothing to disagree on. */
+static int abi_mismatch(const char *path, const char *what, uint32_t module_v, uint32_t player_v,
+                        char *err, size_t errlen)
+{
+    if (module_v == player_v || (module_v == 0 && strcmp(what, "player") != 0)) return 0;
+    snprintf(err, errlen,
+             "module %s was built against %s ABI %u, this player speaks %s ABI %u "
+             "(rebuild it from sources staged with this player's players/include)",
+             path, what, module_v, what, player_v);
+    return -1;
+}
+
+int td_backend_check_entry(const char *path, const td_player_module *m, char *err, size_t errlen)
 {
     if (!m) {
-        snprintf(err, errlen, "module has no '%s' entry table", TD_PLAYER_MODULE_SYMBOL);
+        snprintf(err, errlen, "module %s has no '%s' entry table", path, TD_PLAYER_MODULE_SYMBOL);
         return -1;
     }
-    if (m->abi_version != TD_PLAYER_ABI_VERSION) {
-        snprintf(err, errlen, "module ABI version %u, shell expects %u", m->abi_version,
-                 TD_PLAYER_ABI_VERSION);
-        return -1;
-    }
+    /* abi_version is the first field in every version of the table: read it first, and
+     * nothing else unless it matches (another version's layout may differ after it). */
+    if (abi_mismatch(path, "player", m->abi_version, TD_PLAYER_ABI_VERSION, err, errlen)) return -1;
     if (m->size != sizeof(td_player_module) || !m->run_suite || !m->subject || !m->suites) {
-        snprintf(err, errlen, "module entry table is malformed (size %u, expected %zu)", m->size,
+        snprintf(err, errlen, "module %s: entry table is malformed (size %u, expected %zu)", path, m->size,
                  sizeof(td_player_module));
         return -1;
     }
+    if (abi_mismatch(path, "td_subject.h", m->subject_abi, TD_SUBJECT_ABI_VERSION, err, errlen) ||
+        abi_mismatch(path, "td_bench.h", m->bench_abi, TD_BENCH_ABI_VERSION, err, errlen))
+        return -1;
     return 0;
 }
 
@@ -294,9 +315,16 @@ int td_tu_generate(const td_tu_spec *spec, char **text, char ***included, char *
     buf_printf(&b,
                "    return TD_PLAYER_E_NO_SUITE;\n"
                "}\n\n"
+               /* The versions of the ABI headers the sources above included (0: not
+                * included), checked by the player at load. */
+               "#ifdef TD_SUBJECT_ABI_VERSION\n#define TD_PLAYER_TU_SUBJECT_ABI TD_SUBJECT_ABI_VERSION\n"
+               "#else\n#define TD_PLAYER_TU_SUBJECT_ABI 0u\n#endif\n"
+               "#ifdef TD_BENCH_ABI_VERSION\n#define TD_PLAYER_TU_BENCH_ABI TD_BENCH_ABI_VERSION\n"
+               "#else\n#define TD_PLAYER_TU_BENCH_ABI 0u\n#endif\n\n"
                "TD_PLAYER_EXPORT const td_player_module tandem_player_module = {\n"
                "    TD_PLAYER_ABI_VERSION, sizeof(td_player_module), \"%s\", TD_PLAYER_COMPILER,\n"
-               "    td_player_suite_names, td_player_run_suite\n"
+               "    td_player_suite_names, td_player_run_suite,\n"
+               "    TD_PLAYER_TU_SUBJECT_ABI, TD_PLAYER_TU_BENCH_ABI\n"
                "};\n",
                label);
     if (b.oom) goto oom;

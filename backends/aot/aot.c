@@ -277,7 +277,7 @@ static int aot_load(const char *path, const td_backend_options *o, td_backend_mo
         return -1;
     }
     const td_player_module *e = dlsym(h, TD_PLAYER_MODULE_SYMBOL);
-    if (td_backend_check_entry(e, err, errlen)) {
+    if (td_backend_check_entry(abs, e, err, errlen)) {
         dlclose(h);
         return -1;
     }

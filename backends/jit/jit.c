@@ -147,7 +147,7 @@ static int jit_compile(const char *tu, const td_backend_options *o, TCCState **o
         return -1;
     }
     const td_player_module *e = tcc_get_symbol(s, TD_PLAYER_MODULE_SYMBOL);
-    if (td_backend_check_entry(e, err, errlen)) {
+    if (td_backend_check_entry(tuabs, e, err, errlen)) {
         tcc_delete(s);
         return -1;
     }

@@ -74,9 +74,23 @@
 #include <stdio.h>
 #include "../../runtime/port/td_port.h"
 
-/* Bump when a struct layout or a callback's meaning changes. Appending a callback at
- * the end of td_player_host does not bump it (modules check host->size instead). */
-#define TD_PLAYER_ABI_VERSION 1u
+/* THE ABI VERSIONS. Three headers form the interface between a module and the player,
+ * and each carries its own version:
+ *   TD_PLAYER_ABI_VERSION   (this file)    the entry table, the host table, row structs;
+ *   TD_SUBJECT_ABI_VERSION  (td_subject.h) the workload table a subject implements;
+ *   TD_BENCH_ABI_VERSION    (td_bench.h)   what a benchmark row sample means (units,
+ *                                          segments, meters) in the player's reports.
+ * The generated registration records the versions the TU was compiled against in its
+ * entry table (abi_version, subject_abi, bench_abi; 0 = that header was not included),
+ * and the player refuses, at load (AOT dlopen, JIT compile), a module whose versions are
+ * not its own, naming both ("module M was built against player ABI 1, this player speaks
+ * ABI 2"). Rebuild such a module from sources staged with this player's players/include.
+ *
+ * Bump a version when a struct layout or the meaning of a field or callback changes.
+ * Appending a callback at the end of td_player_host does not bump it (modules check
+ * host->size, see TD_PLAYER_HOST_*_SIZE). History: 1 the first table; 2 td_player_module
+ * gained subject_abi and bench_abi. */
+#define TD_PLAYER_ABI_VERSION 2u
 
 /* The exported entry table's symbol name. */
 #define TD_PLAYER_MODULE_SYMBOL "tandem_player_module"
@@ -187,13 +201,19 @@ typedef struct td_player_host {
  * tb_sample accumulates units up to it; the shell reports samples under it). */
 #define TD_PLAYER_MIN_SAMPLE_NS 1000000ull
 
+/* The entry table. abi_version stays the first field in every version, so a player can
+ * always read it before trusting anything else. */
 typedef struct td_player_module {
     uint32_t abi_version;              /* TD_PLAYER_ABI_VERSION the module was built with */
     uint32_t size;                     /* sizeof(td_player_module) */
     const char *subject;               /* e.g. "tandem", "callback" */
     const char *compiler;              /* "clang", "tcc" or "gcc" (from the TU's compiler) */
     const char *const *suites;         /* NULL-terminated names of the suites compiled in */
+    /* Runs one suite: TD_PLAYER_OK or a TD_PLAYER_E_* code (E_ABI: the host's
+     * abi_version differs or its size is smaller than this module's td_player_host). */
     int (*run_suite)(const char *suite, const td_player_host *host, void *ctx);
+    uint32_t subject_abi;              /* TD_SUBJECT_ABI_VERSION seen by the TU; 0: not included */
+    uint32_t bench_abi;                /* TD_BENCH_ABI_VERSION seen by the TU; 0: not included */
 } td_player_module;
 
 /* Compiler differences live in the runtime's port layer (runtime/port/td_port.h). */

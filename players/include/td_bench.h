@@ -42,6 +42,11 @@
 #include "tandem_player.h"
 #include "td_subject.h"
 
+/* This harness's version (see "THE ABI VERSIONS" in tandem_player.h): bump it when what a
+ * row sample means changes (its units, segments, minimum length, meters or slots), since
+ * the player's reports and the gate read samples with this meaning. */
+#define TD_BENCH_ABI_VERSION 1u
+
 #define TB_OPAQUE(x) TD_OPAQUE(x)      /* runtime/port/td_port.h */
 
 typedef struct tb_run {

@@ -23,6 +23,11 @@
 
 #include <stdint.h>
 
+/* This table's version (see "THE ABI VERSIONS" in tandem_player.h): bump it when an
+ * entry is added, removed, moved or changes meaning. A module compiled against another
+ * version is refused at load by the player, both versions named. */
+#define TD_SUBJECT_ABI_VERSION 1u
+
 #define TD_SUBJECT_MAX_COHORT 4096u
 #define TD_SUBJECT_MAX_SUSPENSIONS 4u
 #define TD_SUBJECT_MAX_WHENANY 32u

@@ -25,6 +25,7 @@
 #include <cjson/cJSON.h>
 
 #include "backend.h"
+#include "td_subject.h"
 
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
@@ -110,8 +111,9 @@ typedef struct run_result {
     char out[65536];
 } run_result;
 
-/* Run argv with extra env "K=V" (or NULL); stdout captured, stderr passed through. */
-static void run(char *const argv[], const char *env, run_result *r)
+/* Run argv with extra env "K=V" (or NULL); stdout captured, stderr passed through or,
+ * when err_path is given, written to that file. */
+static void run_to(char *const argv[], const char *env, const char *err_path, run_result *r)
 {
     int fds[2];
     memset(r, 0, sizeof *r);
@@ -122,6 +124,7 @@ static void run(char *const argv[], const char *env, run_result *r)
         dup2(fds[1], 1);
         close(fds[0]);
         close(fds[1]);
+        if (err_path && !freopen(err_path, "w", stderr)) _exit(126);
         if (env) putenv((char *)env);
         execv(argv[0], argv);
         _exit(127);
@@ -140,6 +143,8 @@ static void run(char *const argv[], const char *env, run_result *r)
     r->sig = r->signaled ? WTERMSIG(st) : 0;
     fputs(r->out, stdout);
 }
+
+static void run(char *const argv[], const char *env, run_result *r) { run_to(argv, env, NULL, r); }
 
 static const char *last_line(const char *s)
 {
@@ -558,6 +563,78 @@ static void test_build_cli(void)
     }
 }
 
+/* Rewrite `#define NAME <version>` in a header of a test root to another version. */
+static void set_header_version(const char *root, const char *header, const char *name, unsigned v)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "sed -i 's/^#define %s .*/#define %s %uu/' '%s/players/include/%s' && "
+             "grep -q '^#define %s %uu$' '%s/players/include/%s'",
+             name, name, v, root, header, name, v, root, header);
+    CHECK(system(cmd) == 0, "%s", cmd);
+}
+
+/* Load `module` (AOT .so or JIT TU) and expect the refusal naming both versions. */
+static void expect_refused(const char *be, const char *module, const char *root, const char *want)
+{
+    char errp[4096];
+    snprintf(errp, sizeof errp, "%s/abi-%s.stderr", g_work, be);
+    int jit = !strcmp(be, "jit");
+    char *argv[] = { (char *)g_shell, "--backend", (char *)be, jit ? "--tu" : "--module", (char *)module,
+                     "--suite", "check", "--out", "/dev/null", jit ? "--root" : NULL, (char *)root, NULL };
+    run_result rr;
+    run_to(argv, NULL, errp, &rr);
+    char *text = NULL;
+    size_t len = 0;
+    CHECK(read_file(errp, &text, &len) == 0, "read %s", errp);
+    if (text) text[len] = 0;
+    printf("%s stderr:\n%s", be, text ? text : "");
+    CHECK(rr.exited && rr.code == 3, "%s: exit %d signal %d", be, rr.code, rr.sig);
+    CHECK(!strcmp(last_line(rr.out), "TANDEM-PLAYER-RESULT: error"), "%s: last line '%s'", be, last_line(rr.out));
+    CHECK(text && strstr(text, want), "%s: stderr lacks '%s'", be, want);
+    CHECK(text && strstr(text, module), "%s: stderr does not name the module %s", be, module);
+    free(text);
+}
+
+static void test_abi(void)
+{
+    /* A module built against another tandem_player.h is refused at load, on both backends. */
+    char root[4096], out[4096], tu[4096], err[16384], want[256];
+    td_backend_result r;
+    unsigned other = TD_PLAYER_ABI_VERSION + 1;
+    make_root("abi-player", root, sizeof root);
+    set_header_version(root, "tandem_player.h", "TD_PLAYER_ABI_VERSION", other);
+    snprintf(want, sizeof want, "was built against player ABI %u, this player speaks player ABI %u", other,
+             TD_PLAYER_ABI_VERSION);
+    snprintf(out, sizeof out, "%s/abi-aot", g_work);
+    CHECK(aot_build(root, "alpha", out, &r, err, sizeof err) == 0, "aot build: %s", err);
+    expect_refused("aot", r.module_path, root, want);
+    snprintf(tu, sizeof tu, "%s/abi-jit/tandem-player-alpha.c", g_work);
+    CHECK(gen_tu(root, "alpha", tu) == 0, "gen");
+    expect_refused("jit", tu, root, want);
+
+    /* A subject written against another td_subject.h: the extra file makes the fixture
+     * subject include it, as real subjects do. */
+    make_root("abi-subject", root, sizeof root);
+    set_header_version(root, "td_subject.h", "TD_SUBJECT_ABI_VERSION", TD_SUBJECT_ABI_VERSION + 7);
+    char extra[4096];
+    snprintf(extra, sizeof extra, "%s/players/subjects/alpha/zz_abi.c", root);
+    FILE *f = fopen(extra, "w");
+    CHECK(f != NULL, "%s", extra);
+    if (f) { fputs("#include \"td_subject.h\"\n", f); fclose(f); }
+    snprintf(want, sizeof want, "built against td_subject.h ABI %u, this player speaks td_subject.h ABI %u",
+             TD_SUBJECT_ABI_VERSION + 7, TD_SUBJECT_ABI_VERSION);
+    snprintf(tu, sizeof tu, "%s/abi-jit-subject/tandem-player-alpha.c", g_work);
+    CHECK(gen_tu(root, "alpha", tu) == 0, "gen");
+    expect_refused("jit", tu, root, want);
+    /* the same subject against this player's header loads and runs (the check can pass) */
+    set_header_version(root, "td_subject.h", "TD_SUBJECT_ABI_VERSION", TD_SUBJECT_ABI_VERSION);
+    char *argv[] = { (char *)g_shell, "--backend", "jit", "--tu", tu, "--root", root, "--suite", "check",
+                     "--out", "/dev/null", NULL };
+    run_result rr;
+    run(argv, NULL, &rr);
+    CHECK(rr.exited && rr.code == 0, "matching td_subject.h: exit %d", rr.code);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) return 2;
@@ -577,7 +654,7 @@ int main(int argc, char **argv)
         { "aot_run", test_aot_run }, { "jit_run", test_jit_run }, { "aot_repro", test_aot_repro },
         { "jit_error", test_jit_error }, { "jit_two", test_jit_two }, { "alloc", test_alloc },
         { "fail_report", test_fail_report }, { "crash_marker", test_crash_marker },
-        { "timeout_marker", test_timeout_marker }, { "build_cli", test_build_cli },
+        { "timeout_marker", test_timeout_marker }, { "build_cli", test_build_cli }, { "abi", test_abi },
     };
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
         if (strcmp(tests[i].name, test)) continue;
