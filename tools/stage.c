@@ -9,6 +9,9 @@
 #include "tl_manifest.h"
 #include "tl_opt.h"
 #include "tl_proc.h"
+#include "tl_project.h"
+
+#include "stage_project.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,10 +29,14 @@
 #define TANDEM_BINARY_DIR "build"
 #endif
 
+/* A --root given without PATHS is a tree already in the staged layout (stage_project.h). */
 static const char *const default_paths[] = { "runtime", "players/include", "players/suites", "players/subjects" };
 
 static const tl_opt stage_opts[] = {
-    { "root", 0, TL_OPT_PATH, "DIR", 0, 0, "repository root (default: " TANDEM_SOURCE_DIR ")" },
+    { "project", 0, TL_OPT_PATH, "DIR", 0, 0, "the project (its tandem.json) whose folders are staged (default:\n"
+      "the nearest tandem.json from the current folder upward, else Tandem's own)" },
+    { "root", 0, TL_OPT_PATH, "DIR", 0, 0, "instead of a project: a tree in the staged layout (runtime/,\n"
+      "players/include, players/suites, players/subjects), or the root PATHS are relative to" },
     { "out", 0, TL_OPT_PATH, "DIR", 0, 0, "staging folder (default: " TANDEM_BINARY_DIR "/staging)" },
     { "from-git", 0, TL_OPT_PATH, "REV", 0, 0, "stage revision REV via `git archive` instead of the working tree" },
     { "dry-run", 0, TL_OPT_FLAG, NULL, 0, 0, "only report differences against the existing staging (exit 1 if any)" },
@@ -37,11 +44,16 @@ static const tl_opt stage_opts[] = {
 };
 
 static const tl_optspec stage_spec = {
-    "tandem stage", "[--root DIR] [--out DIR] [--from-git REV] [--dry-run] [PATHS...]",
+    "tandem stage", "[--project DIR | --root DIR] [--out DIR] [--from-git REV] [--dry-run] [PATHS...]",
     "Copy the sources byte-identically into a staging folder and write staging.json\n"
     "(every path with bytes and SHA-256, gitHead, dirty flag, stagingHash).\n"
-    "PATHS: paths relative to the root (default: runtime players/include players/suites\n"
-    "players/subjects; a default path that does not exist is skipped, a given one is an error).",
+    "Bare, it stages the project's folders (tandem.json: runtime sources, include, port,\n"
+    "contract, subjects, suites; Tandem's players/include) at their places of the staged\n"
+    "layout: runtime/src, runtime/include, runtime/port, runtime/contract.json,\n"
+    "players/include, players/subjects/NAME, players/suites/NAME.\n"
+    "PATHS: paths relative to the root (--root, else the project's folder); with --root and\n"
+    "no PATHS: runtime players/include players/suites players/subjects (a default path\n"
+    "that does not exist is skipped, a given one is an error).",
     stage_opts,
     "Against an existing staging, differences are printed (different, missing, extra) and\n"
     "applied. Paths escaping the root, symlinks pointing outside it and non-regular files are\n"
@@ -121,6 +133,13 @@ int td_verb_stage(int argc, char **argv)
     tl_optres o;
     int prc = tl_opt_parse(&stage_spec, argc, argv, &o);
     if (prc) { tl_opt_free(&o); return prc == TL_OPT_HELP ? 0 : 2; }
+    const char *project_arg = tl_opt_str(&o, "project", NULL);
+    int root_given = tl_opt_given(&o, "root") > 0;
+    if (project_arg && root_given) {
+        tl_opt_fail(&o, "--project", "give --project or --root, not both");
+        tl_opt_free(&o);
+        return 2;
+    }
     root_arg = tl_opt_str(&o, "root", root_arg);
     out_arg = tl_opt_str(&o, "out", out_arg);
     rev = tl_opt_str(&o, "from-git", NULL);
@@ -131,6 +150,32 @@ int td_verb_stage(int argc, char **argv)
         fprintf(stderr, "tandem stage: --from-git: invalid revision '%s'\n", rev);
         return 2;
     }
+
+    /* Bare (no --root, no PATHS... or PATHS relative to the project): the project's layout. */
+    tl_project proj;
+    stage_mounts ms = { 0 };
+    int have_proj = 0;
+    memset(&proj, 0, sizeof proj);
+    if (!root_given) {
+        char *pdir = tl_project_locate(project_arg, TANDEM_SOURCE_DIR);
+        if (!pdir || tl_project_load(pdir, TANDEM_SOURCE_DIR, &proj)) {
+            free(pdir);
+            tl_project_free(&proj);
+            tl_strlist_free(&user_paths);
+            return 1;
+        }
+        free(pdir);
+        have_proj = 1;
+        root_arg = proj.root;
+        if (user_paths.n == 0 && stage_mounts_from_project(&proj, &ms)) {
+            tl_project_free(&proj);
+            tl_strlist_free(&user_paths);
+            return 1;
+        }
+    }
+    /* mapped: the project's folders are not at their staged places (another library's
+     * layout, or Tandem's harness outside the project): each file's source is its mount's. */
+    int mapped = ms.n > 0 && !ms.identity;
 
     int rc = 1;
     char *root = realpath(root_arg, NULL);
@@ -146,7 +191,21 @@ int td_verb_stage(int argc, char **argv)
         goto done;
     }
     out = tl_abspath(out_arg);
-    int using_defaults = user_paths.n == 0;
+    int using_defaults = user_paths.n == 0 && !have_proj;
+    if (ms.n && !mapped)
+        for (size_t i = 0; i < ms.n; i++) tl_strlist_push(&user_paths, ms.m[i].dest);
+    if (mapped && rev) {
+        tl_error(proj.file, NULL, "--from-git stages a revision of one tree, and this project's folders are "
+                 "not all at their staged places inside it (see tandem stage --help)");
+        goto done;
+    }
+    for (size_t i = 0; mapped && i < ms.n; i++) {
+        if (path_inside(out, ms.m[i].from) || path_inside(ms.m[i].from, out)) {
+            tl_error(out, "--out", "overlaps the staged folder %s", ms.m[i].from);
+            goto done;
+        }
+        tl_strlist_push(&paths, ms.m[i].dest);
+    }
     if (using_defaults)
         for (size_t i = 0; i < sizeof default_paths / sizeof *default_paths; i++)
             tl_strlist_push(&user_paths, default_paths[i]);
@@ -203,8 +262,8 @@ int td_verb_stage(int argc, char **argv)
 
     /* Collect the sources. */
     if (!rev) {
-        int bad = 0;
-        for (size_t i = 0; i < paths.n; i++) {
+        int bad = mapped ? stage_mounts_list(&ms, &listed) : 0;
+        for (size_t i = 0; !mapped && i < paths.n; i++) {
             char *full = tl_join(root, paths.v[i]);
             struct stat sb;
             lstat(full, &sb);
@@ -243,7 +302,7 @@ int td_verb_stage(int argc, char **argv)
         char **full = calloc(ns ? ns : 1, sizeof *full);
         tl_hash_result *res = calloc(ns ? ns : 1, sizeof *res);
         for (size_t i = 0; i < ns; i++)
-            full[i] = tl_join(root, listed.v[i]);
+            full[i] = stage_mount_source(root, mapped ? &ms : NULL, listed.v[i]);
         tl_hash_files((const char *const *)full, ns, res, 0);
         for (size_t i = 0; i < ns; i++) {
             struct stat sb;
@@ -317,8 +376,12 @@ int td_verb_stage(int argc, char **argv)
             sargv[k++] = "status";
             sargv[k++] = "--porcelain";
             sargv[k++] = "--";
-            for (size_t i = 0; i < paths.n; i++)
-                sargv[k++] = paths.v[i];
+            /* mapped: the mounts' sources inside the project's tree (the others are not its) */
+            for (size_t i = 0; i < paths.n; i++) {
+                if (!mapped) { sargv[k++] = paths.v[i]; continue; }
+                const char *from = ms.m[i].from;
+                if (path_inside(from, root) && from[strlen(root)]) sargv[k++] = from + strlen(root) + 1;
+            }
             int nonempty = 0;
             int sr = tl_run_capture(sargv, NULL, 0, &nonempty);
             st.dirty = sr != 0 || nonempty;
@@ -449,7 +512,7 @@ int td_verb_stage(int argc, char **argv)
                 bad = 1;
             }
         } else {
-            char *srcp = tl_join(root, s[i].path);
+            char *srcp = stage_mount_source(root, mapped ? &ms : NULL, s[i].path);
             char hex[TL_SHA256_HEX];
             uint64_t n;
             e = tl_copy_hash(srcp, dst, mode, hex, &n);
@@ -500,6 +563,8 @@ done:
     tl_strlist_free(&paths);
     tl_strlist_free(&listed);
     tl_strlist_free(&disk);
+    stage_mounts_free(&ms);
+    tl_project_free(&proj);
     free(root);
     free(out);
     return rc;

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# tandem.json (tools/lib/tl_project.c): a project's folders staged at their places of the
+# staged layout (stage_project.h), and every kind of invalid field refused with the file
+# and the field named. The repository's own tandem.json stages what --root . stages
+# (except files outside the named folders).
+. "$(dirname "$0")/common.sh"
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+P=$W/mylib
+mkdir -p "$P/src" "$P/include/mylib" "$P/bench/mylib" "$P/sub/dir"
+printf 'int mylib_x(void) { return 1; }\n' >"$P/src/x.c"
+printf 'int mylib_x(void);\n' >"$P/include/mylib/x.h"
+printf '/* subject */\n' >"$P/bench/mylib/mylib_subject.c"
+write() {  # write JSON: the valid project with the python expression $1 applied to d
+  python3 - "$P/tandem.json" "$1" <<'PY'
+import json, sys
+d = {"tandemProject": 1, "name": "mylib",
+     "runtime": {"sources": "src", "include": "include"},
+     "subjects": {"mylib": {"folder": "bench/mylib"},
+                  "callback": {"folder": "@tandem/players/subjects/callback"}},
+     "suites": {"primary": "@tandem/players/suites/primary"},
+     "gate": {"subject": "mylib", "peers": ["callback"]},
+     "attempt": {"rounds": 1, "samples": 3}}
+exec(sys.argv[2])
+json.dump(d, open(sys.argv[1], "w"), indent=1)
+PY
+}
+
+write "pass"
+run 0 "mapped project stages" "$T" stage --project "$P" --out "$W/st"
+for f in runtime/src/x.c runtime/include/mylib/x.h players/subjects/mylib/mylib_subject.c \
+         players/subjects/callback/callback_subject.c players/suites/primary/primary.c \
+         players/include/tandem_player.h runtime/port/td_port.h; do
+  [ -f "$W/st/$f" ] && pass || fail "staged $f missing"
+done
+cmp -s "$REPO/players/include/td_subject.h" "$W/st/players/include/td_subject.h" && pass || fail "players/include is not Tandem's"
+[ ! -e "$W/st/players/subjects/fcontext" ] && pass || fail "a subject the project does not name was staged"
+python3 - "$W/st/staging.json" <<'PY' && pass || fail "staging.json paths"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert "runtime/src" in d["paths"] and "players/subjects/mylib" in d["paths"], d["paths"]
+PY
+# the nearest tandem.json from the current folder upward
+(cd "$P/sub/dir" && run 0 "found upward" "$T" stage --out "$W/st2") && pass
+cmp -s "$W/st/staging.json" "$W/st2/staging.json" && pass || fail "the project found upward staged differently"
+run 2 "--project with --root" "$T" stage --project "$P" --root "$P" --out "$W/st3"
+expect "give --project or --root, not both" "--project with --root"
+run 1 "--project without tandem.json" "$T" stage --project "$W" --out "$W/st3"
+expect "no tandem.json there" "--project without tandem.json"
+run 0 "--help names --project" "$T" stage --help
+expect "--project DIR" "--help"
+
+# refusals: each names the file and the field
+refuse() {  # refuse PY_EDIT FIELD_AND_REASON
+  write "$1"
+  run 1 "refuse: $1" "$T" stage --project "$P" --out "$W/bad" && expect "$P/tandem.json: $2" "refuse: $1"
+}
+refuse 'd["smok"] = "x"'                              'smok: unknown key'
+refuse 'd["runtime"]["sourcs"] = "src"'               'runtime.sourcs: unknown key'
+refuse 'del d["runtime"]["sources"]'                  'runtime.sources: missing'
+refuse 'd["runtime"]["include"] = 3'                  'runtime.include: expected a string'
+refuse 'd["runtime"]["sources"] = "nope"'             "runtime.sources: 'nope'"
+refuse 'd["runtime"]["sources"] = "../mylib/src"'     "runtime.sources: '../mylib/src'"
+refuse 'd["runtime"]["sources"] = "/etc"'             "runtime.sources: '/etc': absolute path"
+refuse 'd["runtime"]["contract"] = "src"'             "runtime.contract: 'src'"
+refuse 'd["subjects"]["my-lib"] = {"folder": "src"}'  'subjects.my-lib: a subject'"'"'s name must be a C identifier'
+refuse 'd["subjects"]["mylib"]["libs"] = []'          'subjects.mylib.libs: unknown key'
+refuse 'd["suites"] = {}'                             'suites: no suite'
+refuse 'd["smoke"] = "primary2"'                      "smoke: 'primary2' is not one of the suites"
+refuse 'd["gate"]["subject"] = "other"'               "gate.subject: 'other' is not one of the subjects"
+refuse 'd["gate"]["peers"] = ["mylib"]'               "gate.peers[0]: 'mylib' is not one of the subjects other than gate.subject"
+refuse 'd["gate"]["gatedSuites"] = ["whenany"]'       "gate.gatedSuites[0]: 'whenany' is not one of the suites"
+refuse 'd["attempt"]["rounds"] = 0'                   'attempt.rounds: expected an integer from 1 to 20'
+refuse 'd["attempt"]["samples"] = 2.5'                'attempt.samples: expected an integer'
+refuse 'd["attempt"]["backends"] = ["aot", "llvm"]'   "attempt.backends[1]: 'llvm' is not aot or jit"
+refuse 'd["tandemProject"] = 2'                       'tandemProject: expected an integer from 1 to 1'
+refuse 'del d["gate"]'                                'gate: missing'
+printf '{"tandemProject": 1,' >"$P/tandem.json"
+run 1 "truncated JSON" "$T" stage --project "$P" --out "$W/bad" && expect "$P/tandem.json" "truncated JSON"
+
+# the repository's own project file stages its runtime, harness, subjects and suites
+run 0 "repository project" "$T" stage --project "$REPO" --out "$W/self"
+for f in runtime/src/task.c runtime/contract.json players/subjects/tandem players/suites/smoke; do
+  [ -e "$W/self/$f" ] && pass || fail "repository staging lacks $f"
+done
+finish

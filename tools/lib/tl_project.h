@@ -1,0 +1,96 @@
+/*
+ * tl_project.h - the project file `tandem.json`: what Tandem measures, and where it is.
+ *
+ * A measured project (this repository, or anyone's C library) has a tandem.json at its
+ * root. Every path in it is relative to that root, or starts with "@tandem/" for a file
+ * of Tandem's own source tree (the peers `callback` and `fcontext`, the benchmark suites):
+ *
+ *   {
+ *     "tandemProject": 1,                       the schema version (this file's)
+ *     "name": "mylib",                          a label for reports
+ *     "runtime": {                              the library measured on both backends
+ *       "sources": "src",                       its .c files (staged as runtime/src)
+ *       "include": "include",                   its public headers (runtime/include)
+ *       "port": "port",                         optional: compiler shims (runtime/port)
+ *       "contract": "contract.json"             optional: the codegen contract (inspect)
+ *     },
+ *     "subjects": {                             name (a C identifier) -> its workloads;
+ *       "mylib":    { "folder": "bench/mylib" },   libraries linked with it: the folder's
+ *                                               link.libs (one absolute path a line)
+ *       "callback": { "folder": "@tandem/players/subjects/callback" }
+ *     },
+ *     "suites": { "primary": "@tandem/players/suites/primary" },   name -> folder
+ *     "smoke": "mysmoke",                       optional: a suite name above
+ *     "gate": {
+ *       "subject": "mylib",                     the subject under test
+ *       "peers": ["fcontext"],                  what it is gated against
+ *       "lowerBound": "callback",               report-only, in the same processes
+ *       "gatedSuites": ["primary"],             optional: the suites that decide
+ *       "config": "gate.json"                   optional: thresholds and the gated set
+ *     },                                        (tandem gate --config format)
+ *     "attempt": { "rounds": 3, "samples": 8, "timeout": 150,
+ *                  "backends": ["aot", "jit"] } optional: the attempt's defaults
+ *   }
+ *
+ * tl_project_load validates field by field: an unknown key, a wrong type, a number out of
+ * range, a path that escapes its root or does not exist, a name that is not a C
+ * identifier, a gate naming an unknown subject: each is an error "FILE: FIELD: reason".
+ */
+#ifndef TL_PROJECT_H
+#define TL_PROJECT_H
+#include <stddef.h>
+
+#define TL_PROJECT_FILE "tandem.json"
+#define TL_PROJECT_SCHEMA 1
+#define TL_PROJECT_TANDEM_PREFIX "@tandem/"
+#define TL_PROJECT_MAX 32      /* subjects, suites, peers, libs, backends each */
+
+typedef struct tl_project_subject {
+    char *name;
+    char *folder;              /* absolute; its link.libs names the libraries to link */
+} tl_project_subject;
+
+typedef struct tl_project_suite {
+    char *name;
+    char *folder;              /* absolute */
+} tl_project_suite;
+
+typedef struct tl_project {
+    char *root;                /* absolute folder holding the project file */
+    char *file;                /* absolute path of tandem.json */
+    char *tandem_root;         /* Tandem's own source tree ("@tandem/") */
+    char *name;
+    /* the runtime part, absolute; port and contract NULL when absent */
+    char *sources, *include, *port, *contract;
+    tl_project_subject subjects[TL_PROJECT_MAX];
+    int nsubjects;
+    tl_project_suite suites[TL_PROJECT_MAX];
+    int nsuites;
+    char *smoke;               /* a suite name, or NULL */
+    /* gate */
+    char *gate_subject, *lower_bound, *gate_config;   /* gate_config NULL when absent */
+    char *peers[TL_PROJECT_MAX];
+    int npeers;
+    char *gated_suites[TL_PROJECT_MAX];
+    int ngated_suites;         /* 0: the gate's own default */
+    /* attempt defaults; 0 / NULL: the attempt's own default */
+    int rounds, samples;
+    double timeout;
+    char *backends[TL_PROJECT_MAX];
+    int nbackends;
+} tl_project;
+
+/* Load and validate DIR/tandem.json (or the file itself when `path` names a file).
+ * tandem_root is Tandem's source tree for "@tandem/" paths. 0 ok, 1 error (reported). */
+int tl_project_load(const char *path, const char *tandem_root, tl_project *p);
+void tl_project_free(tl_project *p);
+
+/* The project folder a verb works on: `given` (--project) when not NULL, else the
+ * nearest folder from the current one upward holding tandem.json, else `fallback`
+ * (Tandem's own tree). Returns a malloc'd absolute path, or NULL (reported). */
+char *tl_project_locate(const char *given, const char *fallback);
+
+const tl_project_subject *tl_project_subject_find(const tl_project *p, const char *name);
+const tl_project_suite *tl_project_suite_find(const tl_project *p, const char *name);
+
+#endif

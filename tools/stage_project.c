@@ -1,0 +1,115 @@
+/*
+ * stage_project.c - the mounts of a project's staging (see stage_project.h).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "stage_project.h"
+
+#include "tl_err.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int add(stage_mounts *ms, const char *from, const char *dest)
+{
+    if (ms->n == STAGE_MAX_MOUNTS) { tl_error(dest, NULL, "too many staged folders"); return 1; }
+    stage_mount *m = &ms->m[ms->n];
+    m->from = realpath(from, NULL);   /* the project validated that it exists */
+    m->dest = strdup(dest);
+    if (!m->from || !m->dest) {
+        tl_error(from, NULL, "cannot resolve the path");
+        free(m->from);
+        free(m->dest);
+        return 1;
+    }
+    ms->n++;
+    return 0;
+}
+
+static int cmp_dest(const void *a, const void *b)
+{
+    return strcmp(((const stage_mount *)a)->dest, ((const stage_mount *)b)->dest);
+}
+
+int stage_mounts_from_project(const tl_project *p, stage_mounts *ms)
+{
+    memset(ms, 0, sizeof *ms);
+    char dest[512];
+    int bad = add(ms, p->sources, "runtime/src") | add(ms, p->include, "runtime/include");
+    /* The player's headers include runtime/port/td_port.h (the compiler shims both
+     * backends need); a library without a port layer of its own uses Tandem's. */
+    char *port = p->port ? strdup(p->port) : tl_join(p->tandem_root, "runtime/port");
+    bad |= add(ms, port, "runtime/port");
+    free(port);
+    if (p->contract) bad |= add(ms, p->contract, "runtime/contract.json");
+    /* The module/host ABI headers are the player's: always Tandem's own. */
+    char *inc = tl_join(p->tandem_root, "players/include");
+    bad |= add(ms, inc, "players/include");
+    free(inc);
+    for (int i = 0; i < p->nsubjects; i++) {
+        snprintf(dest, sizeof dest, "players/subjects/%s", p->subjects[i].name);
+        bad |= add(ms, p->subjects[i].folder, dest);
+    }
+    for (int i = 0; i < p->nsuites; i++) {
+        snprintf(dest, sizeof dest, "players/suites/%s", p->suites[i].name);
+        bad |= add(ms, p->suites[i].folder, dest);
+    }
+    if (bad) { stage_mounts_free(ms); return 1; }
+    qsort(ms->m, ms->n, sizeof ms->m[0], cmp_dest);
+    char *root = realpath(p->root, NULL);
+    ms->identity = root != NULL;
+    for (size_t i = 0; root && i < ms->n; i++) {
+        char *same = tl_join(root, ms->m[i].dest);
+        if (!same || strcmp(same, ms->m[i].from)) ms->identity = 0;
+        free(same);
+    }
+    free(root);
+    return 0;
+}
+
+void stage_mounts_free(stage_mounts *ms)
+{
+    for (size_t i = 0; i < ms->n; i++) { free(ms->m[i].from); free(ms->m[i].dest); }
+    ms->n = 0;
+}
+
+/* The mount holding dest: dest equals its dest or lies under it. */
+static const stage_mount *find(const stage_mounts *ms, const char *dest)
+{
+    for (size_t i = 0; ms && i < ms->n; i++) {
+        size_t l = strlen(ms->m[i].dest);
+        if (!strncmp(dest, ms->m[i].dest, l) && (dest[l] == '/' || dest[l] == '\0')) return &ms->m[i];
+    }
+    return NULL;
+}
+
+char *stage_mount_source(const char *root, const stage_mounts *ms, const char *dest)
+{
+    const stage_mount *m = find(ms, dest);
+    if (!m) return tl_join(root, dest);
+    const char *rest = dest + strlen(m->dest);
+    return rest[0] ? tl_join(m->from, rest + 1) : strdup(m->from);
+}
+
+int stage_mounts_list(const stage_mounts *ms, tl_strlist *out)
+{
+    int bad = 0;
+    for (size_t i = 0; i < ms->n; i++) {
+        const stage_mount *m = &ms->m[i];
+        if (!tl_is_dir(m->from)) {
+            bad |= tl_strlist_push(out, m->dest) != 0;
+            continue;
+        }
+        tl_strlist files = { 0 };
+        bad |= tl_walk(m->from, "", TL_WALK_FOLLOW_INSIDE, m->from, NULL, &files);
+        for (size_t k = 0; k < files.n; k++) {
+            char *d = tl_join(m->dest, files.v[k]);
+            bad |= !d || tl_strlist_push(out, d) != 0;
+            free(d);
+        }
+        tl_strlist_free(&files);
+    }
+    return bad;
+}

@@ -1,0 +1,42 @@
+/*
+ * stage_project.h - what `tandem stage` copies for a project (tandem.json), and where.
+ *
+ * The staging folder has one layout whatever the project's own (backends/backend.h's TU
+ * generator and both players read it): runtime/src, runtime/include, runtime/port,
+ * runtime/contract.json, players/include, players/subjects/<name>, players/suites/<name>.
+ * A project names its folders in tandem.json; each becomes a *mount*: a source path
+ * (absolute) staged at a fixed place of that layout.
+ */
+#ifndef STAGE_PROJECT_H
+#define STAGE_PROJECT_H
+#include <stddef.h>
+
+#include "tl_fs.h"
+#include "tl_project.h"
+
+#define STAGE_MAX_MOUNTS (2 * TL_PROJECT_MAX + 8)
+
+typedef struct stage_mount {
+    char *from;   /* absolute source folder or file */
+    char *dest;   /* staged path, relative to the staging folder */
+} stage_mount;
+
+typedef struct stage_mounts {
+    stage_mount m[STAGE_MAX_MOUNTS];
+    size_t n;
+    int identity; /* every mount is root/dest: the staged layout is the project's own */
+} stage_mounts;
+
+/* The mounts of a loaded project, sorted by dest. 0 ok, 1 error (reported). */
+int stage_mounts_from_project(const tl_project *p, stage_mounts *ms);
+void stage_mounts_free(stage_mounts *ms);
+
+/* The source file of staged path `dest` (malloc'd): its mount's source, or root/dest when
+ * no mount holds it (ms NULL or empty). */
+char *stage_mount_source(const char *root, const stage_mounts *ms, const char *dest);
+
+/* Append the staged path of every regular file of every mount to out (symlinks followed
+ * only to files inside their mount). 0 ok, 1 error (reported). */
+int stage_mounts_list(const stage_mounts *ms, tl_strlist *out);
+
+#endif
