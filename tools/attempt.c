@@ -46,7 +46,6 @@
 #include <time.h>
 #include <unistd.h>
 
-const char *const att_gated_suites[3] = { "primary", "builderlifecycle", "throughput" };
 
 void att_log(att *a, int to_stderr, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void att_log(att *a, int to_stderr, const char *fmt, ...)
@@ -62,6 +61,8 @@ void att_log(att *a, int to_stderr, const char *fmt, ...)
 }
 
 static const tl_opt attempt_opts[] = {
+    { "project", 0, TL_OPT_PATH, "DIR", 0, 0, "the project measured (its tandem.json: subjects, suites, gate,\n"
+      "defaults; default: the nearest tandem.json from the current folder upward, else Tandem's)" },
     { "label", 0, TL_OPT_STR, "L", 0, 0, "attempt name (default: attempt); the folder is\n"
       TANDEM_BINARY_DIR "/attempts/<label>[-N], never overwritten" },
     { "out", 0, TL_OPT_PATH, "DIR", 0, 0, "attempt folder: a new one, or an existing real folder with no\n"
@@ -95,7 +96,7 @@ static const tl_opt attempt_opts[] = {
 };
 
 static const tl_optspec attempt_spec = {
-    "tandem attempt", "[--label L] [--out DIR] [--subjects a,b] [--backends aot,jit] [--rounds N]\n"
+    "tandem attempt", "[--project DIR] [--label L] [--out DIR] [--subjects a,b] [--backends aot,jit] [--rounds N]\n"
     "[--quick] [--samples N] [--timeout SEC] [--players-from DIR] [--report-only S,S]\n"
     "[--require-quiet] [--from-git REV] [--instructions] [--baseline REV]",
     "The measured attempt: quiet pre-gate, stage, build or reuse both players (compile\n"
@@ -315,24 +316,27 @@ static int attempt_options(att *a, int argc, char **argv)
     a->label = tl_opt_str(&o, "label", NULL);
     a->out = tl_opt_str(&o, "out", NULL);
     a->players_from = tl_opt_str(&o, "players-from", NULL);
-    a->report_only = tl_opt_str(&o, "report-only", "primary,builderlifecycle,whenany,buildercycle");
+    if (att_project_load(a, tl_opt_str(&o, "project", NULL))) { tl_opt_free(&o); return 1; }
+    a->report_only = tl_opt_str(&o, "report-only", a->report_only_default);
     a->from_git = tl_opt_str(&o, "from-git", NULL);
     a->baseline = tl_opt_str(&o, "baseline", NULL);
-    const char *subjects = tl_opt_str(&o, "subjects", "tandem,fcontext,callback");
-    const char *backends = tl_opt_str(&o, "backends", "aot,jit");
+    const char *subjects = tl_opt_str(&o, "subjects", a->def_subjects);
+    /* --subjects names its own peers: every one after the first but the lower bound */
+    if (tl_opt_given(&o, "subjects")) a->ngate_peers = 0;
+    const char *backends = tl_opt_str(&o, "backends", a->def_backends);
     const char *fault = tl_opt_str(&o, "test-fault", NULL);
     a->quick = tl_opt_given(&o, "quick") > 0;
-    a->rounds = (int)tl_opt_int(&o, "rounds", a->quick ? 1 : 3);
-    a->samples = (int)tl_opt_int(&o, "samples", a->quick ? 3 : 8);
+    a->rounds = (int)tl_opt_int(&o, "rounds", a->quick ? 1 : a->def_rounds ? a->def_rounds : 3);
+    a->samples = (int)tl_opt_int(&o, "samples", a->quick ? 3 : a->def_samples ? a->def_samples : 8);
     a->require_quiet = tl_opt_given(&o, "require-quiet") > 0;
     a->instructions = tl_opt_given(&o, "instructions") > 0;
-    a->timeout = tl_opt_double(&o, "timeout", 150);
+    a->timeout = tl_opt_double(&o, "timeout", a->def_timeout > 0 ? a->def_timeout : 150);
     tl_opt_free(&o); /* the values point into argv */
     a->warmup = 1;
     a->start_deadline = a->timeout < 60 ? a->timeout : 60;
     if (a->label && bad_name("--label", a->label, 100)) return 2;
     if (check_list("--subjects", subjects, MAXS) || check_list("--backends", backends, 2) ||
-        check_list("--report-only", a->report_only, 8))
+        (a->report_only[0] && check_list("--report-only", a->report_only, 8)))
         return 2;
     a->ns = att_split(subjects, a->subjects, MAXS);
     char *bl[2];
@@ -342,6 +346,16 @@ static int attempt_options(att *a, int argc, char **argv)
         if (strcmp(bl[b], "aot") && strcmp(bl[b], "jit")) { fprintf(stderr, "tandem attempt: --backends aot,jit\n"); return 2; }
     }
     if (a->ns < 2 || a->nb < 1) { fprintf(stderr, "tandem attempt: need two subjects and a backend\n"); return 2; }
+    {   /* the plan's processes fit (gated suites come from the project) */
+        char *ro[8];
+        int nro = a->report_only[0] ? att_split(a->report_only, ro, 8) : 0;
+        for (int i = 0; i < nro; i++) free(ro[i]);
+        if (a->rounds * a->nb * a->ngated + a->nb * nro > MAXP) {
+            fprintf(stderr, "tandem attempt: %d rounds x %d backends x %d gated suites + %d report-only processes "
+                    "exceed %d processes\n", a->rounds, a->nb, a->ngated, a->nb * nro, MAXP);
+            return 2;
+        }
+    }
     /* hidden, tests only: --test-fault crash@N|hang@N, honoured with TANDEM_TEST_FAULTS=1 */
     if (fault) {
         const char *env = getenv("TANDEM_TEST_FAULTS"), *at = strchr(fault, '@'), *why;
@@ -388,6 +402,7 @@ static int attempt_open(att *a, int argc, char **argv)
     cJSON_AddStringToObject(a->man, "kind", "tandem-attempt");
     cJSON_AddStringToObject(a->man, "label", a->label ? a->label : "attempt");
     cJSON_AddStringToObject(a->man, "folder", a->dir);
+    cJSON_AddStringToObject(a->man, "project", a->project);
     cJSON *jargs = cJSON_AddArrayToObject(a->man, "arguments");
     for (int i = 0; i < argc; i++) cJSON_AddItemToArray(jargs, cJSON_CreateString(argv[i]));
     cJSON *js = cJSON_AddArrayToObject(a->man, "subjects");
@@ -437,6 +452,7 @@ static void attempt_close(att *a)
     cJSON_Delete(a->man);
     for (int s = 0; s < a->ns; s++) free(a->subjects[s]);
     for (int b = 0; b < a->nb; b++) free((char *)a->backends[b]);
+    att_project_free(a);
 }
 
 /* The attempt, stage by stage (SUITES.md "The attempt"). */

@@ -249,11 +249,11 @@ void att_stage_plan(att *a)
     for (int r = 0; r < a->rounds; r++)
         for (int bi = 0; bi < a->nb; bi++) {
             int b = (r % 2 == 0) ? bi : a->nb - 1 - bi;
-            for (int s = 0; s < 3; s++) {
+            for (int s = 0; s < a->ngated; s++) {
                 aproc *q = &a->p[a->np];
                 q->idx = a->np + 1;
                 q->round = r + 1;
-                snprintf(q->suite, sizeof q->suite, "%s", att_gated_suites[(s + r) % 3]);
+                snprintf(q->suite, sizeof q->suite, "%s", a->gated[(s + r) % a->ngated]);
                 snprintf(q->backend, sizeof q->backend, "%s", a->backends[b]);
                 snprintf(q->retention, sizeof q->retention, "matched");
                 snprintf(q->name, sizeof q->name, "p%02d-%s-%s-r%d", q->idx, q->suite, q->backend, r + 1);
@@ -280,7 +280,7 @@ int att_stage_processes(att *a)
 {
     att_manifest_set_str(a, "stage", "processes");
     att_log(a, 1, "%d processes: %d rounds x %d suites x %d backends + %d report-only; %d samples each, pinned to CPU %d",
-         a->np, a->rounds, 3, a->nb, a->np - a->rounds * 3 * a->nb, a->samples, a->cpu);
+         a->np, a->rounds, a->ngated, a->nb, a->np - a->rounds * a->ngated * a->nb, a->samples, a->cpu);
     uint64_t ps = att_now_ns();
     int failed = 0;
     for (int i = 0; i < a->np; i++) {
@@ -306,20 +306,20 @@ void att_stage_instructions(att *a)
     a->instr_dir = att_path(a, "instructions");
     int ifail = 0;
     for (int b = 0; b < a->nb && !ifail; b++)
-        for (int s = 0; s < 3 && !ifail; s++) {
+        for (int s = 0; s < a->ngated && !ifail; s++) {
             const char *bmod = a->bl ? td_baseline_module(a->bl, a->backends[b]) : NULL;
-            bench_icount_spec sp = { a->players[b], a->backends[b], att_gated_suites[s], a->dir, NULL,
+            bench_icount_spec sp = { a->players[b], a->backends[b], a->gated[s], a->dir, NULL,
                                      "1", "1", "matched", "off", "1200", NULL, a->quick,
                                      bmod ? a->bl->name : NULL, bmod };
             char outp[PATH_MAX];
-            snprintf(outp, sizeof outp, "%s/%s-%s-instructions.json", a->instr_dir, att_gated_suites[s], a->backends[b]);
+            snprintf(outp, sizeof outp, "%s/%s-%s-instructions.json", a->instr_dir, a->gated[s], a->backends[b]);
             sp.out = outp;
             char *subs[MAXS + 1];
             int ns = 0;
             for (; ns < a->ns; ns++) subs[ns] = a->subjects[ns];
             if (bmod) subs[ns++] = a->bl->name;
             ifail = bench_icount_run(&sp, subs, ns) != 0;
-            att_log(a, 1, "instructions %s %s: %s", att_gated_suites[s], a->backends[b], ifail ? "failed" : "done");
+            att_log(a, 1, "instructions %s %s: %s", a->gated[s], a->backends[b], ifail ? "failed" : "done");
         }
     if (ifail) {
         att_log(a, 1, "the instruction arm failed: gate.md has no instruction table");

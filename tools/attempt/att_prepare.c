@@ -77,7 +77,8 @@ int att_stage_staging(att *a)
 {
     att_manifest_set_str(a, "stage", "staging");
     char *st = att_path(a, "staging");
-    char *args[] = { "stage", "--out", st, a->from_git ? "--from-git" : NULL, (char *)a->from_git, NULL };
+    char *args[] = { "stage", "--project", a->project, "--out", st, a->from_git ? "--from-git" : NULL,
+                     (char *)a->from_git, NULL };
     int r = att_run_tool(a, args);
     free(st);
     if (tl_stop_signal) return 1;
@@ -227,8 +228,9 @@ int att_run_smoke(att *a)
     int has_tandem = 0;
     for (int s = 0; s < a->ns; s++)
         has_tandem |= !strcmp(a->subjects[s], "tandem");
-    if (!has_tandem) {
-        att_log(a, 1, "smoke skipped: the subjects do not include tandem");
+    if (!has_tandem || !a->smoke) {
+        att_log(a, 1, "smoke skipped: %s", !a->smoke ? "the project names no smoke suite"
+                                                     : "the subjects do not include tandem");
         att_manifest_set_str(a, "smoke", "skipped");
         return 0;
     }

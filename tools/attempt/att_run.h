@@ -19,7 +19,7 @@
 #define MAXP 256
 #define MAXS 8
 
-extern const char *const att_gated_suites[3];
+#define ATT_MAX_GATED 8
 typedef struct aproc {
     int idx, round;               /* round 0 = report-only processes */
     char suite[32], backend[8], retention[16];
@@ -51,7 +51,25 @@ typedef struct att {
     char *instr_dir;              /* the instruction arm's summaries, when it ran */
     const char *baseline;         /* --baseline REV (att_baseline.c) */
     struct td_baseline *bl;       /* prepared: the subject tandem@<rev> beside the others */
+    /* the project (tandem.json, att_project.c): its folder, gate and suites */
+    char project[PATH_MAX];
+    char *gated[ATT_MAX_GATED];   /* the gated suites, in rotation order */
+    int ngated;
+    char report_only_default[256];
+    char *gate_config;            /* the project's gate configuration file, or NULL */
+    char *gate_peers[MAXS];       /* gate.peers (empty, or --subjects given: every other subject) */
+    int ngate_peers;
+    char *lower_bound;            /* gate.lowerBound (report-only), or NULL */
+    int smoke;                    /* the project names a smoke suite */
+    int unsupported_invalid;      /* gate.unsupportedRows "invalid" */
+    int def_rounds, def_samples;  /* the project's attempt defaults (0: Tandem's) */
+    double def_timeout;
+    char def_subjects[256], def_backends[16];
 } att;
+
+/* --project: load the project's tandem.json into a (att_project.c). 0 ok, 1 refused. */
+int att_project_load(att *a, const char *given);
+void att_project_free(att *a);
 
 /* the log, the manifest and small helpers (attempt.c) */
 void att_log(att *a, int to_stderr, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

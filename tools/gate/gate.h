@@ -58,6 +58,8 @@ typedef struct gate_config {
      * no regression when every gated row's median ratio current/baseline <= base_median and
      * worst <= base_worst and, where the instruction meter ran, instructions <= base_instr */
     double base_median, base_worst, base_instr;
+    int unsupported_na;                         /* a gated row subject A leaves unsupported: 1 NA (a
+                                                   row not implemented yet), 0 INVALID (default) */
     int alloc_check;                            /* 1: subject A must allocate <= alloc_max per op */
     double alloc_max;                           /* bytes per op (default 0) */
     double tolerance;                           /* relative tolerance of reported arithmetic */

@@ -238,6 +238,12 @@ int gate_config_load(const char *path, gate_config *c)
             else if (a) { c->alloc_check = 1; bad |= get_range(path, t, "allocBytesPerOp", 0, 0, 1e12, &c->alloc_max); }
         }
     }
+    const cJSON *un = cJSON_GetObjectItemCaseSensitive(doc, "unsupportedGatedRows");
+    if (un) {
+        if (cJSON_IsString(un) && !strcmp(un->valuestring, "na")) c->unsupported_na = 1;
+        else if (cJSON_IsString(un) && !strcmp(un->valuestring, "invalid")) c->unsupported_na = 0;
+        else { tl_error(path, "unsupportedGatedRows", "expected \"invalid\" or \"na\""); bad = 1; }
+    }
     const cJSON *ns = cJSON_GetObjectItemCaseSensitive(doc, "noise");
     if (ns && !cJSON_IsObject(ns)) { tl_error(path, "noise", "expected an object"); bad = 1; }
     if (ns && cJSON_IsObject(ns)) {
@@ -309,6 +315,7 @@ cJSON *gate_config_json(const gate_config *c)
     for (int i = 0; i < c->nbackends; i++) cJSON_AddItemToArray(b, cJSON_CreateString(c->backends[i]));
     cJSON_AddNumberToObject(o, "processesPerBackend", c->processes);
     cJSON_AddNumberToObject(o, "expectedProcesses", c->expected_processes);
+    cJSON_AddStringToObject(o, "unsupportedGatedRows", c->unsupported_na ? "na" : "invalid");
     cJSON *t = cJSON_AddObjectToObject(o, "thresholds");
     cJSON_AddItemToObject(t, "syncMedian", fixed(c->sync_median));
     cJSON_AddItemToObject(t, "median", fixed(c->median));

@@ -233,7 +233,8 @@ static void check_row_agreement(gate_result *res, const gr_report **gr, size_t n
             else if (sup != e->supported)
                 invalid(res, "%s and %s disagree about row '%s' of subject '%s': supported %s vs %s", sup_rep->file,
                         gr[i]->file, row, subjects->v[s], sup ? "true" : "false", e->supported ? "true" : "false");
-            if (e->gated >= 0) {
+            /* an NA entry carries no gating of its own (row_unsupported has no gated flag) */
+            if (e->gated >= 0 && e->supported) {
                 if (flag < 0) { flag = e->gated; flag_rep = gr[i]; }
                 else if (flag != e->gated)
                     invalid(res, "%s and %s disagree about gating row '%s' (gated %s vs %s)", flag_rep->file, gr[i]->file,
@@ -553,7 +554,7 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
                     }
                     L->spread = nok && lo > 0 ? L->worst / lo - 1 : 0;
                     free(ok);
-                    if (!is_base && L->kind != GL_REPORT && a_unsup)
+                    if (!is_base && L->kind != GL_REPORT && a_unsup && !cfg->unsupported_na)
                         invalid(res, "%s %s: subject '%s' leaves gated row '%s' unsupported", suite, backends.v[b],
                                 cfg->subject, row);
                     if (is_base) {

@@ -223,7 +223,8 @@ static int load_suites(const ctx *c, const cJSON *doc)
 
 static int load_gate(const ctx *c, const cJSON *doc)
 {
-    static const char *const keys[] = { "subject", "peers", "lowerBound", "gatedSuites", "config", NULL };
+    static const char *const keys[] = { "subject", "peers", "lowerBound", "gatedSuites", "unsupportedRows", "config",
+                                        NULL };
     const cJSON *g = get_obj(c, doc, "", "gate", 1);
     tl_project *p = c->p;
     if (!g) return 1;
@@ -233,6 +234,14 @@ static int load_gate(const ctx *c, const cJSON *doc)
     bad |= get_strs(c, g, "gate", "peers", 1, p->peers, &p->npeers);
     bad |= get_strs(c, g, "gate", "gatedSuites", 1, p->gated_suites, &p->ngated_suites);
     bad |= get_path(c, g, "gate", "config", 0, 0, &p->gate_config);
+    char *un = NULL;
+    bad |= get_name(c, g, "gate", "unsupportedRows", 0, &un);
+    if (un && strcmp(un, "na") && strcmp(un, "invalid")) {
+        tl_error(c->file, "gate.unsupportedRows", "'%s': expected \"na\" or \"invalid\"", un);
+        bad = 1;
+    }
+    p->unsupported_invalid = un && !strcmp(un, "invalid");
+    free(un);
     if (bad) return 1;
     if (!has_subject(p, p->gate_subject)) {
         tl_error(c->file, "gate.subject", "'%s' is not one of the subjects", p->gate_subject);

@@ -26,6 +26,9 @@
  *       "peers": ["fcontext"],                  what it is gated against
  *       "lowerBound": "callback",               report-only, in the same processes
  *       "gatedSuites": ["primary"],             optional: the suites that decide
+ *       "unsupportedRows": "na",                optional: a gated row the subject leaves
+ *                                               NULL is NA ("na", the default: a row not
+ *                                               implemented yet) or makes it INVALID
  *       "config": "gate.json"                   optional: thresholds and the gated set
  *     },                                        (tandem gate --config format)
  *     "attempt": { "rounds": 3, "samples": 8, "timeout": 150,
@@ -73,6 +76,7 @@ typedef struct tl_project {
     int npeers;
     char *gated_suites[TL_PROJECT_MAX];
     int ngated_suites;         /* 0: the gate's own default */
+    int unsupported_invalid;   /* gate.unsupportedRows "invalid" (default "na": 0) */
     /* attempt defaults; 0 / NULL: the attempt's own default */
     int rounds, samples;
     double timeout;

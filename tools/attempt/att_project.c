@@ -1,0 +1,85 @@
+/*
+ * att_project.c - what the attempt takes from the project file (tandem.json,
+ * tools/lib/tl_project.h): the subjects (gate subject, peers, lower bound, in that order),
+ * the gated and report-only suites, the smoke suite, the gate's configuration file and
+ * the attempt's defaults. Options given on the command line still win.
+ */
+#include "att.h"
+#include "att_run.h"
+
+#include "tl_project.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef TANDEM_SOURCE_DIR
+#define TANDEM_SOURCE_DIR "."
+#endif
+
+/* Tandem's own defaults, used for what a project leaves out (its suites permitting). */
+static const char *const gated_default[] = { "primary", "builderlifecycle", "throughput" };
+static const char *const report_only_default[] = { "primary", "builderlifecycle", "whenany", "buildercycle" };
+
+static void append(char *buf, size_t len, const char *name)
+{
+    size_t l = strlen(buf);
+    snprintf(buf + l, len - l, "%s%s", l ? "," : "", name);
+}
+
+int att_project_load(att *a, const char *given)
+{
+    char *dir = tl_project_locate(given, TANDEM_SOURCE_DIR);
+    tl_project p;
+    if (!dir || tl_project_load(dir, TANDEM_SOURCE_DIR, &p)) {
+        free(dir);
+        tl_project_free(&p);
+        return 1;
+    }
+    snprintf(a->project, sizeof a->project, "%s", p.root);
+    free(dir);
+    if (p.ngated_suites)
+        for (int i = 0; i < p.ngated_suites && a->ngated < ATT_MAX_GATED; i++) a->gated[a->ngated++] = strdup(p.gated_suites[i]);
+    else
+        for (size_t i = 0; i < sizeof gated_default / sizeof *gated_default; i++)
+            if (tl_project_suite_find(&p, gated_default[i])) a->gated[a->ngated++] = strdup(gated_default[i]);
+    int bad = 0;
+    if (!a->ngated) {
+        fprintf(stderr, "tandem attempt: %s: gate.gatedSuites: none given, and none of primary, builderlifecycle, "
+                "throughput is among the suites\n", p.file);
+        bad = 1;
+    }
+    /* report-only default-retention processes: the project's suites among Tandem's list,
+     * never a suite the project does not stage */
+    for (size_t i = 0; i < sizeof report_only_default / sizeof *report_only_default; i++)
+        if (tl_project_suite_find(&p, report_only_default[i]))
+            append(a->report_only_default, sizeof a->report_only_default, report_only_default[i]);
+    append(a->def_subjects, sizeof a->def_subjects, p.gate_subject);
+    for (int i = 0; i < p.npeers && a->ngate_peers < MAXS; i++) {
+        append(a->def_subjects, sizeof a->def_subjects, p.peers[i]);
+        a->gate_peers[a->ngate_peers++] = strdup(p.peers[i]);
+    }
+    if (p.lower_bound) {
+        append(a->def_subjects, sizeof a->def_subjects, p.lower_bound);
+        a->lower_bound = strdup(p.lower_bound);
+    }
+    for (int i = 0; i < p.nbackends; i++) append(a->def_backends, sizeof a->def_backends, p.backends[i]);
+    if (!a->def_backends[0]) snprintf(a->def_backends, sizeof a->def_backends, "aot,jit");
+    a->gate_config = p.gate_config ? strdup(p.gate_config) : NULL;
+    a->smoke = p.smoke != NULL;
+    a->unsupported_invalid = p.unsupported_invalid;
+    a->def_rounds = p.rounds;
+    a->def_samples = p.samples;
+    a->def_timeout = p.timeout;
+    tl_project_free(&p);
+    return bad;
+}
+
+void att_project_free(att *a)
+{
+    for (int i = 0; i < a->ngated; i++) free(a->gated[i]);
+    for (int i = 0; i < MAXS; i++) { free(a->gate_peers[i]); a->gate_peers[i] = NULL; }
+    free(a->gate_config);
+    free(a->lower_bound);
+    a->ngated = a->ngate_peers = 0;
+}
