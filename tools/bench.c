@@ -20,9 +20,15 @@
 #include "tl_manifest.h"
 #include "tl_opt.h"
 #include "tl_proc.h"
+#include "tl_project.h"
+
+#include "stage_project.h"
+
+#ifndef TANDEM_SOURCE_DIR
+#define TANDEM_SOURCE_DIR "."
+#endif
 
 int td_verb_build(int argc, char **argv);
-int td_verb_stage(int argc, char **argv);
 int td_baseline_bench_verdict(const cJSON *doc, int instructions, const char *suite, const char *backend,
                               const char *subject, const char *base);
 
@@ -34,7 +40,8 @@ static const char *const bench_suites[] = { "primary", "builderlifecycle", "thro
 static const tl_opt bench_opts[] = {
     { "suite", 0, TL_OPT_STR, "S", 0, 0, "the suite" },
     { "backend", 0, TL_OPT_STR, "B", 0, 0, "aot (clang -O2 modules) or jit (libtcc at start-up)" },
-    { "subjects", 0, TL_OPT_STR, "LIST", 0, 0, "comma-separated subjects (default tandem,callback,fcontext,ucontext);\n"
+    { "subjects", 0, TL_OPT_STR, "LIST", 0, 0, "comma-separated subjects (default: the project's, its gate subject\n"
+      "first; Tandem's: tandem,callback,fcontext,ucontext);\n"
       "the first is compared with each of the others" },
     { "subject", 0, TL_OPT_STR, "S", 0, 0, "one subject; repeat for more (instead of --subjects)" },
     { "meter", 0, TL_OPT_STR, "M", 0, 0, "time (default): one process, ns/op; instructions: one valgrind\n"
@@ -50,7 +57,9 @@ static const tl_opt bench_opts[] = {
     { "out", 0, TL_OPT_PATH, "FILE", 0, 0, "the report (default WORK/<suite>-<backend>.json)" },
     { "work", 0, TL_OPT_PATH, "DIR", 0, 0, "staging and players (default out/bench); players are reused\n"
       "from WORK/<backend> when the reuse rule allows it" },
-    { "staging", 0, TL_OPT_PATH, "DIR", 0, 0, "an existing staging folder (default: stage the working tree)" },
+    { "staging", 0, TL_OPT_PATH, "DIR", 0, 0, "an existing staging folder (default: stage the project)" },
+    { "project", 0, TL_OPT_PATH, "DIR", 0, 0, "the project staged (its tandem.json) and its subjects, the gate's\n"
+      "first (default: the nearest tandem.json upward, else Tandem's)" },
     { "quick", 0, TL_OPT_FLAG, NULL, 0, 0, "few samples, small N (tests)" },
     { "filter", 0, TL_OPT_STR, "TEXT", 0, 0, "only rows whose name contains TEXT" },
     { "timeout", 0, TL_OPT_INT, "SEC", 1, 86400, "player timeout (default 1200)" },
@@ -215,6 +224,16 @@ int td_verb_bench(int argc, char **argv)
     if (orc) { tl_opt_free(&o); return orc == TL_OPT_HELP ? 0 : 2; }
     suite = tl_opt_str(&o, "suite", suite);
     backend = tl_opt_str(&o, "backend", backend);
+    const char *project = tl_opt_str(&o, "project", NULL);
+    char project_subjects[1024] = "";
+    {
+        tl_project p;
+        int bad = tl_project_open(project, TANDEM_SOURCE_DIR, &p);
+        if (!bad) tl_project_subject_list(&p, project_subjects, sizeof project_subjects);
+        tl_project_free(&p);
+        if (bad) { tl_opt_free(&o); return 1; }
+        subjects_arg = project_subjects;
+    }
     subjects_arg = tl_opt_str(&o, "subjects", subjects_arg);
     meter = tl_opt_str(&o, "meter", meter);
     retention = tl_opt_str(&o, "retention", retention);
@@ -285,9 +304,8 @@ int td_verb_bench(int argc, char **argv)
     }
     if (!staging) {
         snprintf(staged, sizeof staged, "%s/staging", work);
-        char *sargv[] = { "stage", "--out", staged, NULL };
         fflush(stdout);
-        if (td_verb_stage(3, sargv) != 0) goto done;
+        if (stage_project_run(project, staged) != 0) goto done;
         staging = staged;
     }
     if (bench_player(backend, work, staging, subjects, nsub, dir, sizeof dir)) goto done;

@@ -16,13 +16,21 @@
 #include "tl_manifest.h"
 #include "tl_opt.h"
 #include "tl_proc.h"
+#include "tl_project.h"
+
+#include "stage_project.h"
+
+#ifndef TANDEM_SOURCE_DIR
+#define TANDEM_SOURCE_DIR "."
+#endif
 
 int td_verb_build(int argc, char **argv);
-int td_verb_stage(int argc, char **argv);
 
 static const tl_opt smoke_opts[] = {
     { "out", 0, TL_OPT_PATH, "DIR", 0, 0, "output folder (default out/smoke)" },
-    { "staging", 0, TL_OPT_PATH, "DIR", 0, 0, "a staging folder (default: stage the working tree into DIR/staging)" },
+    { "staging", 0, TL_OPT_PATH, "DIR", 0, 0, "a staging folder (default: stage the project into DIR/staging)" },
+    { "project", 0, TL_OPT_PATH, "DIR", 0, 0, "the project (its tandem.json): its smoke suite on its gate subject\n"
+      "(default: the nearest tandem.json upward, else Tandem's)" },
     { "players-from", 0, TL_OPT_PATH, "DIR", 0, 0, "reuse DIR/aot and DIR/jit when the reuse rule allows it" },
     { "backend", 0, TL_OPT_STR, "B", 0, 0, "aot, jit or both (default both)" },
     { "filter", 0, TL_OPT_STR, "TEXT", 0, 0, "only cases whose name contains TEXT (the 42-case count is\n"
@@ -31,15 +39,16 @@ static const tl_opt smoke_opts[] = {
 };
 
 static const tl_optspec smoke_spec = {
-    "tandem smoke", "[--out DIR] [--staging DIR] [--players-from DIR]\n[--backend aot|jit|both] [--filter TEXT]",
-    "Run the 42 smoke cases (SMOKE.md) on the AOT and JIT players and print a\n"
-    "per-case table. Reports: DIR/smoke-aot.json, DIR/smoke-jit.json.",
+    "tandem smoke", "[--project DIR] [--out DIR] [--staging DIR] [--players-from DIR]\n[--backend aot|jit|both] [--filter TEXT]",
+    "Run the project's smoke suite (Tandem's: the 42 cases of SMOKE.md on subject tandem)\n"
+    "on the AOT and JIT players and print a per-case table. Reports: DIR/smoke-aot.json,\n"
+    "DIR/smoke-jit.json.",
     smoke_opts, "exit: 0 every case passed on every backend, 1 a case failed or a step failed, 2 usage", 0, 0
 };
 
 /* Build or reuse the player folder for one backend; returns its path in dir. */
-static int smoke_player(const char *backend, const char *out, const char *staging,
-                        const char *players_from, char *dir, size_t dirlen)
+static int smoke_player(const char *backend, const char *out, const char *staging, const char *players_from,
+                        const char *subject, const char *suite, char *dir, size_t dirlen)
 {
     if (players_from) {
         char why[512];
@@ -54,7 +63,7 @@ static int smoke_player(const char *backend, const char *out, const char *stagin
     snprintf(dir, dirlen, "%s/%s", out, backend);
     fflush(stdout);
     char *argv[] = { "build", "--backend", (char *)backend, "--out", dir, "--staging", (char *)staging,
-                     "--subject", "tandem", "--suite", "smoke", NULL };
+                     "--subject", (char *)subject, "--suite", (char *)suite, NULL };
     return td_verb_build(11, argv) != 0;
 }
 
@@ -126,7 +135,24 @@ int td_verb_smoke(int argc, char **argv)
     const char *out = tl_opt_str(&o, "out", "out/smoke"), *staging = tl_opt_str(&o, "staging", NULL);
     const char *players_from = tl_opt_str(&o, "players-from", NULL), *which = tl_opt_str(&o, "backend", "both");
     const char *filter = tl_opt_str(&o, "filter", NULL);
+    const char *project = tl_opt_str(&o, "project", NULL);
     tl_opt_free(&o);
+    /* the project's smoke suite, run on its gate subject */
+    char subject[64], suite[64];
+    {
+        tl_project p;
+        int bad = tl_project_open(project, TANDEM_SOURCE_DIR, &p);
+        if (!bad && !p.smoke) {
+            tl_error(p.file, "smoke", "the project names no smoke suite");
+            bad = 1;
+        }
+        if (!bad) {
+            snprintf(subject, sizeof subject, "%s", p.gate_subject);
+            snprintf(suite, sizeof suite, "%s", p.smoke);
+        }
+        tl_project_free(&p);
+        if (bad) return 1;
+    }
     if (strcmp(which, "aot") && strcmp(which, "jit") && strcmp(which, "both")) {
         tl_error(NULL, "--backend", "'%s' is not aot, jit or both", which);
         return 2;
@@ -138,8 +164,7 @@ int td_verb_smoke(int argc, char **argv)
     char staged[4096];
     if (!staging) {
         snprintf(staged, sizeof staged, "%s/staging", out);
-        char *sargv[] = { "stage", "--out", staged, NULL };
-        if (td_verb_stage(3, sargv) != 0)
+        if (stage_project_run(project, staged) != 0)
             return 1;
         staging = staged;
     }
@@ -153,13 +178,13 @@ int td_verb_smoke(int argc, char **argv)
     for (int b = 0; b < nb; b++) {
         char dir[4096], report[4200];
         cols[b].backend = backends[b];
-        if (smoke_player(backends[b], out, staging, players_from, dir, sizeof dir)) {
+        if (smoke_player(backends[b], out, staging, players_from, subject, suite, dir, sizeof dir)) {
             failed = 1;
             continue;
         }
         snprintf(report, sizeof report, "%s/smoke-%s.json", out, backends[b]);
         const char *const by_name[] = { "--filter", filter, NULL };
-        int rc = tl_run_player(dir, backends[b], "smoke", report, filter ? by_name : NULL);
+        int rc = tl_run_player(dir, backends[b], suite, report, filter ? by_name : NULL);
         if (tl_json_load(report, &cols[b].doc) != 0) {
             tl_error(report, NULL, "no readable report (player exit %d)", rc);
             failed = 1;

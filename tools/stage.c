@@ -157,14 +157,11 @@ int td_verb_stage(int argc, char **argv)
     int have_proj = 0;
     memset(&proj, 0, sizeof proj);
     if (!root_given) {
-        char *pdir = tl_project_locate(project_arg, TANDEM_SOURCE_DIR);
-        if (!pdir || tl_project_load(pdir, TANDEM_SOURCE_DIR, &proj)) {
-            free(pdir);
+        if (tl_project_open(project_arg, TANDEM_SOURCE_DIR, &proj)) {
             tl_project_free(&proj);
             tl_strlist_free(&user_paths);
             return 1;
         }
-        free(pdir);
         have_proj = 1;
         root_arg = proj.root;
         if (user_paths.n == 0 && stage_mounts_from_project(&proj, &ms)) {

@@ -93,6 +93,14 @@ char *stage_mount_source(const char *root, const stage_mounts *ms, const char *d
     return rest[0] ? tl_join(m->from, rest + 1) : strdup(m->from);
 }
 
+int td_verb_stage(int argc, char **argv);
+
+int stage_project_run(const char *project, const char *out)
+{
+    char *argv[] = { "stage", "--out", (char *)out, project ? "--project" : NULL, (char *)project, NULL };
+    return td_verb_stage(project ? 5 : 3, argv);
+}
+
 int stage_mounts_list(const stage_mounts *ms, tl_strlist *out)
 {
     int bad = 0;

@@ -39,4 +39,8 @@ char *stage_mount_source(const char *root, const stage_mounts *ms, const char *d
  * only to files inside their mount). 0 ok, 1 error (reported). */
 int stage_mounts_list(const stage_mounts *ms, tl_strlist *out);
 
+/* `tandem stage --out OUT [--project PROJECT]` from another verb (bench, smoke): the
+ * project's staging. Returns the verb's exit code. */
+int stage_project_run(const char *project, const char *out);
+
 #endif

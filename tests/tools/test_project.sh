@@ -46,8 +46,12 @@ run 2 "--project with --root" "$T" stage --project "$P" --root "$P" --out "$W/st
 expect "give --project or --root, not both" "--project with --root"
 run 1 "--project without tandem.json" "$T" stage --project "$W" --out "$W/st3"
 expect "no tandem.json there" "--project without tandem.json"
-run 0 "--help names --project" "$T" stage --help
-expect "--project DIR" "--help"
+for verb in stage attempt bench smoke; do
+  run 0 "$verb --help names --project" "$T" $verb --help
+  expect "--project DIR" "$verb --help"
+done
+run 1 "smoke of a project without a smoke suite" "$T" smoke --project "$P" --out "$W/sm"
+expect "$P/tandem.json: smoke: the project names no smoke suite" "smoke without a smoke suite"
 
 # refusals: each names the file and the field
 refuse() {  # refuse PY_EDIT FIELD_AND_REASON

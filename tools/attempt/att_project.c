@@ -29,15 +29,12 @@ static void append(char *buf, size_t len, const char *name)
 
 int att_project_load(att *a, const char *given)
 {
-    char *dir = tl_project_locate(given, TANDEM_SOURCE_DIR);
     tl_project p;
-    if (!dir || tl_project_load(dir, TANDEM_SOURCE_DIR, &p)) {
-        free(dir);
+    if (tl_project_open(given, TANDEM_SOURCE_DIR, &p)) {
         tl_project_free(&p);
         return 1;
     }
     snprintf(a->project, sizeof a->project, "%s", p.root);
-    free(dir);
     if (p.ngated_suites)
         for (int i = 0; i < p.ngated_suites && a->ngated < ATT_MAX_GATED; i++) a->gated[a->ngated++] = strdup(p.gated_suites[i]);
     else

@@ -386,6 +386,25 @@ char *tl_project_locate(const char *given, const char *fallback)
     return tl_abspath(fallback);
 }
 
+int tl_project_open(const char *given, const char *tandem_root, tl_project *p)
+{
+    memset(p, 0, sizeof *p);
+    char *dir = tl_project_locate(given, tandem_root);
+    int rc = !dir || tl_project_load(dir, tandem_root, p);
+    free(dir);
+    return rc;
+}
+
+void tl_project_subject_list(const tl_project *p, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", p->gate_subject ? p->gate_subject : "");
+    for (int i = 0; i < p->nsubjects; i++) {
+        if (p->gate_subject && !strcmp(p->subjects[i].name, p->gate_subject)) continue;
+        size_t l = strlen(buf);
+        snprintf(buf + l, len - l, "%s%s", l ? "," : "", p->subjects[i].name);
+    }
+}
+
 const tl_project_subject *tl_project_subject_find(const tl_project *p, const char *name)
 {
     for (int i = 0; i < p->nsubjects; i++)

@@ -11,7 +11,9 @@
  *     "runtime": {                              the library measured on both backends
  *       "sources": "src",                       its .c files (staged as runtime/src)
  *       "include": "include",                   its public headers (runtime/include)
- *       "port": "port",                         optional: compiler shims (runtime/port)
+ *       "port": "port",                         optional: compiler shims (runtime/port);
+ *                                               it must provide td_port.h, which the
+ *                                               player headers include (default: Tandem's)
  *       "contract": "contract.json"             optional: the codegen contract (inspect)
  *     },
  *     "subjects": {                             name (a C identifier) -> its workloads;
@@ -93,6 +95,13 @@ void tl_project_free(tl_project *p);
  * nearest folder from the current one upward holding tandem.json, else `fallback`
  * (Tandem's own tree). Returns a malloc'd absolute path, or NULL (reported). */
 char *tl_project_locate(const char *given, const char *fallback);
+
+/* tl_project_locate then tl_project_load: the project a verb works on. 0 ok, 1 error. */
+int tl_project_open(const char *given, const char *tandem_root, tl_project *p);
+
+/* "subject,other,..." into buf: the gate's subject first, then the other subjects in the
+ * file's order (a verb's default subject list). */
+void tl_project_subject_list(const tl_project *p, char *buf, size_t len);
 
 const tl_project_subject *tl_project_subject_find(const tl_project *p, const char *name);
 const tl_project_suite *tl_project_suite_find(const tl_project *p, const char *name);
