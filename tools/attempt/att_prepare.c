@@ -225,12 +225,14 @@ int att_stage_players(att *a)
  * they were just built or checked). Reports go to smoke/. Returns 1 when a case failed. */
 int att_run_smoke(att *a)
 {
-    int has_tandem = 0;
+    /* the project's smoke suite runs on its gate subject, which must be among the built */
+    int has_subject = 0;
     for (int s = 0; s < a->ns; s++)
-        has_tandem |= !strcmp(a->subjects[s], "tandem");
-    if (!has_tandem || !a->smoke) {
-        att_log(a, 1, "smoke skipped: %s", !a->smoke ? "the project names no smoke suite"
-                                                     : "the subjects do not include tandem");
+        has_subject |= !strcmp(a->subjects[s], a->gate_subject);
+    if (!has_subject || !a->smoke) {
+        att_log(a, 1, "smoke skipped: %s%s", !a->smoke ? "the project names no smoke suite"
+                                                       : "the subjects do not include ",
+                a->smoke ? a->gate_subject : "");
         att_manifest_set_str(a, "smoke", "skipped");
         return 0;
     }
@@ -243,8 +245,8 @@ int att_run_smoke(att *a)
         char *slash = strrchr(parent, '/');
         if (slash)
             *slash = 0;
-        char *args[] = { "smoke", "--backend", (char *)a->backends[b], "--players-from", parent,
-                         "--staging", sd, "--out", out, NULL };
+        char *args[] = { "smoke", "--project", a->project, "--backend", (char *)a->backends[b],
+                         "--players-from", parent, "--staging", sd, "--out", out, NULL };
         uint64_t t = att_now_ns();
         int r = att_run_tool(a, args);
         att_log(a, 1, "smoke %s: %s (%.1f s; smoke/smoke-%s.json)", a->backends[b],

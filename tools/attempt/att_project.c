@@ -64,6 +64,7 @@ int att_project_load(att *a, const char *given)
     if (!a->def_backends[0]) snprintf(a->def_backends, sizeof a->def_backends, "aot,jit");
     a->gate_config = p.gate_config ? strdup(p.gate_config) : NULL;
     a->smoke = p.smoke != NULL;
+    snprintf(a->gate_subject, sizeof a->gate_subject, "%s", p.gate_subject);
     a->unsupported_invalid = p.unsupported_invalid;
     a->def_rounds = p.rounds;
     a->def_samples = p.samples;

@@ -61,6 +61,7 @@ typedef struct att {
     int ngate_peers;
     char *lower_bound;            /* gate.lowerBound (report-only), or NULL */
     int smoke;                    /* the project names a smoke suite */
+    char gate_subject[64];        /* gate.subject: the smoke suite runs on it */
     int unsupported_invalid;      /* gate.unsupportedRows "invalid" */
     int def_rounds, def_samples;  /* the project's attempt defaults (0: Tandem's) */
     double def_timeout;
