@@ -345,3 +345,16 @@ out:
     td_tu_free_list(suites.v);
     return rc;
 }
+
+#ifdef TD_BACKEND_KEEP_LOADED
+static void *backend_kept[256];
+static int backend_nkept;
+
+int td_backend_keep_loaded(void *handle)
+{
+    if (backend_nkept >= (int)(sizeof backend_kept / sizeof backend_kept[0]))
+        return -1;
+    backend_kept[backend_nkept++] = handle;
+    return 0;
+}
+#endif
