@@ -38,12 +38,6 @@ int main(void)
     CHECK(wheel_next_due(&w) == WHEEL_SLOTS - 4);   /* wraps around the map */
     for (unsigned i = 0; i < WHEEL_SLOTS - 4; i++) wheel_tick(&w);
     CHECK(nfired == 4 && fired_order[3] == 4 && w.pending == 0 && wheel_next_due(&w) == 0);
-    printf("wheel_test (%s): %s\n",
-#ifdef __TINYC__
-           "tcc",
-#else
-           "clang",
-#endif
-           failures ? "FAIL" : "PASS");
+    printf("wheel_test (%s): %s\n", WHEEL_COMPILER_NAME, failures ? "FAIL" : "PASS");
     return failures != 0;
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #if defined(__TINYC__)
+#define WHEEL_COMPILER_NAME "tcc"
 /* x != 0: isolate the lowest set bit, multiply by a de Bruijn constant, look up its index. */
 static inline unsigned wheel_ctz64(uint64_t x)
 {
@@ -24,6 +25,7 @@ static inline unsigned wheel_ctz64(uint64_t x)
     return index64[((x & (0 - x)) * 0x03f79d71b4cb0a89ull) >> 58];
 }
 #else
+#define WHEEL_COMPILER_NAME "clang"
 static inline unsigned wheel_ctz64(uint64_t x) { return (unsigned)__builtin_ctzll(x); }
 #endif
 
