@@ -104,17 +104,13 @@ void td_source_recycle(td_source *s)
     td_atomic_store_release_u32(&s->word, next | (w & TD_WORD_IMMORTAL));
 }
 
-/* Shared checks of a query on a protocol source: the token and the consumption mode. */
-static int task_check(uint32_t w, uint32_t token)
-{
-    if (TD_UNLIKELY(TD_WORD_VERSION(w) != token))
-        return TD_E_STALE;
-    if (TD_UNLIKELY(TD_WORD_MODE(w) == TD_MODE_CONSUMED))
-        return TD_E_STALE;
-    if (TD_UNLIKELY(TD_WORD_MODE(w) == TD_MODE_SHARED))
-        return TD_E_SHARED;
-    return TD_OK;
-}
+/* Shared checks of a query on a protocol source (w: a local copy of its word): the token
+ * and the consumption mode. A macro, like task_consume below: tcc, which never inlines,
+ * would pay a call for it on every query. */
+#define task_check(w, token)                                                            \
+    (TD_UNLIKELY(TD_WORD_VERSION(w) != (token)) ? TD_E_STALE                            \
+     : TD_UNLIKELY(TD_WORD_MODE(w) == TD_MODE_CONSUMED) ? TD_E_STALE                    \
+     : TD_UNLIKELY(TD_WORD_MODE(w) == TD_MODE_SHARED) ? TD_E_SHARED : TD_OK)
 
 int (td_task_status)(td_task t, td_status *out)
 {
@@ -171,6 +167,15 @@ static void task_read_outcome(const td_source *s, uint32_t w, td_outcome *out)
     out->error.cancel = s->error.cancel;
 }
 
+/* The consumer's release of a completed, mortal source: CONSUMED for the sources that keep
+ * their version until their owner resets them (manual completion sources); the others'
+ * release stores the next version. */
+#define task_consume(s, w)                                                              \
+    do {                                                                                \
+        td_atomic_store_release_u32(&(s)->word, ((w) & ~TD_WORD_MODE_MASK) | TD_MODE_CONSUMED); \
+        (s)->ops->release(s);                                                           \
+    } while (0)
+
 /* Consumption (task.h): the single consumer reads the completed outcome and releases the
  * source, whose release store of the next version makes every later query with this token
  * stale. No read-modify-write: once the status is final no other party writes the word (the
@@ -189,13 +194,22 @@ static int task_get(td_source *s, uint32_t token, td_outcome *out)
         /* someone else's waiter (single consumer), or a racing completer still writing */
         return TD_WORD_MODE(w) == TD_MODE_AWAITED ? TD_E_AWAITED : TD_E_PENDING;
     task_read_outcome(s, w, out);
-    if (!(w & TD_WORD_IMMORTAL)) {
-        /* CONSUMED for the sources that keep their version until their owner resets them
-         * (manual completion sources); the others' release stores the next version. */
-        td_atomic_store_release_u32(&s->word, (w & ~TD_WORD_MODE_MASK) | TD_MODE_CONSUMED);
-        s->ops->release(s);
-    }
+    if (!(w & TD_WORD_IMMORTAL))
+        task_consume(s, w);
     return TD_OK;
+}
+
+int td_source_take_success_(td_source *s, uint32_t token, int64_t *value)
+{
+    if (s->ops->get != NULL)
+        return 0;
+    uint32_t w = td_atomic_load_u32(&s->word);
+    if (task_check(w, token) != TD_OK || TD_WORD_STATUS(w) != TD_SUCCEEDED ||
+        (w & (TD_WORD_CLAIMED | TD_WORD_IMMORTAL)))
+        return 0;
+    *value = s->value;
+    task_consume(s, w);
+    return 1;
 }
 
 int (td_task_get)(td_task t, td_outcome *out)

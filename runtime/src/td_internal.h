@@ -91,23 +91,9 @@ td_task td_wait_no_loop_(void);
 
 /* Consumption's common case, for the resumption (td_runner_take_): a protocol source whose
  * task succeeded and is not shared, consumed by its single consumer (task.h) with the
- * value handed over directly. 1: consumed, *value set; 0: anything else (a stamp source, a
- * custom source, a fault, a stale or shared token), for td_task_get_from_ to answer. */
-static inline int td_source_take_success_(td_source *s, uint32_t token, int64_t *value)
-{
-    if (s->ops->get != NULL)
-        return 0;
-    uint32_t w = td_atomic_load_u32(&s->word);
-    uint32_t mode = TD_WORD_MODE(w);
-    if (TD_WORD_VERSION(w) != token || TD_WORD_STATUS(w) != TD_SUCCEEDED ||
-        mode == TD_MODE_CONSUMED || mode == TD_MODE_SHARED ||
-        (w & (TD_WORD_CLAIMED | TD_WORD_IMMORTAL | TD_WORD_STAMPED)))
-        return 0;
-    *value = s->value;
-    td_atomic_store_release_u32(&s->word, (w & ~TD_WORD_MODE_MASK) | TD_MODE_CONSUMED);
-    s->ops->release(s);
-    return 1;
-}
+ * value handed over directly. 1: consumed, *value set; 0: anything else (a custom source, a
+ * fault, a stale or shared token), for td_task_get_from_ to answer. */
+int td_source_take_success_(td_source *s, uint32_t token, int64_t *value);
 
 /* td_task_get of {s, token} (s not NULL) without building the task value. */
 int td_task_get_from_(td_source *s, uint32_t token, td_outcome *out);
