@@ -113,19 +113,22 @@ int td_backend_include_dirs(const char *root, char **dirs, int max);
  * Returns how many were written (each malloc'd), 0 if none. */
 int td_backend_subject_libs(const char *root, const char *subject, char **libs, int max);
 
-/* Under AddressSanitizer (the tools' sanitized build) a module is never unloaded: its handle
- * is kept (td_backend_keep_loaded) so that a subject's pooled objects, held until the process
- * exits like any pool's, stay reachable from its globals and LeakSanitizer reports only real
- * leaks. An unloaded module's globals are gone and every pooled object would read as leaked. */
+/* TD_ASAN_BUILD: built with AddressSanitizer (the tools' sanitized build, TD_SANITIZE_TOOLS;
+ * clang says so through __has_feature, gcc through __SANITIZE_ADDRESS__). The player's shell
+ * then counts allocations through ASan's hooks (players/shell/alloc.c), and a module is never
+ * unloaded: its handle is kept (td_backend_keep_loaded) so that a subject's pooled objects,
+ * held until the process exits like any pool's, stay reachable from its globals and
+ * LeakSanitizer reports only real leaks (an unloaded module's globals are gone and every
+ * pooled object would read as leaked). */
 #if defined(__has_feature)
 #  if __has_feature(address_sanitizer)
-#    define TD_BACKEND_KEEP_LOADED 1
+#    define TD_ASAN_BUILD 1
 #  endif
 #endif
-#if defined(__SANITIZE_ADDRESS__) && !defined(TD_BACKEND_KEEP_LOADED)
-#  define TD_BACKEND_KEEP_LOADED 1
+#if defined(__SANITIZE_ADDRESS__) && !defined(TD_ASAN_BUILD)
+#  define TD_ASAN_BUILD 1
 #endif
-#ifdef TD_BACKEND_KEEP_LOADED
+#ifdef TD_ASAN_BUILD
 /* Remember a module handle until exit (a static root LeakSanitizer scans). 0, or -1 when the
  * table is full (the caller then unloads as usual). */
 int td_backend_keep_loaded(void *handle);

@@ -346,7 +346,7 @@ out:
     return rc;
 }
 
-#ifdef TD_BACKEND_KEEP_LOADED
+#ifdef TD_ASAN_BUILD
 static void *backend_kept[256];
 static int backend_nkept;
 

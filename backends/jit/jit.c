@@ -178,7 +178,7 @@ static int jit_load(const char *path, const td_backend_options *o, td_backend_mo
 
 static void jit_unload(td_backend_module *m)
 {
-#ifdef TD_BACKEND_KEEP_LOADED
+#ifdef TD_ASAN_BUILD
     if (m->handle && td_backend_keep_loaded(m->handle) == 0)
         m->handle = NULL;
 #endif

@@ -23,18 +23,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "shell.h"
+#include "shell.h"     /* backend.h: TD_ASAN_BUILD */
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TD_ALLOC_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) && !defined(TD_ALLOC_ASAN)
-#define TD_ALLOC_ASAN 1
-#endif
-
-#ifndef TD_ALLOC_ASAN
+#ifndef TD_ASAN_BUILD
 extern void *__libc_malloc(size_t n);
 extern void *__libc_calloc(size_t n, size_t m);
 extern void *__libc_realloc(void *p, size_t n);
@@ -125,7 +116,7 @@ TD_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 TD_EXPORT void *valloc(size_t n) { return counted(__libc_valloc(n), n); }
 TD_EXPORT void *pvalloc(size_t n) { return counted(__libc_pvalloc(n), n); }
 
-#else /* TD_ALLOC_ASAN: count through the sanitizer's hooks */
+#else /* TD_ASAN_BUILD: count through the sanitizer's hooks */
 #include <malloc.h>
 #include <sanitizer/allocator_interface.h>
 #include <stdlib.h>
@@ -156,7 +147,7 @@ __attribute__((constructor)) static void td_alloc_install_hooks(void)
 {
     __sanitizer_install_malloc_and_free_hooks(td_alloc_hook, td_free_hook);
 }
-#endif /* TD_ALLOC_ASAN */
+#endif /* TD_ASAN_BUILD */
 
 void td_player_alloc_read(td_player_alloc_counts *out)
 {
