@@ -198,7 +198,7 @@ int td_runner_take_(td_runner *r, int propagate, int64_t *value_out)
         return 0;
     }
     int64_t value;
-    if (propagate && td_source_take_success_(s, token, &value)) {
+    if (propagate && TD_SOURCE_TAKE_SUCCESS_(s, token, &value)) {
         r->awaiting.task.source = NULL;
         if (value_out)
             *value_out = value;

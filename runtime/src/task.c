@@ -184,6 +184,8 @@ static void task_read_outcome(const td_source *s, uint32_t w, td_outcome *out)
  * does not arbitrate (a shared handle, td_shared, is the way to give a task to several). */
 static int task_get(td_source *s, uint32_t token, td_outcome *out)
 {
+    if (TD_SOURCE_CONSUME_SUCCESS_(s, token, out))  /* the inline fast path's, for tcc */
+        return TD_OK;
     if (s->ops->get)
         return s->ops->get(s, token, out);
     uint32_t w = td_atomic_load_u32(&s->word);
@@ -197,19 +199,6 @@ static int task_get(td_source *s, uint32_t token, td_outcome *out)
     if (!(w & TD_WORD_IMMORTAL))
         task_consume(s, w);
     return TD_OK;
-}
-
-int td_source_take_success_(td_source *s, uint32_t token, int64_t *value)
-{
-    if (s->ops->get != NULL)
-        return 0;
-    uint32_t w = td_atomic_load_u32(&s->word);
-    if (task_check(w, token) != TD_OK || TD_WORD_STATUS(w) != TD_SUCCEEDED ||
-        (w & (TD_WORD_CLAIMED | TD_WORD_IMMORTAL)))
-        return 0;
-    *value = s->value;
-    task_consume(s, w);
-    return 1;
 }
 
 int (td_task_get)(td_task t, td_outcome *out)

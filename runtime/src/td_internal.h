@@ -89,12 +89,6 @@ void td_wait_abandon_(td_source *held, uint32_t token);
 /* The task a wait returns when it has no loop (TD_ERR_NO_LOOP). */
 td_task td_wait_no_loop_(void);
 
-/* Consumption's common case, for the resumption (td_runner_take_): a protocol source whose
- * task succeeded and is not shared, consumed by its single consumer (task.h) with the
- * value handed over directly. 1: consumed, *value set; 0: anything else (a custom source, a
- * fault, a stale or shared token), for td_task_get_from_ to answer. */
-int td_source_take_success_(td_source *s, uint32_t token, int64_t *value);
-
 /* td_task_get of {s, token} (s not NULL) without building the task value. */
 int td_task_get_from_(td_source *s, uint32_t token, td_outcome *out);
 

@@ -170,13 +170,21 @@ TD_INLINE int td_runner_await_frame_now_(td_runner *r, td_timing t, int yield)
 #endif
 
 /* The resumption's fast path (inline): a source-free task or a reached stamp source (frame
- * waits) succeeded and needs no consumption; anything else takes td_runner_take_. */
+ * waits) succeeded and needs no consumption; a succeeded protocol source is consumed inline
+ * (TD_SOURCE_TAKE_SUCCESS_); anything else takes td_runner_take_. */
 TD_INLINE int td_runner_take_now_(td_runner *r, int64_t *value_out)
 {
     td_source *s = r->awaiting.task.source;
+    int64_t value;
     if (s == NULL) {
         if (value_out)
             *value_out = r->awaiting.value;
+        return 0;
+    }
+    if (TD_SOURCE_TAKE_SUCCESS_(s, r->awaiting.task.token, &value)) {
+        r->awaiting.task.source = NULL;
+        if (value_out)
+            *value_out = value;
         return 0;
     }
     if (td_source_stamp_reached_(s, r->awaiting.task.token)) {

@@ -28,6 +28,9 @@
  *     not arbitrate; a shared handle (shared.h) gives one task to several consumers, and
  *     its own consumption is a CAS to mode CONSUMED.
  *   - every completion writes the value and error slots (no error: a zero record).
+ *   - a custom source (ops->get set: frame markers, shared handles, switches) never has
+ *     status SUCCEEDED in its word, so one compare of the word (TD_WORD_CONSUMABLE_)
+ *     tells a protocol source ready for the consumption fast path without loading its ops.
  *   - a source whose pool was full when it was released is freed; like any freed object
  *     it must not be queried again (the pools keep SourcePoolCapacity sources alive).
  */
@@ -207,15 +210,61 @@ TD_INLINE int td_task_status_fast_(td_task t, td_status *out)
     return (td_task_status)(t, out);
 }
 
+/* The word of a protocol source whose task `token` succeeded and may be consumed by its
+ * single consumer: the version, status SUCCEEDED, mode NONE or AWAITED (the awaiter is
+ * the consumer), not claimed, immortal or stamped: (word & ~TD_MODE_AWAITED) compared once.
+ * Tokens are 24-bit (TD_TOKEN_MASK), as every token the runtime issues is. */
+#define TD_WORD_SUCCEEDED_AT_(token) (((uint32_t)(token) << TD_WORD_VERSION_SHIFT) | (uint32_t)TD_SUCCEEDED)
+#define TD_WORD_CONSUMABLE_(w, token) (((w) & ~TD_MODE_AWAITED) == TD_WORD_SUCCEEDED_AT_(token))
+
+/* Consumption's common case (the invariants above): a succeeded protocol source's outcome is
+ * copied out, then mode CONSUMED and the source's release (the next version and its pool, or
+ * CONSUMED kept until the owner resets it) with plain release stores. A statement expression:
+ * tcc, which never inlines, pays no call for it. 1: consumed; 0: anything else (a custom
+ * source, a fault, a stale, shared or pending token), for the out-of-line protocol. */
+#define TD_SOURCE_CONSUME_SUCCESS_(s, token, out)                                        \
+    ({  td_source *td_cs_ = (s);                                                        \
+        uint32_t td_cw_ = td_atomic_load_u32(&td_cs_->word);                            \
+        int td_ct_ = TD_WORD_CONSUMABLE_(td_cw_, (token));                              \
+        if (TD_LIKELY(td_ct_)) {                                                        \
+            (out)->status = TD_SUCCEEDED;                                               \
+            (out)->value = td_cs_->value;                                               \
+            (out)->error.code = td_cs_->error.code;                                     \
+            (out)->error.message = td_cs_->error.message;                               \
+            (out)->error.cancel = td_cs_->error.cancel;                                 \
+            td_atomic_store_release_u32(&td_cs_->word, td_cw_ | TD_MODE_CONSUMED);      \
+            td_cs_->ops->release(td_cs_);                                               \
+        }                                                                               \
+        td_ct_; })
+
+/* The same for a consumer that needs only the value (the resumption's take): `*(valp)` is
+ * set when consumed. */
+#define TD_SOURCE_TAKE_SUCCESS_(s, token, valp)                                          \
+    ({  td_source *td_ts_ = (s);                                                        \
+        uint32_t td_tw_ = td_atomic_load_u32(&td_ts_->word);                            \
+        int td_tt_ = TD_WORD_CONSUMABLE_(td_tw_, (token));                              \
+        if (TD_LIKELY(td_tt_)) {                                                        \
+            *(valp) = td_ts_->value;                                                    \
+            td_atomic_store_release_u32(&td_ts_->word, td_tw_ | TD_MODE_CONSUMED);      \
+            td_ts_->ops->release(td_ts_);                                               \
+        }                                                                               \
+        td_tt_; })
+
 TD_INLINE int td_task_get_fast_(td_task t, td_outcome *out)
 {
-    if (t.source == NULL || td_source_stamp_reached_(t.source, t.token)) {
+    if (t.source == NULL) {
         td_outcome_succeeded_(out, 0);
         return TD_OK;
     }
     /* Through a local: the caller's outcome never escapes, so it can live in registers. */
     td_outcome o;
-    int rc = (td_task_get)(t, &o);
+    int rc = TD_OK;
+    if (TD_SOURCE_CONSUME_SUCCESS_(t.source, t.token, &o))
+        ;
+    else if (td_source_stamp_reached_(t.source, t.token))
+        td_outcome_succeeded_(&o, 0);
+    else
+        rc = (td_task_get)(t, &o);
     *out = o;
     return rc;
 }
@@ -226,12 +275,14 @@ TD_INLINE int td_task_i64_get_fast_(td_task_i64 t, td_outcome *out)
         td_outcome_succeeded_(out, t.value);
         return TD_OK;
     }
-    if (td_source_stamp_reached_(t.task.source, t.task.token)) {
-        td_outcome_succeeded_(out, 0);
-        return TD_OK;
-    }
     td_outcome o;
-    int rc = (td_task_i64_get)(t, &o);
+    int rc = TD_OK;
+    if (TD_SOURCE_CONSUME_SUCCESS_(t.task.source, t.task.token, &o))
+        ;
+    else if (td_source_stamp_reached_(t.task.source, t.task.token))
+        td_outcome_succeeded_(&o, 0);
+    else
+        rc = (td_task_i64_get)(t, &o);
     *out = o;
     return rc;
 }
