@@ -184,8 +184,6 @@ static void task_read_outcome(const td_source *s, uint32_t w, td_outcome *out)
  * does not arbitrate (a shared handle, td_shared, is the way to give a task to several). */
 static int task_get(td_source *s, uint32_t token, td_outcome *out)
 {
-    if (TD_SOURCE_CONSUME_SUCCESS_(s, token, out))  /* the inline fast path's, for tcc */
-        return TD_OK;
     if (s->ops->get)
         return s->ops->get(s, token, out);
     uint32_t w = td_atomic_load_u32(&s->word);
@@ -204,14 +202,12 @@ static int task_get(td_source *s, uint32_t token, td_outcome *out)
 int (td_task_get)(td_task t, td_outcome *out)
 {
     if (t.source == NULL) {
-        out->status = TD_SUCCEEDED;
-        out->value = 0;
-        out->error.code = 0;
-        out->error.message = NULL;
-        out->error.cancel = NULL;
+        td_outcome_succeeded_(out, 0);
         return TD_OK;
     }
-    /* The inline fast path's check, for callers that reach here directly (tcc: no inline). */
+    /* The inline fast path's checks, for callers that reach here directly (tcc: no inline). */
+    if (TD_SOURCE_CONSUME_SUCCESS_(t.source, t.token, out))
+        return TD_OK;
     if (td_source_stamp_reached_(t.source, t.token)) {
         td_outcome_succeeded_(out, 0);
         return TD_OK;
@@ -231,13 +227,11 @@ int td_task_get_from_(td_source *s, uint32_t token, td_outcome *out)
 int (td_task_i64_get)(td_task_i64 t, td_outcome *out)
 {
     if (t.task.source == NULL) {
-        out->status = TD_SUCCEEDED;
-        out->value = t.value;
-        out->error.code = 0;
-        out->error.message = NULL;
-        out->error.cancel = NULL;
+        td_outcome_succeeded_(out, t.value);
         return TD_OK;
     }
+    if (TD_SOURCE_CONSUME_SUCCESS_(t.task.source, t.task.token, out))
+        return TD_OK;
     return task_get(t.task.source, t.task.token, out);
 }
 

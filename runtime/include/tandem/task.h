@@ -143,23 +143,33 @@ typedef struct td_task {
     uint32_t token;
 } td_task;
 
-typedef struct td_task_i64 {
-    td_task task;           /* the untyped view */
-    int64_t value;          /* the result when task.source is NULL */
+/* A typed task: 16 bytes, so both compilers pass and return it in two registers (tcc copies a
+ * 24-byte struct through memory with memmove). The result shares the second word with the
+ * token: `value` is the result when task.source is NULL, and means nothing otherwise; write
+ * the source first and the value (or the token) last. `t.task` is the untyped view. */
+typedef union td_task_i64 {
+    td_task task;           /* the untyped view: {source, token} */
+    struct {
+        td_source *source_; /* the same as task.source */
+        int64_t value;      /* the result when task.source is NULL */
+    };
 } td_task_i64;
+
+typedef char td_task_i64_is_16_bytes_[sizeof(td_task_i64) == 16 ? 1 : -1];
 
 /* Constant initialisers: usable in static data before td_runtime_init. */
 #define TD_COMPLETED_INIT { NULL, 0 }
-#define TD_FROM_RESULT_INIT(v) { { NULL, 0 }, (int64_t)(v) }
+#define TD_FROM_RESULT_INIT(v) { .source_ = NULL, .value = (int64_t)(v) }
 
 /* Field by field, never an initialiser or a struct assignment: under tcc a padded initialiser
  * is a memset call and a struct assignment a memmove call (the same code under clang). */
 static inline td_task td_completed(void) { td_task t; t.source = NULL; t.token = 0; return t; }
 static inline td_task_i64 td_from_result(int64_t v)
-{ td_task_i64 t; t.task.source = NULL; t.task.token = 0; t.value = v; return t; }
+{ td_task_i64 t; t.task.source = NULL; t.value = v; return t; }
 static inline td_task td_task_of(td_source *s, uint32_t token) { td_task t; t.source = s; t.token = token; return t; }
+/* value 0 first, then the token over its low half: a source-free view (token 0) reads 0. */
 static inline td_task_i64 td_task_i64_of(td_task t)
-{ td_task_i64 r; r.task.source = t.source; r.task.token = t.token; r.value = 0; return r; }
+{ td_task_i64 r; r.task.source = t.source; r.value = 0; r.task.token = t.token; return r; }
 
 /* A faulted task (pooled source: trivial to make, released when consumed). When no source
  * can be rented the task is still faulted, on a static source: TD_ERR_NOT_INITIALIZED
