@@ -96,7 +96,8 @@ int td_method_set_capacity(td_method *m, uint32_t capacity);
 /* Rent a runner with a zeroed frame (allocates only when the pool is empty). */
 td_runner *td_runner_rent(td_method *m);
 static inline void *td_runner_frame(td_runner *r) { return (void *)r->frame; }
-#define TD_FRAME(r, F) ((F *)td_runner_frame(r))
+/* A cast of the member, not a call of td_runner_frame: tcc never inlines. */
+#define TD_FRAME(r, F) ((F *)(void *)(r)->frame)
 /* Run the step to its first suspension and return the method's task. A method that
  * completes synchronously with success returns a source-free task and its runner is
  * back in the pool already. */
