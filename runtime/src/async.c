@@ -53,11 +53,18 @@ td_runner *td_runner_rent(td_method *m)
     return r;
 }
 
-/* The first step with flow on: like an async method's builder, the caller's context
- * survives the call whatever the method does to it. Kept out of line so the flow-off
- * start stays small enough to inline (runtime/contract.json). */
-static TD_NOINLINE void runner_first_step_flowing(td_runner *r)
+/* The first step with tracking or flow on (both off by default): tracking records the
+ * rental; with flow on, like an async method's builder, the caller's context survives the
+ * call whatever the method does to it. Out of line, behind one branch on both settings, so
+ * the default start stays small enough to inline (runtime/contract.json). */
+static TD_NOINLINE void runner_first_step_observed(td_runner *r, uint32_t token)
 {
+    if (td_runtime_settings.tracking)
+        td_tracking_begin_(r, token);
+    if (!td_runtime_settings.flow) {
+        r->method->step(r, r->frame);
+        return;
+    }
     void *caller = td_context_current();
     r->method->step(r, r->frame);
     td_context_restore_(caller);
@@ -67,17 +74,16 @@ static TD_NOINLINE void runner_first_step_flowing(td_runner *r)
  * a synchronous completion lands there, not in the word. On success nobody else can hold
  * the token yet, so the runner goes straight back to its pool; a fault or cancellation is
  * published with a plain release store (still nobody to race with). After a suspension
- * only the local `sync` is read: the runner may already be running elsewhere. */
+ * only the local `sync` is read: the runner may already be running elsewhere.
+ * 1: completed with success, *value set; 0: the task is {r, *token}. */
 TD_INLINE int runner_start(td_runner *r, uint32_t *token, int64_t *value)
 {
     uint32_t sync = TD_PENDING;
     uint32_t w = td_atomic_load_u32(&r->source.word);
     *token = TD_WORD_VERSION(w);
-    if (TD_UNLIKELY(td_runtime_settings.tracking))
-        td_tracking_begin_(r, *token);
     r->sync = &sync;
-    if (TD_UNLIKELY(td_runtime_settings.flow))
-        runner_first_step_flowing(r);
+    if (TD_UNLIKELY(td_runtime_settings.tracking | td_runtime_settings.flow))
+        runner_first_step_observed(r, *token);
     else
         r->method->step(r, r->frame);
     if (TD_LIKELY(sync == TD_SUCCEEDED)) {
@@ -91,23 +97,59 @@ TD_INLINE int runner_start(td_runner *r, uint32_t *token, int64_t *value)
     }
     return 0;
 }
+#if !TD_PORT_INLINES
+/* tcc never inlines: the same as a statement expression, so td_runner_start pays no call. */
+#define runner_start(r, tokp, valp)                                                     \
+    ({  uint32_t rs_sync_ = TD_PENDING, rs_done_ = 0;                                  \
+        uint32_t rs_w_ = td_atomic_load_u32(&(r)->source.word);                        \
+        *(tokp) = TD_WORD_VERSION(rs_w_);                                               \
+        (r)->sync = &rs_sync_;                                                          \
+        if (td_runtime_settings.tracking | td_runtime_settings.flow)                    \
+            runner_first_step_observed((r), *(tokp));                                   \
+        else                                                                            \
+            (r)->method->step((r), (r)->frame);                                         \
+        if (rs_sync_ == TD_SUCCEEDED) {                                                 \
+            *(valp) = (r)->source.value;                                                \
+            runner_release(&(r)->source);                                               \
+            rs_done_ = 1;                                                               \
+        } else if (rs_sync_ != TD_PENDING) {                                            \
+            (r)->sync = NULL;                                                           \
+            td_atomic_store_release_u32(&(r)->source.word, (rs_w_ & ~TD_WORD_STATUS_MASK) | rs_sync_); \
+        }                                                                               \
+        rs_done_; })
+#endif
 
+/* The task values are written field by field (td_completed / td_from_result would be calls
+ * under tcc). */
 td_task td_runner_start(td_runner *r)
 {
     uint32_t token;
     int64_t value;
-    if (runner_start(r, &token, &value))
-        return td_completed();
-    return td_task_of(&r->source, token);
+    td_task t;
+    if (runner_start(r, &token, &value)) {
+        t.source = NULL;
+        t.token = 0;
+    } else {
+        t.source = &r->source;
+        t.token = token;
+    }
+    return t;
 }
 
 td_task_i64 td_runner_start_i64(td_runner *r)
 {
     uint32_t token;
     int64_t value;
-    if (runner_start(r, &token, &value))
-        return td_from_result(value);
-    return td_task_i64_of(td_task_of(&r->source, token));
+    td_task_i64 t;
+    if (runner_start(r, &token, &value)) {
+        t.task.source = NULL;
+        t.value = value;
+    } else {
+        t.task.source = &r->source;
+        t.value = 0;
+        t.task.token = token;
+    }
+    return t;
 }
 
 void td_runner_move_next(void *arg)

@@ -19,12 +19,11 @@ volatile uintptr_t td_pool_owner_thread_;
 
 void td_pool_set_owner_thread(uintptr_t thread) { td_pool_owner_thread_ = thread; }
 
-/* 1 on the owner thread: the unlocked segment is ours. */
-static int pool_on_owner(void)
-{
-    uintptr_t owner = td_pool_owner_thread_;
-    return owner != 0 && owner == td_thread_self();
-}
+/* 1 on the owner thread: the unlocked segment is ours. A statement expression: tcc, which
+ * never inlines, pays no call for it on every rent and return. */
+#define pool_on_owner()                                                                 \
+    ({  uintptr_t pool_owner_ = td_pool_owner_thread_;                                  \
+        pool_owner_ != 0 && pool_owner_ == td_thread_self(); })
 
 static void pool_free_object(td_pool *p, void *obj)
 {

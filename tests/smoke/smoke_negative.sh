@@ -58,7 +58,7 @@ expect_only_case() {
 # 11: TD_END (how an untyped method completes) resets the resume point after completing, so
 # a worker still unwinding from it corrupts the rental the main thread took meanwhile.
 expect_only_case 11 include/tandem/async.h \
-    '#define TD_END(r) } td_runner_finish_((r), TD_SUCCEEDED, 0, NULL); return' \
+    '#define TD_END(r) } TD_RETURN_VALUE((r), 0)' \
     '#define TD_END(r) } td_runner_finish_((r), TD_SUCCEEDED, 0, NULL); (r)->resume = 0; return' \
     smoke_workers.c 'SMOKE_EQ(1, second.entered)'
 

@@ -257,10 +257,22 @@ TD_INLINE int td_runner_take_now_(td_runner *r, int64_t *value_out)
         td_runner_take_((r), 0, NULL);                                                 \
     } while (0)
 
-#define TD_RETURN(r) do { td_runner_finish_((r), TD_SUCCEEDED, 0, NULL); return; } while (0)
-#define TD_RETURN_VALUE(r, v) do { td_runner_finish_((r), TD_SUCCEEDED, (int64_t)(v), NULL); return; } while (0)
+/* A success inside td_runner_start (r->sync set) is reported in place, as td_runner_finish_
+ * would: tcc pays no call for the synchronous completion. */
+#define TD_RETURN_VALUE(r, v)                                                          \
+    do {                                                                               \
+        int64_t td_rv_ = (int64_t)(v);                                                 \
+        if ((r)->sync) {                                                               \
+            (r)->source.value = td_rv_;                                                \
+            *(r)->sync = (uint32_t)TD_SUCCEEDED;                                       \
+            return;                                                                    \
+        }                                                                              \
+        td_runner_finish_((r), TD_SUCCEEDED, td_rv_, NULL);                            \
+        return;                                                                        \
+    } while (0)
+#define TD_RETURN(r) TD_RETURN_VALUE((r), 0)
 #define TD_FAIL(r, code, msg) do { td_error e_ = { (code), (msg), NULL }; td_runner_finish_((r), TD_FAULTED, 0, &e_); return; } while (0)
 #define TD_CANCEL(r, cs) do { td_error e_ = { TD_ERR_CANCELED, "canceled", (cs) }; td_runner_finish_((r), TD_CANCELED, 0, &e_); return; } while (0)
-#define TD_END(r) } td_runner_finish_((r), TD_SUCCEEDED, 0, NULL); return
+#define TD_END(r) } TD_RETURN_VALUE((r), 0)
 
 #endif /* TANDEM_ASYNC_H */

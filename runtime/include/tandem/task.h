@@ -195,21 +195,24 @@ int td_task_i64_get(td_task_i64 t, td_outcome *out);
  * another thread). TD_DONE: already complete, not registered. Negative: error. */
 int td_task_on_completed(td_task t, td_continuation_fn fn, void *arg);
 
-/* 1 when s is a stamp source whose stamp reached `token` (TD_WORD_STAMPED). */
-TD_INLINE int td_source_stamp_reached_(const td_source *s, uint32_t token)
-{
-    return (td_atomic_load_u32((volatile uint32_t *)&s->word) & TD_WORD_STAMPED) &&
-           (int32_t)(td_atomic_load_u32((volatile uint32_t *)s->cont_arg) - token) >= 0;
-}
+/* 1 when s is a stamp source whose stamp reached `token` (TD_WORD_STAMPED). This and the
+ * next are macros, not inline functions: tcc, which never inlines, would pay a call for each
+ * on every query. */
+#define td_source_stamp_reached_(s, token)                                              \
+    ({  const td_source *td_sr_ = (s);                                                  \
+        (td_atomic_load_u32((volatile uint32_t *)&td_sr_->word) & TD_WORD_STAMPED) &&   \
+        (int32_t)(td_atomic_load_u32((volatile uint32_t *)td_sr_->cont_arg) - (token)) >= 0; })
 
-TD_INLINE void td_outcome_succeeded_(td_outcome *out, int64_t value)
-{
-    out->status = TD_SUCCEEDED;
-    out->value = value;
-    out->error.code = 0;
-    out->error.message = NULL;
-    out->error.cancel = NULL;
-}
+/* A succeeded outcome with `value` and no error record. */
+#define td_outcome_succeeded_(out, v)                                                   \
+    do {                                                                                \
+        td_outcome *td_os_ = (out);                                                     \
+        td_os_->status = TD_SUCCEEDED;                                                  \
+        td_os_->value = (v);                                                            \
+        td_os_->error.code = 0;                                                         \
+        td_os_->error.message = NULL;                                                   \
+        td_os_->error.cancel = NULL;                                                    \
+    } while (0)
 
 TD_INLINE int td_task_status_fast_(td_task t, td_status *out)
 {
