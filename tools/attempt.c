@@ -322,7 +322,7 @@ static int attempt_options(att *a, int argc, char **argv)
     a->baseline = tl_opt_str(&o, "baseline", NULL);
     const char *subjects = tl_opt_str(&o, "subjects", a->def_subjects);
     /* --subjects names its own peers: every one after the first but the lower bound */
-    if (tl_opt_given(&o, "subjects")) a->ngate_peers = 0;
+    a->subjects_given = tl_opt_given(&o, "subjects") > 0;
     const char *backends = tl_opt_str(&o, "backends", a->def_backends);
     const char *fault = tl_opt_str(&o, "test-fault", NULL);
     a->quick = tl_opt_given(&o, "quick") > 0;
