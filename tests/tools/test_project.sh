@@ -46,12 +46,36 @@ run 2 "--project with --root" "$T" stage --project "$P" --root "$P" --out "$W/st
 expect "give --project or --root, not both" "--project with --root"
 run 1 "--project without tandem.json" "$T" stage --project "$W" --out "$W/st3"
 expect "no tandem.json there" "--project without tandem.json"
-for verb in stage attempt bench smoke; do
+for verb in stage attempt bench smoke gate inspect demo; do
   run 0 "$verb --help names --project" "$T" $verb --help
   expect "--project DIR" "$verb --help"
+  expect "nearest tandem.json" "$verb --help gives the default rule"
 done
 run 1 "smoke of a project without a smoke suite" "$T" smoke --project "$P" --out "$W/sm"
 expect "$P/tandem.json: smoke: the project names no smoke suite" "smoke without a smoke suite"
+# tandem demo: the project's demo suite on its gate subject; refused without one
+run 1 "demo of a project without a demo suite" "$T" demo --project "$P" --out "$W/demo"
+expect "$P/tandem.json: suites.demo: the project names no demo suite" "demo without a demo suite"
+[ ! -e "$W/demo" ] && pass || fail "demo without a demo suite: $W/demo was created"
+D=$W/rt   # Tandem's runtime under a subject name of its own (demo, smoke), found upward
+mkdir -p "$D/sub"
+cat >"$D/tandem.json" <<'JSON'
+{"tandemProject": 1, "name": "rt",
+ "runtime": {"sources": "@tandem/runtime/src", "include": "@tandem/runtime/include"},
+ "subjects": {"rt": {"folder": "@tandem/players/subjects/tandem"}},
+ "suites": {"demo": "@tandem/players/suites/demo", "smoke": "@tandem/players/suites/smoke"}, "smoke": "smoke",
+ "gate": {"subject": "rt"}}
+JSON
+(cd "$D/sub" && run 0 "demo of a project's demo suite" "$T" demo --out "$W/demo-rt") && pass
+expect "demo: both players ran the same demo suite on subject rt and passed" "demo of a project's demo suite"
+for b in aot jit; do
+  python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert [s["name"] for s in d["subjects"]] == ["rt"], d["subjects"]' \
+    "$W/demo-rt/$b/demo-$b.json" && pass || fail "demo report $b: subject rt"
+done
+[ -f "$W/demo-rt/staging/staging.json" ] && pass || fail "demo: the project was not staged"
+# tandem smoke runs the project's smoke suite on the gate subject's module, whatever its name
+(cd "$D/sub" && run 0 "smoke on subject rt" "$T" smoke --backend jit --out "$W/smoke-rt") && pass
+expect "jit: 42/42 cases passed" "smoke on subject rt"
 
 # refusals: each names the file and the field
 refuse() {  # refuse PY_EDIT FIELD_AND_REASON
