@@ -202,17 +202,6 @@ int td_verb_build(int argc, char **argv)
     int e = tl_mkdirs(outabs);
     if (e) { tl_error(outabs, "--out", "cannot create: %s", tl_strerror(e)); goto done; }
 
-    /* The ABI header: staged with the sources, else (older staging) the source tree's. */
-    char *hdr = tl_join(root, "players/include/tandem_player.h");
-    int have_hdr = tl_is_file(hdr);
-    free(hdr);
-    char fallback_inc[PATH_MAX];
-    snprintf(fallback_inc, sizeof fallback_inc, "%s/players/include", TANDEM_SOURCE_DIR);
-    const char *extra_inc[2] = { have_hdr ? NULL : fallback_inc, NULL };
-    if (!have_hdr)
-        fprintf(stderr, "tandem build: warning: %s has no players/include/tandem_player.h; using %s "
-                        "(stage players/include to make the build self-contained)\n", root, fallback_inc);
-
     /* Content hash: staging.json's stagingHash, else one computed the same way. */
     char staging_hash[TL_SHA256_HEX] = "", build_id[TL_SHA256_HEX];
     tl_strlist all = { 0 };
@@ -250,6 +239,19 @@ int td_verb_build(int argc, char **argv)
                         "manifest (stage it with `tandem stage` for a verifiable player)\n", root);
     }
     tl_strlist_free(&all);
+    /* The player ABI headers come with the sources: `tandem stage` stages Tandem's
+     * players/include with every project, so a staging without them is not one of its
+     * (a --root tree, or an old layout) and the build would not be self-contained. */
+    {
+        char *hdr = tl_join(root, "players/include/tandem_player.h");
+        int have_hdr = tl_is_file(hdr);
+        if (!have_hdr)
+            tl_error(hdr, NULL, "missing (or not a regular file): the staging has no player ABI headers "
+                     "(players/include); stage with `tandem stage`, which stages Tandem's players/include with "
+                     "every project, or add them to the --root tree");
+        free(hdr);
+        if (!have_hdr) goto done;
+    }
     tl_build_id(staging_hash, be->name, be->identity(), be->flags(), build_id);
 
     desc = cJSON_CreateObject();
@@ -281,7 +283,6 @@ int td_verb_build(int argc, char **argv)
         td_tu_free_list(included);
         td_tu_file_name(subject, tuname, sizeof tuname);
         td_backend_options o = { 0 };
-        o.include_dirs = extra_inc[0] ? extra_inc : NULL;
         o.name = subject;
         td_backend_result r;
         cJSON *js = cJSON_CreateObject();
@@ -335,17 +336,6 @@ int td_verb_build(int argc, char **argv)
                 tl_strlist_push(&outfiles, rel);
             }
             tl_strlist_free(&srcs);
-            if (!have_hdr) {   /* the ABI header travels with the JIT sources */
-                char *from = tl_join(fallback_inc, "tandem_player.h");
-                char *to = tl_join(srcroot, "players/include/tandem_player.h");
-                char hex[TL_SHA256_HEX];
-                uint64_t bytes;
-                int ce = tl_copy_hash(from, to, 0644, hex, &bytes);
-                free(from);
-                free(to);
-                if (ce) { tl_error(fallback_inc, NULL, "cannot copy tandem_player.h"); free(text); free(srcroot); goto done; }
-                tl_strlist_push(&outfiles, "src/players/include/tandem_player.h");
-            }
             snprintf(rel, sizeof rel, "src/%s", tuname);
             snprintf(tupath, sizeof tupath, "%s/%s", outabs, rel);
             if (write_text(tupath, text)) { free(text); free(srcroot); goto done; }

@@ -105,6 +105,22 @@ refuse 'del d["gate"]'                                'gate: missing'
 printf '{"tandemProject": 1,' >"$P/tandem.json"
 run 1 "truncated JSON" "$T" stage --project "$P" --out "$W/bad" && expect "$P/tandem.json" "truncated JSON"
 
+# a project's staging always holds Tandem's players/include (above); a --root tree without it
+# gives a staging the build refuses, naming the missing header (no fallback to Tandem's tree)
+R=$W/oldtree
+mkdir -p "$R/players"
+cp -r "$REPO/runtime" "$R/runtime"
+mkdir -p "$R/players/subjects" "$R/players/suites"
+cp -r "$REPO/players/subjects/callback" "$R/players/subjects/"
+cp -r "$REPO/players/suites/primary" "$R/players/suites/"
+run 0 "stage a --root tree without players/include" "$T" stage --root "$R" --out "$W/oldst"
+expect "default path players/include not present" "stage a --root tree without players/include"
+run 1 "build from a staging without players/include" "$T" build --backend jit --shell /bin/true \
+  --staging "$W/oldst" --out "$W/oldpl"
+expect "$W/oldst/players/include/tandem_player.h: missing (or not a regular file): the staging has no player ABI headers" \
+  "build from a staging without players/include"
+[ -z "$(ls -A "$W/oldpl" 2>/dev/null)" ] && pass || fail "the refused build wrote into $W/oldpl"
+
 # the repository's own project file stages its runtime, harness, subjects and suites
 run 0 "repository project" "$T" stage --project "$REPO" --out "$W/self"
 for f in runtime/src/task.c runtime/contract.json players/subjects/tandem players/suites/smoke; do
