@@ -1,6 +1,7 @@
 /*
- * build.c - `tandem build --backend aot|jit`: build a player folder from a staging
- * folder (or the working tree).
+ * build.c - `tandem build --backend aot|jit --staging DIR`: build a player folder from a
+ * staging folder (`tandem stage`; a folder without staging.json is built as it is, without
+ * a binary manifest).
  *
  * For every subject: generate ONE translation unit (backends/backend.h td_tu_generate),
  * then
@@ -39,9 +40,6 @@
 #include "tl_manifest.h"
 #include "tl_opt.h"
 
-#ifndef TANDEM_SOURCE_DIR
-#define TANDEM_SOURCE_DIR "."
-#endif
 #ifndef TANDEM_BINARY_DIR
 #define TANDEM_BINARY_DIR "build"
 #endif
@@ -51,7 +49,7 @@
 static const tl_opt build_opts[] = {
     { "backend", 0, TL_OPT_STR, "B", 0, 0, "aot or jit" },
     { "out", 0, TL_OPT_PATH, "DIR", 0, 0, "player folder (created)" },
-    { "staging", 0, TL_OPT_PATH, "DIR", 0, 0, "staging folder (default: the working tree " TANDEM_SOURCE_DIR ")" },
+    { "staging", 0, TL_OPT_PATH, "DIR", 0, 0, "the staging folder (`tandem stage [--project DIR] --out DIR`)" },
     { "subject", 0, TL_OPT_STR, "NAME", 0, 0, "subject under players/subjects/ (repeat; default: all)" },
     { "suite", 0, TL_OPT_STR, "NAME", 0, 0, "suite under players/suites/ (repeat; default: all)" },
     { "shell", 0, TL_OPT_PATH, "PATH", 0, 0, "the tandem-player binary (default: next to tandem)" },
@@ -61,7 +59,7 @@ static const tl_opt build_opts[] = {
 };
 
 static const tl_optspec build_spec = {
-    "tandem build", "--backend aot|jit --out DIR [--staging DIR] [--subject NAME]...\n[--suite NAME]... [--shell PATH]",
+    "tandem build", "--backend aot|jit --staging DIR --out DIR [--subject NAME]...\n[--suite NAME]... [--shell PATH]",
     "Build a player folder: one generated translation unit per subject (runtime +\n"
     "subject + suites), compiled by clang (aot: shared modules, LLVM IR, remarks) or\n"
     "copied with its sources for libtcc (jit: compiled at player start-up; checked here).",
@@ -174,13 +172,14 @@ int td_verb_build(int argc, char **argv)
     }
     tl_opt_free(&o);
     const td_backend *be = td_backend_find(backend_name);
-    if (!be || !out) {
-        fprintf(stderr, "tandem build: need --backend aot|jit and --out DIR (tandem build --help)\n");
+    if (!be || !out || !staging) {
+        fprintf(stderr, "tandem build: need --backend aot|jit, --staging DIR (a folder `tandem stage [--project DIR] "
+                        "--out DIR` wrote) and --out DIR (tandem build --help)\n");
         tl_strlist_free(&subjects);
         tl_strlist_free(&suites);
         return 2;
     }
-    char *root = tl_abspath(staging ? staging : TANDEM_SOURCE_DIR);
+    char *root = tl_abspath(staging);
     char *outabs = tl_abspath(out);
     char shell[PATH_MAX];
     char err[65536];
@@ -235,7 +234,7 @@ int td_verb_build(int argc, char **argv)
         }
         tl_staging_hash(recs, nr, staging_hash);
         free(recs);
-        fprintf(stderr, "tandem build: %s has no staging.json: building the working tree, no binary "
+        fprintf(stderr, "tandem build: %s has no staging.json: building it as it is, no binary "
                         "manifest (stage it with `tandem stage` for a verifiable player)\n", root);
     }
     tl_strlist_free(&all);

@@ -66,12 +66,34 @@ typedef struct src {
     uint64_t bytes;
     char sha[TL_SHA256_HEX];
     int exec;
-    const tl_mem_file *mem; /* --from-git */
+    const tl_mem_file *mem; /* in memory: a revision's (--from-git) or generated (link.libs) */
 } src;
 
 static int src_cmp(const void *a, const void *b)
 {
     return strcmp(((const src *)a)->path, ((const src *)b)->path);
+}
+
+/* Append in-memory files (a revision's, or generated) to the sources; they stay owned by
+ * their array. 0 ok, 1 out of memory (reported). */
+static int src_append_mem(src **s, size_t *ns, const tl_mem_file *m, size_t n)
+{
+    src *grown = realloc(*s, (*ns + n + 1) * sizeof **s);
+    if (!grown) {
+        tl_error("tandem stage", NULL, "out of memory");
+        return 1;
+    }
+    *s = grown;
+    for (size_t i = 0; i < n; i++) {
+        src *e = &grown[(*ns)++];
+        memset(e, 0, sizeof *e);
+        e->path = m[i].path;
+        e->bytes = m[i].len;
+        e->exec = m[i].exec;
+        e->mem = &m[i];
+        tl_sha256_buf(m[i].data, m[i].len, e->sha);
+    }
+    return 0;
 }
 
 static int path_inside(const char *p, const char *dir)
@@ -180,8 +202,8 @@ int td_verb_stage(int argc, char **argv)
     tl_strlist paths = { 0 }, listed = { 0 }, disk = { 0 };
     src *s = NULL;
     size_t ns = 0;
-    tl_mem_file *mem = NULL;
-    size_t nmem = 0;
+    tl_mem_file *mem = NULL, *gen = NULL;
+    size_t nmem = 0, ngen = 0;
     tl_staging st = { 0 };
     if (!root || !tl_is_dir(root)) {
         tl_error(root_arg, "--root", "not a folder");
@@ -334,6 +356,31 @@ int td_verb_stage(int argc, char **argv)
             s[i].mem = &mem[i];
             tl_sha256_buf(mem[i].data, mem[i].len, s[i].sha);
         }
+    }
+    /* the files tandem.json generates (a subject's link libraries, stage_project.h): one of
+     * that path from the sources is not staged (refused from the working tree, where the
+     * project file refuses it too; left out of a revision older than the link field) */
+    if (ms.n) {
+        size_t k = 0;
+        int bad = 0;
+        for (size_t i = 0; i < ns; i++) {
+            const char *by = stage_project_generated_by(&proj, s[i].path);
+            if (!by) {
+                s[k++] = s[i];
+            } else if (rev) {
+                fprintf(stderr, "tandem stage: note: %s of %s is not staged: subject %s links what %s says "
+                        "(subjects.%s.link)\n", s[i].path, rev, by, proj.file, by);
+            } else {
+                tl_error(s[i].path, NULL, "refused: subject %s's link libraries are named in %s (subjects.%s.link)",
+                         by, proj.file, by);
+                bad = 1;
+            }
+        }
+        ns = k;
+        if (bad || stage_project_generated(&proj, &gen, &ngen))
+            goto done;
+        if (src_append_mem(&s, &ns, gen, ngen))
+            goto done;
     }
     if (ns > 1)
         qsort(s, ns, sizeof *s, src_cmp);
@@ -555,6 +602,7 @@ int td_verb_stage(int argc, char **argv)
 done:
     free(s); /* the paths belong to listed or mem */
     tl_mem_files_free(mem, nmem);
+    tl_mem_files_free(gen, ngen);
     tl_staging_free(&st);
     tl_strlist_free(&user_paths);
     tl_strlist_free(&paths);

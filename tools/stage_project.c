@@ -121,3 +121,46 @@ int stage_mounts_list(const stage_mounts *ms, tl_strlist *out)
     }
     return bad;
 }
+
+#define LINK_LIBS "link.libs"
+
+const char *stage_project_generated_by(const tl_project *p, const char *path)
+{
+    static const char pre[] = "players/subjects/";
+    if (strncmp(path, pre, sizeof pre - 1)) return NULL;
+    const char *name = path + sizeof pre - 1, *slash = strchr(name, '/');
+    if (!slash || strcmp(slash + 1, LINK_LIBS)) return NULL;
+    for (int i = 0; i < p->nsubjects; i++)
+        if (strlen(p->subjects[i].name) == (size_t)(slash - name) && !strncmp(p->subjects[i].name, name, slash - name))
+            return p->subjects[i].name;
+    return NULL;
+}
+
+int stage_project_generated(const tl_project *p, tl_mem_file **out, size_t *n)
+{
+    *out = calloc((size_t)p->nsubjects + 1, sizeof **out);
+    *n = 0;
+    if (!*out) { tl_error(p->file, "subjects", "out of memory"); return 1; }
+    for (int i = 0; i < p->nsubjects; i++) {
+        const tl_project_subject *s = &p->subjects[i];
+        if (!s->nlink) continue;
+        size_t len = 0;
+        for (int k = 0; k < s->nlink; k++) len += strlen(s->link[k]) + 1;
+        tl_mem_file *f = &(*out)[*n];
+        char path[512];
+        snprintf(path, sizeof path, "players/subjects/%s/" LINK_LIBS, s->name);
+        f->path = strdup(path);
+        f->data = malloc(len + 1);
+        if (!f->path || !f->data) {
+            free(f->path);
+            free(f->data);
+            tl_error(p->file, "subjects", "out of memory");
+            return 1;
+        }
+        f->len = 0;
+        for (int k = 0; k < s->nlink; k++)
+            f->len += (size_t)sprintf((char *)f->data + f->len, "%s\n", s->link[k]);
+        (*n)++;
+    }
+    return 0;
+}

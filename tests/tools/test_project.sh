@@ -102,6 +102,56 @@ refuse 'd["attempt"]["samples"] = 2.5'                'attempt.samples: expected
 refuse 'd["attempt"]["backends"] = ["aot", "llvm"]'   "attempt.backends[1]: 'llvm' is not aot or jit"
 refuse 'd["tandemProject"] = 2'                       'tandemProject: expected an integer from 1 to 1'
 refuse 'del d["gate"]'                                'gate: missing'
+refuse 'd["subjects"]["mylib"]["link"] = "m"'        'subjects.mylib.link: expected an array of strings'
+refuse 'd["subjects"]["mylib"]["link"] = ["-lm"]'     "subjects.mylib.link[0]: '-lm': expected a library name (linked as -lNAME"
+refuse 'd["subjects"]["mylib"]["link"] = ["m", "lib/x.so"]' "subjects.mylib.link[1]: 'lib/x.so': expected a library name"
+refuse 'd["subjects"]["mylib"]["link"] = ["/nonexistent/libx.so"]' \
+  "subjects.mylib.link[0]: '/nonexistent/libx.so' is not an existing regular file"
+printf 'm\n' >"$P/bench/mylib/link.libs"
+refuse 'pass' "subjects.mylib: $P/bench/mylib/link.libs: a subject's link libraries are named in tandem.json (subjects.mylib.link), not in its folder"
+rm "$P/bench/mylib/link.libs"
+# the link field is staged as the subject's link.libs (the file the backends read), one a line
+LIBFILE=$(python3 -c 'import glob; print((glob.glob("/usr/lib/*/libm.so.6") + glob.glob("/lib/*/libm.so.6"))[0])')
+write 'd["subjects"]["mylib"]["link"] = ["m", "'"$LIBFILE"'"]'
+run 0 "link libraries staged" "$T" stage --project "$P" --out "$W/stl"
+[ "$(cat "$W/stl/players/subjects/mylib/link.libs")" = "$(printf 'm\n%s' "$LIBFILE")" ] && pass ||
+  fail "staged link.libs: $(cat "$W/stl/players/subjects/mylib/link.libs")"
+[ ! -e "$W/stl/players/subjects/callback/link.libs" ] && pass || fail "a subject without link got a link.libs"
+grep -q '"players/subjects/mylib/link.libs"' "$W/stl/staging.json" && pass || fail "staging.json does not list link.libs"
+run 0 "the staged link.libs verifies" "$T" verify --staging "$W/stl"
+# ... and the build uses it: fcontext's folder under another name, with and without its library
+L=$W/linkp
+mkdir -p "$L"
+linkp() {  # linkp LINK_JSON
+  cat >"$L/tandem.json" <<JSON
+{"tandemProject": 1, "name": "linkp",
+ "runtime": {"sources": "@tandem/runtime/src", "include": "@tandem/runtime/include"},
+ "subjects": {"fc2": {"folder": "@tandem/players/subjects/fcontext"$1}},
+ "suites": {"primary": "@tandem/players/suites/primary"},
+ "gate": {"subject": "fc2"}}
+JSON
+}
+fc2() {  # fc2 BACKEND NAME: stage, build fcontext as fc2 and load it in the player shell
+  local st=$W/lw-$2/staging pl=$W/lw-$2/$1
+  "$T" stage --project "$L" --out "$st" >/dev/null &&
+  "$T" build --backend "$1" --staging "$st" --out "$pl" --subject fc2 --suite primary &&
+  if [ "$1" = aot ]; then "$pl/tandem-player" --backend aot --module "$pl/fc2.so" --subjects
+  else "$pl/tandem-player" --backend jit --tu "$pl/src/tandem-player-fc2.c" --root "$pl/src" --subjects; fi
+}
+linkp ''
+run 1 "jit: fcontext without its library" fc2 jit none && expect "jump_fcontext" "jit: fcontext without its library"
+# (AOT: clang links the module with the symbol undefined; the player shell cannot load it, exit 3)
+run 3 "aot: fcontext without its library" fc2 aot none && expect "fc2.so: undefined symbol: " "aot: fcontext without its library"
+expect "_fcontext" "aot: fcontext without its library"
+linkp ', "link": ["boost_context"]'
+run 0 "jit: fcontext linking boost_context by name" fc2 jit name
+run 0 "aot: fcontext linking boost_context by name" fc2 aot name
+linkp ', "link": ["tandem_no_such_lib"]'
+run 1 "jit: an unknown library" fc2 jit unknown
+expect "subject fc2 links -ltandem_no_such_lib (players/subjects/fc2/link.libs, from the project's subjects.fc2.link): no such library on tcc's library path" \
+  "jit: an unknown library"
+run 1 "aot: an unknown library" fc2 aot unknown && expect "tandem_no_such_lib" "aot: an unknown library"
+write "pass"
 printf '{"tandemProject": 1,' >"$P/tandem.json"
 run 1 "truncated JSON" "$T" stage --project "$P" --out "$W/bad" && expect "$P/tandem.json" "truncated JSON"
 
