@@ -17,7 +17,7 @@
 #define TANDEM_SOURCE_DIR "."
 #endif
 
-#define DEMO_SUITE "demo"
+#define DEMO_SUITE TL_PROJECT_DEMO_SUITE
 
 int td_verb_build(int argc, char **argv);
 

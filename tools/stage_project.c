@@ -7,6 +7,7 @@
 #include "stage_project.h"
 
 #include "tl_err.h"
+#include "tl_proc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,6 +162,37 @@ int stage_project_generated(const tl_project *p, tl_mem_file **out, size_t *n)
         for (int k = 0; k < s->nlink; k++)
             f->len += (size_t)sprintf((char *)f->data + f->len, "%s\n", s->link[k]);
         (*n)++;
+    }
+    return 0;
+}
+
+int stage_git_read_as(const char *root, const char *rev, const char *rel, const char *dest, tl_mem_file **out,
+                      size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    char *spec = malloc(strlen(rev) + strlen(rel) + 4);
+    if (!spec) { tl_error(root, rel, "out of memory"); return 1; }
+    sprintf(spec, "%s:./%s", rev, rel);   /* ./: relative to root, which may be below the top */
+    const char *ex[] = { "git", "-C", root, "cat-file", "-e", spec, NULL };
+    int absent = tl_run_capture(ex, NULL, 0, NULL) != 0;
+    free(spec);
+    if (absent) return 0;
+    const char *paths[] = { rel };
+    if (tl_git_archive_read(root, rev, paths, 1, out, n)) return 1;
+    size_t rl = strlen(rel);
+    for (size_t i = 0; i < *n; i++) {
+        tl_mem_file *f = &(*out)[i];
+        const char *rest = f->path + rl;
+        if (strncmp(f->path, rel, rl) || (rest[0] && rest[0] != '/')) {
+            tl_error(root, rel, "git archive %s gave %s, which is not under it", rev, f->path);
+            return 1;
+        }
+        char *np = malloc(strlen(dest) + strlen(rest) + 1);
+        if (!np) { tl_error(root, rel, "out of memory"); return 1; }
+        sprintf(np, "%s%s", dest, rest);
+        free(f->path);
+        f->path = np;
     }
     return 0;
 }

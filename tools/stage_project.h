@@ -45,6 +45,13 @@ int stage_mounts_list(const stage_mounts *ms, tl_strlist *out);
  * project's staging. Returns the verb's exit code. */
 int stage_project_run(const char *project, const char *out);
 
+/* The path `rel` (a folder or a file, relative to `root`, inside it) of git revision `rev` of
+ * the repository holding root (`git -C root archive rev -- rel`), every file renamed from
+ * rel[/rest] to dest[/rest]. An empty list (0, *n == 0) when the revision has no such path.
+ * 0 ok, 1 error (reported). */
+int stage_git_read_as(const char *root, const char *rev, const char *rel, const char *dest, tl_mem_file **out,
+                      size_t *n);
+
 /* The staged files the project file itself generates: players/subjects/NAME/link.libs of
  * every subject whose tandem.json entry names link libraries (subjects.NAME.link), one a
  * line, read by the backends (backends/backend.h td_backend_subject_libs); in the project

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <cjson/cJSON.h>
 #include "gate/gate.h"
+#include "tl_project.h"
 #include "tl_hash.h"
 
 #ifndef TANDEM_BINARY_DIR
@@ -54,6 +55,7 @@ typedef struct att {
     struct td_baseline *bl;       /* prepared: the subject tandem@<rev> beside the others */
     /* the project (tandem.json, att_project.c): its folder, gate and suites */
     char project[PATH_MAX];
+    tl_project proj;              /* its tandem.json, loaded (att_project_load) */
     char *gated[ATT_MAX_GATED];   /* the gated suites, in rotation order */
     int ngated;
     char report_only_default[256];

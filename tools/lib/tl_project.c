@@ -453,3 +453,15 @@ const tl_project_suite *tl_project_suite_find(const tl_project *p, const char *n
         if (!strcmp(p->suites[i].name, name)) return &p->suites[i];
     return NULL;
 }
+
+int tl_project_measured_suites(const tl_project *p, const char **out, int max)
+{
+    int n = 0;
+    for (int i = 0; i < p->nsuites && n < max - 1; i++) {
+        const char *s = p->suites[i].name;
+        if ((p->smoke && !strcmp(s, p->smoke)) || !strcmp(s, TL_PROJECT_DEMO_SUITE)) continue;
+        out[n++] = s;
+    }
+    if (max > 0) out[n] = NULL;
+    return n;
+}

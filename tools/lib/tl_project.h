@@ -112,6 +112,12 @@ int tl_project_open(const char *given, const char *tandem_root, tl_project *p);
  * file's order (a verb's default subject list). */
 void tl_project_subject_list(const tl_project *p, char *buf, size_t len);
 
+/* The suites a measurement builds: every suite but the smoke suite and the demo suite
+ * (`tandem demo`'s, suites.demo), in the file's order; NULL-terminated in out (max - 1 at
+ * most). Returns how many. */
+#define TL_PROJECT_DEMO_SUITE "demo"
+int tl_project_measured_suites(const tl_project *p, const char **out, int max);
+
 const tl_project_subject *tl_project_subject_find(const tl_project *p, const char *name);
 const tl_project_suite *tl_project_suite_find(const tl_project *p, const char *name);
 
