@@ -107,11 +107,18 @@ int td_backend_check_entry(const char *path, const td_player_module *m, char *er
  * players/include (in that order). Returns how many were written (each malloc'd). */
 int td_backend_include_dirs(const char *root, char **dirs, int max);
 
-/* Extra link libraries of a subject: the lines of <root>/players/subjects/<subject>/link.libs
- * (absolute library paths; blank lines and '#' comments skipped). The AOT backend links
- * them into the subject's module; the JIT backend adds them to the subject's TCCState.
- * Returns how many were written (each malloc'd), 0 if none. */
-int td_backend_subject_libs(const char *root, const char *subject, char **libs, int max);
+/* Extra link libraries of a subject: the lines of <root>/players/subjects/<subject>/link.libs,
+ * a file of the staged layout that `tandem stage` writes from the project's tandem.json
+ * (subjects.NAME.link, tools/lib/tl_project.h). A line is a library name ("m",
+ * "boost_context": clang -lNAME, tcc_add_library) or an absolute path to a library file
+ * (linked as given); blank lines and '#' comments are skipped. The AOT backend links them
+ * into the subject's module; the JIT backend adds them to the subject's TCCState.
+ * Returns how many were written (each malloc'd), 0 if none, -1 when the file holds more than
+ * max (err says so; nothing is returned). */
+#define TD_BACKEND_MAX_LIBS 32
+int td_backend_subject_libs(const char *root, const char *subject, char **libs, int max, char *err, size_t errlen);
+/* Is a link.libs line a library name (else an absolute path)? */
+int td_backend_lib_is_name(const char *lib);
 
 /* TD_ASAN_BUILD: built with AddressSanitizer (the tools' sanitized build, TD_SANITIZE_TOOLS;
  * clang says so through __has_feature, gcc through __SANITIZE_ADDRESS__). The player's shell

@@ -82,7 +82,7 @@ int td_backend_include_dirs(const char *root, char **dirs, int max)
     return n;
 }
 
-int td_backend_subject_libs(const char *root, const char *subject, char **libs, int max)
+int td_backend_subject_libs(const char *root, const char *subject, char **libs, int max, char *err, size_t errlen)
 {
     char path[4096], line[1024];
     if (!root || !subject) return 0;
@@ -90,16 +90,27 @@ int td_backend_subject_libs(const char *root, const char *subject, char **libs, 
     FILE *f = fopen(path, "r");
     if (!f) return 0;
     int n = 0;
-    while (n < max && fgets(line, sizeof line, f)) {
+    while (fgets(line, sizeof line, f)) {
         char *p = line;
         while (*p == ' ' || *p == '\t') p++;
         p[strcspn(p, "\r\n")] = 0;
         if (!*p || *p == '#') continue;
+        if (n == max) {
+            snprintf(err, errlen, "%s: more than %d libraries", path, max);
+            for (int i = 0; i < n; i++) free(libs[i]);
+            fclose(f);
+            return -1;
+        }
         if (!(libs[n] = strdup(p))) break;
         n++;
     }
     fclose(f);
     return n;
+}
+
+int td_backend_lib_is_name(const char *lib)
+{
+    return lib[0] != '/';
 }
 
 /* ---- the TU generator -------------------------------------------------------------- */

@@ -85,11 +85,13 @@ static const tl_opt attempt_opts[] = {
       "instructions) for primary, builderlifecycle and throughput on each\n"
       "backend, every subject: instructions/<suite>-<backend>-*.json and the\n"
       "instruction table in gate.md beside the times (report-only)" },
-    { "baseline", 0, TL_OPT_STR, "REV", 0, 0, "also measure runtime/ of git revision REV as the subject\n"
-      "tandem@<7-hex> (this tree's harness, suites and shell; baseline/),\n"
-      "in the same processes and, with --instructions, the instruction arm;\n"
-      "gate.md and gate-summary.json add the baseline verdict (no regression,\n"
-      "improved rows); REV unknown or not buildable as a subject: exit 1" },
+    { "baseline", 0, TL_OPT_STR, "REV", 0, 0, "also measure the project's runtime at git revision REV (of the\n"
+      "repository holding the project) as the subject <gate subject>@<7-hex>\n"
+      "(this tree's harness, suites and shell; baseline/), in the same\n"
+      "processes and, with --instructions, the instruction arm; gate.md and\n"
+      "gate-summary.json add the baseline verdict (no regression, improved\n"
+      "rows); REV unknown, a runtime folder outside the project's folder, or\n"
+      "not buildable as a subject: exit 1" },
     /* hidden, tests only: crash@N|hang@N, honoured with TANDEM_TEST_FAULTS=1 */
     { "test-fault", 0, TL_OPT_STR, "KIND@N", 0, 0, NULL },
     { NULL, 0, 0, NULL, 0, 0, NULL }
@@ -322,7 +324,7 @@ static int attempt_options(att *a, int argc, char **argv)
     a->baseline = tl_opt_str(&o, "baseline", NULL);
     const char *subjects = tl_opt_str(&o, "subjects", a->def_subjects);
     /* --subjects names its own peers: every one after the first but the lower bound */
-    if (tl_opt_given(&o, "subjects")) a->ngate_peers = 0;
+    a->subjects_given = tl_opt_given(&o, "subjects") > 0;
     const char *backends = tl_opt_str(&o, "backends", a->def_backends);
     const char *fault = tl_opt_str(&o, "test-fault", NULL);
     a->quick = tl_opt_given(&o, "quick") > 0;
@@ -368,12 +370,10 @@ static int attempt_options(att *a, int argc, char **argv)
         }
         a->fault_proc = (int)n;
     }
-    if (a->baseline) { /* refuse an unknown revision before anything is created */
-        td_baseline probe;
-        char *repo = tl_abspath(TANDEM_SOURCE_DIR);
-        int bad = td_baseline_resolve(repo, a->baseline, &probe);
-        free(repo);
-        if (bad) return 1;
+    if (a->baseline) { /* refuse an unknown revision before anything is created: one of the
+                          * repository the staging will come from, the project's folder */
+        static td_baseline probe;
+        if (td_baseline_resolve(a->project, &a->proj, a->baseline, &probe)) return 1;
     }
     ssize_t sl = readlink("/proc/self/exe", a->self, sizeof a->self - 1);
     if (sl <= 0) { fprintf(stderr, "tandem attempt: cannot find this executable\n"); return 1; }

@@ -11,6 +11,7 @@
  * suites in the same interleaved processes, sample by sample with alternating order.
  */
 #include "baseline.h"
+#include "stage_project.h"
 
 #include "tl_archive.h"
 #include "tl_err.h"
@@ -33,13 +34,16 @@
 
 int td_verb_build(int argc, char **argv);
 
-/* The bench suites: a baseline is measured, never smoked (the smoke cases may use API the
- * old runtime does not have, and the current runtime's smoke already ran). */
-static const char *const bl_default_suites[] = { "primary", "builderlifecycle", "throughput", "whenany",
-                                                 "buildercycle", NULL };
-/* The harness taken from the current staging; the adapter is added by its own rule. */
+/* The runtime's places in the staged layout, and the tandem.json fields naming them. */
+static const struct { const char *dest, *field; int folder, required; } bl_runtime[TD_BASELINE_MAX_PARTS] = {
+    { "runtime/src", "runtime.sources", 1, 1 },
+    { "runtime/include", "runtime.include", 1, 1 },
+    { "runtime/port", "runtime.port", 1, 0 },
+    { "runtime/contract.json", "runtime.contract", 0, 0 },
+};
+/* The harness taken from the current staging (the adapter is added by its own rule). */
 static const char *const bl_harness[] = { "players/include/", "players/suites/", NULL };
-#define BL_ADAPTER "players/subjects/tandem/"
+#define BL_LINK_LIBS "link.libs"   /* generated from tandem.json (stage_project.h): always the current one */
 
 char *td_baseline_repo(const char *staging)
 {
@@ -54,7 +58,20 @@ char *td_baseline_repo(const char *staging)
     return repo ? repo : tl_abspath(TANDEM_SOURCE_DIR);
 }
 
-int td_baseline_resolve(const char *repo, const char *rev, td_baseline *b)
+/* `path` relative to the folder `root` (both resolved), into rel; 1 when it is not inside
+ * it (or is the folder itself). */
+static int bl_relative(const char *root, const char *path, char *rel, size_t len)
+{
+    char *r = realpath(root, NULL), *q = realpath(path, NULL);
+    size_t n = r ? strlen(r) : 0;
+    int bad = !r || !q || strncmp(q, r, n) || q[n] != '/' || !q[n + 1];
+    if (!bad) snprintf(rel, len, "%s", q + n + 1);
+    free(r);
+    free(q);
+    return bad;
+}
+
+int td_baseline_resolve(const char *repo, const tl_project *p, const char *rev, td_baseline *b)
 {
     memset(b, 0, sizeof *b);
     size_t n = strlen(rev);
@@ -65,7 +82,17 @@ int td_baseline_resolve(const char *repo, const char *rev, td_baseline *b)
         return 1;
     }
     snprintf(b->rev, sizeof b->rev, "%s", rev);
-    char spec[160], out[128] = "";
+    snprintf(b->repo, sizeof b->repo, "%s", repo);
+    snprintf(b->project, sizeof b->project, "%s", p->file);
+    char out[128] = "";
+    const char *wt[] = { "git", "-C", repo, "rev-parse", "--is-inside-work-tree", NULL };
+    if (tl_run_capture(wt, out, sizeof out, NULL) != 0 || strncmp(out, "true", 4)) {
+        tl_error(repo, "--baseline", "not inside a git repository: a baseline revision is a commit of the repository "
+                 "holding the project (%s)", p->file);
+        return 1;
+    }
+    char spec[160];
+    out[0] = 0;
     snprintf(spec, sizeof spec, "%s^{commit}", rev);
     const char *argv[] = { "git", "-C", repo, "rev-parse", "--verify", "-q", spec, NULL };
     if (tl_run_capture(argv, out, sizeof out, NULL) != 0) out[0] = 0;
@@ -76,7 +103,28 @@ int td_baseline_resolve(const char *repo, const char *rev, td_baseline *b)
         return 1;
     }
     snprintf(b->commit, sizeof b->commit, "%s", out);
-    snprintf(b->name, sizeof b->name, "tandem@%.7s", out);
+    snprintf(b->subject, sizeof b->subject, "%s", p->gate_subject);
+    snprintf(b->name, sizeof b->name, "%s@%.7s", p->gate_subject, out);
+    /* the runtime's folders, at the places tandem.json gives them in the project's folder:
+     * REV holds only what is inside it (an @tandem/ folder of another repository is not) */
+    const char *paths[TD_BASELINE_MAX_PARTS] = { p->sources, p->include, p->port, p->contract };
+    for (int i = 0; i < TD_BASELINE_MAX_PARTS; i++) {
+        if (!paths[i]) continue;   /* no port or contract of its own: the current staging's */
+        td_baseline_part *bp = &b->parts[b->nparts];
+        if (bl_relative(p->root, paths[i], bp->rel, sizeof bp->rel)) {
+            if (!bl_runtime[i].required) continue;
+            tl_error(p->file, bl_runtime[i].field, "%s is not inside the project's folder %s: a baseline revision takes "
+                     "the runtime from `git archive REV` of the repository holding the project, which has no such "
+                     "folder (a baseline of Tandem's own runtime is measured from Tandem's repository)",
+                     paths[i], p->root);
+            return 1;
+        }
+        snprintf(bp->dest, sizeof bp->dest, "%s", bl_runtime[i].dest);
+        bp->field = bl_runtime[i].field;
+        b->nparts++;
+    }
+    const tl_project_subject *sj = tl_project_subject_find(p, p->gate_subject);
+    if (!sj || bl_relative(p->root, sj->folder, b->adapter_rel, sizeof b->adapter_rel)) b->adapter_rel[0] = 0;
     return 0;
 }
 
@@ -97,57 +145,75 @@ static int bl_src_cmp(const void *a, const void *b)
 static int has_prefix(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
 
 /* Write b->staging for the adapter ("current" or "revision"). 0 ok; 1 refused with why. */
-static int bl_compose(td_baseline *b, const char *repo, const char *cur_dir, const tl_staging *cur, const char *adapter,
-                      char *why, size_t wlen)
+static int bl_compose(td_baseline *b, const char *cur_dir, const tl_staging *cur, const char *adapter, char *why,
+                      size_t wlen)
 {
-    tl_mem_file *rt = NULL, *ad = NULL;
-    size_t nrt = 0, nad = 0;
+    tl_mem_file *got[TD_BASELINE_MAX_PARTS + 1] = { 0 };
+    size_t ngot[TD_BASELINE_MAX_PARTS + 1] = { 0 }, total = 0;
     bl_src *v = NULL;
     size_t nv = 0;
-    int rc = 1;
-    const char *rtp[] = { "runtime" }, *adp[] = { "players/subjects/tandem" };
-    char spec[96];
-    snprintf(spec, sizeof spec, "%s:runtime", b->commit);
-    const char *ex[] = { "git", "-C", repo, "cat-file", "-e", spec, NULL };
-    if (tl_run_capture(ex, NULL, 0, NULL) != 0 || tl_git_archive_read(repo, b->commit, rtp, 1, &rt, &nrt) || !nrt) {
-        snprintf(why, wlen, "revision %s has no runtime/ folder to build", b->rev);
-        goto done;
-    }
-    if (!strcmp(adapter, "revision")) {
-        snprintf(spec, sizeof spec, "%s:players/subjects/tandem", b->commit);
-        if (tl_run_capture(ex, NULL, 0, NULL) != 0 || tl_git_archive_read(repo, b->commit, adp, 1, &ad, &nad) || !nad) {
-            snprintf(why, wlen, "revision %s has no players/subjects/tandem/ of its own", b->rev);
+    int rc = 1, revision = !strcmp(adapter, "revision");
+    char adapter_dest[128], link_dest[192];
+    snprintf(adapter_dest, sizeof adapter_dest, "players/subjects/%s", b->subject);
+    snprintf(link_dest, sizeof link_dest, "%s/" BL_LINK_LIBS, adapter_dest);
+    for (int i = 0; i < b->nparts; i++) {
+        const td_baseline_part *bp = &b->parts[i];
+        int folder = strcmp(bp->dest, "runtime/contract.json") != 0;
+        if (stage_git_read_as(b->repo, b->commit, bp->rel, bp->dest, &got[i], &ngot[i]) || !ngot[i]) {
+            snprintf(why, wlen, "revision %s has no %s%s (%s in %s) to build", b->rev, bp->rel, folder ? "/" : "",
+                     bp->field, b->project);
             goto done;
         }
+        total += ngot[i];
     }
-    v = calloc(nrt + nad + cur->nfiles + 1, sizeof *v);
-    for (size_t i = 0; i < nrt; i++, nv++) {
-        v[nv].mem = &rt[i];
-        v[nv].rec.path = rt[i].path;
-        v[nv].rec.bytes = rt[i].len;
-        v[nv].exec = rt[i].exec;
-        tl_sha256_buf(rt[i].data, rt[i].len, v[nv].rec.sha256);
+    if (revision) {
+        if (!b->adapter_rel[0]) {
+            snprintf(why, wlen, "the folder of subject %s is not inside the project's folder: REV has no copy of it",
+                     b->subject);
+            goto done;
+        }
+        if (stage_git_read_as(b->repo, b->commit, b->adapter_rel, adapter_dest, &got[b->nparts], &ngot[b->nparts]) ||
+            !ngot[b->nparts]) {
+            snprintf(why, wlen, "revision %s has no %s/ of its own (subject %s)", b->rev, b->adapter_rel, b->subject);
+            goto done;
+        }
+        total += ngot[b->nparts];
     }
-    for (size_t i = 0; i < nad; i++, nv++) {
-        v[nv].mem = &ad[i];
-        v[nv].rec.path = ad[i].path;
-        v[nv].rec.bytes = ad[i].len;
-        v[nv].exec = ad[i].exec;
-        tl_sha256_buf(ad[i].data, ad[i].len, v[nv].rec.sha256);
-    }
-    int have_adapter = nad > 0;
+    v = calloc(total + cur->nfiles + 1, sizeof *v);
+    if (!v) { snprintf(why, wlen, "out of memory"); goto done; }
+    for (int k = 0; k <= b->nparts; k++)
+        for (size_t i = 0; i < ngot[k]; i++) {
+            if (!strcmp(got[k][i].path, link_dest)) continue;   /* REV's own: tandem.json's is current */
+            v[nv].mem = &got[k][i];
+            v[nv].rec.path = got[k][i].path;
+            v[nv].rec.bytes = got[k][i].len;
+            v[nv].exec = got[k][i].exec;
+            tl_sha256_buf(got[k][i].data, got[k][i].len, v[nv].rec.sha256);
+            nv++;
+        }
+    int have_adapter = revision;
     for (size_t i = 0; i < cur->nfiles; i++) {
         const char *p = cur->files[i].path;
         int take = 0;
         for (int k = 0; bl_harness[k]; k++) take |= has_prefix(p, bl_harness[k]);
-        if (!strcmp(adapter, "current") && has_prefix(p, BL_ADAPTER)) take = have_adapter = 1;
+        /* the runtime parts REV does not hold: the current staging's (Tandem's port) */
+        for (int k = 0; k < TD_BASELINE_MAX_PARTS; k++) {
+            int from_rev = 0;
+            for (int i2 = 0; i2 < b->nparts; i2++) from_rev |= !strcmp(b->parts[i2].dest, bl_runtime[k].dest);
+            size_t dl = strlen(bl_runtime[k].dest);
+            if (!from_rev && !strncmp(p, bl_runtime[k].dest, dl) && (p[dl] == '/' || !p[dl])) take = 1;
+        }
+        if (has_prefix(p, adapter_dest) && p[strlen(adapter_dest)] == '/') {
+            if (!revision) take = have_adapter = 1;
+            else if (!strcmp(p, link_dest)) take = 1;
+        }
         if (!take) continue;
         v[nv].rec = cur->files[i];
         v[nv].from = p;
         nv++;
     }
     if (!have_adapter) {
-        snprintf(why, wlen, "the current staging %s has no %s", cur_dir, BL_ADAPTER);
+        snprintf(why, wlen, "the current staging %s has no %s/", cur_dir, adapter_dest);
         goto done;
     }
     qsort(v, nv, sizeof *v, bl_src_cmp);
@@ -203,8 +269,8 @@ static int bl_compose(td_baseline *b, const char *repo, const char *cur_dir, con
             free(to);
         }
         tl_staging st = { 0 };
-        char *paths[] = { "players/include", "players/suites", "players/subjects/tandem", "runtime" };
-        st.source_root = (char *)repo;
+        char *paths[] = { "players/include", "players/suites", adapter_dest, "runtime" };
+        st.source_root = b->repo;
         st.git_head = b->commit;
         st.git_rev = b->rev;
         st.dirty = 0;
@@ -220,12 +286,11 @@ static int bl_compose(td_baseline *b, const char *repo, const char *cur_dir, con
         }
     }
     free(recs);
-    b->adapter = !strcmp(adapter, "current") ? "current" : "revision";
+    b->adapter = revision ? "revision" : "current";
     rc = 0;
 done:
     free(v);
-    tl_mem_files_free(rt, nrt);
-    tl_mem_files_free(ad, nad);
+    for (int k = 0; k <= TD_BASELINE_MAX_PARTS; k++) tl_mem_files_free(got[k], ngot[k]);
     return rc;
 }
 
@@ -269,7 +334,8 @@ static void bl_first_error(const char *log, char *out, size_t len)
     free(buf);
 }
 
-static int bl_lists(const char *dir, const char *backend, const char *name)
+/* The player folder lists the subject `name` and every suite. */
+static int bl_lists(const char *dir, const char *backend, const char *name, const char *const *suites)
 {
     char p[PATH_MAX + 32];
     cJSON *d = NULL;
@@ -280,6 +346,12 @@ static int bl_lists(const char *dir, const char *backend, const char *name)
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(d, "subjects")) {
         const cJSON *n = cJSON_GetObjectItemCaseSensitive(e, "name");
         hit |= cJSON_IsString(n) && !strcmp(n->valuestring, name);
+    }
+    for (int s = 0; hit && suites[s]; s++) {
+        int found = 0;
+        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(d, "suites"))
+            found |= cJSON_IsString(e) && !strcmp(e->valuestring, suites[s]);
+        hit = found;
     }
     cJSON_Delete(d);
     return hit;
@@ -292,10 +364,10 @@ static int bl_player(td_baseline *b, int i, const char *const *suites, char *why
     int aot = !strcmp(be, "aot");
     char log[PATH_MAX + 64], first[512], reason[600];
     snprintf(b->dir[i], sizeof b->dir[i], "%s/%s", b->folder, be);
-    if (aot) snprintf(b->module[i], sizeof b->module[i], "%s/tandem.so", b->dir[i]);
-    else snprintf(b->module[i], sizeof b->module[i], "%s/src/tandem-player-tandem.c", b->dir[i]);
+    if (aot) snprintf(b->module[i], sizeof b->module[i], "%s/%s.so", b->dir[i], b->subject);
+    else snprintf(b->module[i], sizeof b->module[i], "%s/src/tandem-player-%s.c", b->dir[i], b->subject);
     b->reused[i] = tl_is_dir(b->dir[i]) && tl_players_reusable(b->dir[i], b->staging, reason, sizeof reason) &&
-                   bl_lists(b->dir[i], be, b->name);
+                   bl_lists(b->dir[i], be, b->name, suites);
     if (b->reused[i]) {
         printf("tandem: baseline %s %s: reusing %s\n", b->name, be, b->dir[i]);
     } else {
@@ -313,7 +385,7 @@ static int bl_player(td_baseline *b, int i, const char *const *suites, char *why
         argv[n++] = "--staging";
         argv[n++] = b->staging;
         argv[n++] = "--subject";
-        argv[n++] = "tandem";
+        argv[n++] = b->subject;
         argv[n++] = "--label";
         argv[n++] = b->name;
         for (int s = 0; suites[s] && n < 36; s++) {
@@ -331,9 +403,9 @@ static int bl_player(td_baseline *b, int i, const char *const *suites, char *why
         bl_stderr_back(saved);
         if (brc) {
             bl_first_error(log, first, sizeof first);
-            snprintf(why, wlen, "the %s build of subject tandem (%s of %s, runtime/ of %s) failed: %s (whole output: %s)",
-                     be, BL_ADAPTER, !strcmp(b->adapter, "current") ? "this tree" : b->rev, b->rev,
-                     first[0] ? first : "no message", log);
+            snprintf(why, wlen, "the %s build of subject %s (players/subjects/%s of %s, the runtime of %s) failed: %s "
+                     "(whole output: %s)", be, b->subject, b->subject,
+                     !strcmp(b->adapter, "current") ? "this tree" : b->rev, b->rev, first[0] ? first : "no message", log);
             return 1;
         }
     }
@@ -364,11 +436,14 @@ static int bl_player(td_baseline *b, int i, const char *const *suites, char *why
     return 0;
 }
 
-int td_baseline_prepare(td_baseline *b, const char *repo, const char *current_staging, const char *folder,
-                        const char *const *backends, int nb, const char *const *suites)
+int td_baseline_prepare(td_baseline *b, const char *current_staging, const char *folder, const char *const *backends,
+                        int nb, const char *const *suites)
 {
-    if (!suites) suites = bl_default_suites;
     if (nb > TD_BASELINE_MAX_BACKENDS) nb = TD_BASELINE_MAX_BACKENDS;
+    if (!suites || !suites[0]) {
+        tl_error(folder, "--baseline", "no suite to build the baseline with");
+        return 1;
+    }
     char *abs = tl_abspath(folder);
     snprintf(b->folder, sizeof b->folder, "%s", abs);
     free(abs);
@@ -407,7 +482,7 @@ int td_baseline_prepare(td_baseline *b, const char *repo, const char *current_st
     char why[2][1400] = { "", "" };
     int rc = 1;
     for (int k = 0; k < 2 && rc; k++) {
-        if (bl_compose(b, repo, cur_dir, &cur, order[k], why[k], sizeof why[k])) continue;
+        if (bl_compose(b, cur_dir, &cur, order[k], why[k], sizeof why[k])) continue;
         int bad = 0;
         for (int i = 0; i < nb && !bad; i++) bad = bl_player(b, i, suites, why[k], sizeof why[k]);
         if (!bad) rc = 0;
@@ -415,8 +490,8 @@ int td_baseline_prepare(td_baseline *b, const char *repo, const char *current_st
     if (rc) {
         fprintf(stderr, "tandem: --baseline %s: the runtime of %s cannot be built as a subject against this tree's "
                         "player ABI and subject interface (players/include/tandem_player.h, td_bench.h, "
-                        "players/subjects/tandem):\n  with the %s adapter: %s\n  with the %s adapter: %s\n",
-                b->rev, b->name, order[0], why[0], order[1], why[1]);
+                        "players/subjects/%s):\n  with the %s adapter: %s\n  with the %s adapter: %s\n",
+                b->rev, b->name, b->subject, order[0], why[0], order[1], why[1]);
     } else {
         cJSON *j = td_baseline_json(b);
         if (tl_json_save(bj, j)) rc = 1;
@@ -444,6 +519,7 @@ cJSON *td_baseline_json(const td_baseline *b)
     cJSON_AddStringToObject(j, "revision", b->rev);
     cJSON_AddStringToObject(j, "commit", b->commit);
     cJSON_AddStringToObject(j, "subject", b->name);
+    cJSON_AddStringToObject(j, "repository", b->repo);
     cJSON_AddStringToObject(j, "adapter", b->adapter ? b->adapter : "");
     cJSON_AddStringToObject(j, "staging", b->staging);
     tl_staging st;

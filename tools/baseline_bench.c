@@ -1,8 +1,9 @@
 /*
  * baseline_bench.c - `tandem bench --baseline REV`'s verdict: one process (time) or one
  * callgrind process per subject (instructions), so each gated row has one ratio
- * tandem / tandem@<rev>; judged with the gate's baseline thresholds (gate_baseline.c:
- * median and worst are that one ratio; instructions against baselineInstructions).
+ * subject / subject@<rev>; judged with the project's gate (its gated rows, its baseline
+ * thresholds; gate_baseline.c: median and worst are that one ratio; instructions against
+ * baselineInstructions).
  */
 #include "baseline.h"
 #include "gate/gate.h"
@@ -38,34 +39,32 @@ static double bb_ins(const cJSON *row, const char *subject)
     return bb_num(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(row, "subjects"), subject), "irPerOp");
 }
 
-int td_baseline_bench_verdict(const cJSON *doc, int instructions, const char *suite, const char *backend,
-                              const char *subject, const char *base)
+int td_baseline_bench_verdict(const gate_config *cfg, const cJSON *doc, int instructions, const char *suite,
+                              const char *backend, const char *subject, const char *base)
 {
-    gate_config cfg;
-    gate_config_default(&cfg);
     size_t gated = 0, reg = 0, imp = 0;
     printf("\nbaseline %s against %s (%s, %s, %s): ratio = %s / %s; regression above %s %.3f, improved at or below %.3f%s\n",
            subject, base, suite, backend, instructions ? "instructions per op" : "ns/op, one process", subject, base,
-           instructions ? "instructions" : "median", instructions ? cfg.base_instr : cfg.base_median,
-           instructions ? 2 - cfg.base_instr : 2 - cfg.base_median, instructions ? "" : " (one process: no worst)");
+           instructions ? "instructions" : "median", instructions ? cfg->base_instr : cfg->base_median,
+           instructions ? 2 - cfg->base_instr : 2 - cfg->base_median, instructions ? "" : " (one process: no worst)");
     const cJSON *it;
     cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc, "rows")) {
         const cJSON *n = cJSON_GetObjectItemCaseSensitive(it, "name");
-        if (!cJSON_IsString(n) || !gate_row_gated(&cfg, suite, n->valuestring)) continue;
+        if (!cJSON_IsString(n) || !gate_row_gated(cfg, suite, n->valuestring)) continue;
         if (!strncmp(n->valuestring, "(meter)", 7)) continue; /* the meter's own cost, the same on both sides */
         double a, b;
         int kind;
         if (instructions) {
             a = bb_ins(it, subject);
             b = bb_ins(it, base);
-            kind = gb_instr_kind(&cfg, a / b);
+            kind = gb_instr_kind(cfg, a / b);
         } else {
             const cJSON *s = cJSON_GetObjectItemCaseSensitive(it, "subject");
             if (!cJSON_IsString(s) || strcmp(s->valuestring, subject)) continue; /* one line per row */
             a = bb_time(doc, suite, subject, n->valuestring);
             b = bb_time(doc, suite, base, n->valuestring);
             /* one process: its ratio is both the median and the worst */
-            kind = gb_time_kind(&cfg, a / b, a / b);
+            kind = gb_time_kind(cfg, a / b, a / b);
         }
         if (kind == GB_NA) continue;
         gated++;

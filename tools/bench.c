@@ -14,6 +14,7 @@
 
 #include "baseline.h"
 #include "bench_icount.h"
+#include "gate/gate.h"
 #include "tl_err.h"
 #include "tl_fs.h"
 #include "tl_json.h"
@@ -29,13 +30,10 @@
 #endif
 
 int td_verb_build(int argc, char **argv);
-int td_baseline_bench_verdict(const cJSON *doc, int instructions, const char *suite, const char *backend,
-                              const char *subject, const char *base);
+int td_baseline_bench_verdict(const gate_config *cfg, const cJSON *doc, int instructions, const char *suite,
+                              const char *backend, const char *subject, const char *base);
 
 #define BENCH_MAX_SUBJECTS 8
-
-static const char *const bench_suites[] = { "primary", "builderlifecycle", "throughput", "whenany", "buildercycle",
-                                            NULL };
 
 static const tl_opt bench_opts[] = {
     { "suite", 0, TL_OPT_STR, "S", 0, 0, "the suite" },
@@ -63,12 +61,16 @@ static const tl_opt bench_opts[] = {
     { "quick", 0, TL_OPT_FLAG, NULL, 0, 0, "few samples, small N (tests)" },
     { "filter", 0, TL_OPT_STR, "TEXT", 0, 0, "only rows whose name contains TEXT" },
     { "timeout", 0, TL_OPT_INT, "SEC", 1, 86400, "player timeout (default 1200)" },
-    { "baseline", 0, TL_OPT_STR, "REV", 0, 0, "also measure runtime/ of git revision REV as the subject\n"
-      "tandem@<7-hex>: same harness, suites and shell, REV's runtime\n"
-      "(WORK/baseline-<7-hex>/, reused under the reuse rule), in the same\n"
-      "process (instructions: its own callgrind process); default subjects\n"
-      "then tandem only; prints the baseline verdict; exit 3 on a regression,\n"
-      "1 when REV does not exist or cannot be built as a subject" },
+    { "baseline", 0, TL_OPT_STR, "REV", 0, 0, "also measure the project's runtime at git revision REV (of the\n"
+      "repository holding the project, or the --staging folder's source) as\n"
+      "the subject <gate subject>@<7-hex>: REV's runtime.sources, include\n"
+      "(and port, contract when the project's folder holds them), the same\n"
+      "harness, suites and shell (WORK/baseline-<7-hex>/, reused under the\n"
+      "reuse rule), in the same process (instructions: its own callgrind\n"
+      "process); default subjects then the gate subject only; prints the\n"
+      "baseline verdict; exit 3 on a regression, 1 when REV does not exist,\n"
+      "a runtime folder lies outside the project's folder (not in REV), or\n"
+      "it cannot be built as a subject" },
     { NULL, 0, 0, NULL, 0, 0, NULL }
 };
 
@@ -77,28 +79,24 @@ static const tl_optspec bench_spec = {
     "[--meter time|instructions]\n"
     "[--retention matched|default] [--flow on|off] [--samples N]\n"
     "[--out FILE] [--work DIR] [--staging DIR] [--quick] [--filter TEXT] [--baseline REV]",
-    "Run one benchmark suite (primary, builderlifecycle, throughput, whenany,\n"
-    "buildercycle; SUITES.md) in one player process and write its JSON report.",
+    "Run one benchmark suite of the project (Tandem's: primary, builderlifecycle, throughput,\n"
+    "whenany, buildercycle; SUITES.md; any suite of tandem.json but its smoke and demo suites)\n"
+    "in one player process and write its JSON report.",
     bench_opts, "exit: 0 a complete, validated report (with --baseline: and no regression against it);\n"
     "1 a failed or incomplete run, or a baseline that cannot be built; 2 usage; 3 --baseline: a gated\n"
     "row is a regression (time: ratio > 1.02; instructions: > 1.005)", 0, 0
 };
 
-/* The player folder has every subject and every bench suite built in. */
-static int bench_player_has(const char *dir, const char *backend, char **subjects, int nsub)
+/* The player folder has every subject and the suite built in. */
+static int bench_player_has(const char *dir, const char *backend, const char *suite, char **subjects, int nsub)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/player-%s.json", dir, backend);
     cJSON *d = NULL;
     if (!tl_is_file(path) || tl_json_load(path, &d)) return 0;
-    int ok = 1;
-    const cJSON *su = cJSON_GetObjectItemCaseSensitive(d, "suites");
-    for (int i = 0; bench_suites[i] && ok; i++) {
-        int found = 0;
-        const cJSON *it;
-        cJSON_ArrayForEach(it, su) found |= cJSON_IsString(it) && !strcmp(it->valuestring, bench_suites[i]);
-        ok = found;
-    }
+    int ok = 0;
+    const cJSON *su = cJSON_GetObjectItemCaseSensitive(d, "suites"), *it;
+    cJSON_ArrayForEach(it, su) ok |= cJSON_IsString(it) && !strcmp(it->valuestring, suite);
     const cJSON *sb = cJSON_GetObjectItemCaseSensitive(d, "subjects");
     for (int i = 0; i < nsub && ok; i++) {
         int found = 0;
@@ -113,18 +111,21 @@ static int bench_player_has(const char *dir, const char *backend, char **subject
     return ok;
 }
 
-static int bench_player(const char *backend, const char *work, const char *staging, char **subjects, int nsub,
-                        char *dir, size_t dirlen)
+/* The players of WORK/<backend>: the project's measured suites (its suites but the smoke
+ * and demo suites), every subject; reused when the reuse rule allows and they hold the
+ * suite and the subjects. */
+static int bench_player(const char *backend, const char *work, const char *staging, const char *suite,
+                        const char *const *measured, char **subjects, int nsub, char *dir, size_t dirlen)
 {
     char why[512];
     snprintf(dir, dirlen, "%s/%s", work, backend);
     if (tl_is_dir(dir) && tl_players_reusable(dir, staging, why, sizeof why) &&
-        bench_player_has(dir, backend, subjects, nsub)) {
+        bench_player_has(dir, backend, suite, subjects, nsub)) {
         printf("tandem bench: reusing %s (%s)\n", dir, why);
         return 0;
     }
     fflush(stdout);
-    char *argv[32];
+    char *argv[8 + 2 * TL_PROJECT_MAX + 1];
     int n = 0;
     argv[n++] = "build";
     argv[n++] = "--backend";
@@ -133,9 +134,9 @@ static int bench_player(const char *backend, const char *work, const char *stagi
     argv[n++] = dir;
     argv[n++] = "--staging";
     argv[n++] = (char *)staging;
-    for (int i = 0; bench_suites[i]; i++) {
+    for (int i = 0; measured[i]; i++) {   /* at most TL_PROJECT_MAX */
         argv[n++] = "--suite";
-        argv[n++] = (char *)bench_suites[i];
+        argv[n++] = (char *)measured[i];
     }
     argv[n] = NULL;
     return td_verb_build(n, argv) != 0;
@@ -226,14 +227,14 @@ int td_verb_bench(int argc, char **argv)
     backend = tl_opt_str(&o, "backend", backend);
     const char *project = tl_opt_str(&o, "project", NULL);
     char project_subjects[1024] = "";
-    {
-        tl_project p;
-        int bad = tl_project_open(project, TANDEM_SOURCE_DIR, &p);
-        if (!bad) tl_project_subject_list(&p, project_subjects, sizeof project_subjects);
+    tl_project p;   /* its subjects, suites, gate subject (a baseline is a revision of it) and gate */
+    if (tl_project_open(project, TANDEM_SOURCE_DIR, &p)) {
         tl_project_free(&p);
-        if (bad) { tl_opt_free(&o); return 1; }
-        subjects_arg = project_subjects;
+        tl_opt_free(&o);
+        return 1;
     }
+    tl_project_subject_list(&p, project_subjects, sizeof project_subjects);
+    subjects_arg = project_subjects;
     subjects_arg = tl_opt_str(&o, "subjects", subjects_arg);
     meter = tl_opt_str(&o, "meter", meter);
     retention = tl_opt_str(&o, "retention", retention);
@@ -247,7 +248,7 @@ int td_verb_bench(int argc, char **argv)
     timeout = tl_opt_str(&o, "timeout", timeout);
     int quick = tl_opt_given(&o, "quick") > 0;
     const char *baseline_rev = tl_opt_str(&o, "baseline", NULL);
-    if (baseline_rev && !tl_opt_given(&o, "subjects") && !tl_opt_given(&o, "subject")) subjects_arg = "tandem";
+    if (baseline_rev && !tl_opt_given(&o, "subjects") && !tl_opt_given(&o, "subject")) subjects_arg = p.gate_subject;
     long long nsamples = tl_opt_int(&o, "samples", 0);
     int nv;
     const char *const *one = tl_opt_all(&o, "subject", &nv);
@@ -256,25 +257,35 @@ int td_verb_bench(int argc, char **argv)
         if (!v[0] || strchr(v, ',') || strlen(subject_list) + strlen(v) + 2 > sizeof subject_list) {
             fprintf(stderr, "tandem bench: --subject '%s': one subject name\n", v);
             tl_opt_free(&o);
+            tl_project_free(&p);
             return 2;
         }
         if (subject_list[0]) strcat(subject_list, ",");
         strcat(subject_list, v);
     }
     tl_opt_free(&o);
+    const char *measured[TL_PROJECT_MAX + 1];
+    tl_project_measured_suites(&p, measured, TL_PROJECT_MAX + 1);
     int known = 0;
-    for (int i = 0; suite && bench_suites[i]; i++) known |= !strcmp(suite, bench_suites[i]);
+    char names[1024] = "";
+    for (int i = 0; measured[i]; i++) {
+        known |= suite && !strcmp(suite, measured[i]);
+        size_t l = strlen(names);
+        snprintf(names + l, sizeof names - l, "%s%s", i ? "|" : "", measured[i]);
+    }
     if (!known || !backend || (strcmp(backend, "aot") && strcmp(backend, "jit")) ||
         (strcmp(retention, "matched") && strcmp(retention, "default")) || (strcmp(flow, "on") && strcmp(flow, "off")) ||
         (strcmp(meter, "time") && strcmp(meter, "instructions"))) {
-        fprintf(stderr, "tandem bench: need --suite (primary|builderlifecycle|throughput|whenany|buildercycle), "
+        fprintf(stderr, "tandem bench: need --suite (%s: the suites of %s but its smoke and demo suites), "
                         "--backend aot|jit, --retention matched|default, --flow on|off, "
-                        "--meter time|instructions (tandem bench --help)\n");
+                        "--meter time|instructions (tandem bench --help)\n", names, p.file);
+        tl_project_free(&p);
         return 2;
     }
     int icount = !strcmp(meter, "instructions");
     if (icount && nsamples > 64) {
         fprintf(stderr, "tandem bench: --meter instructions takes at most 64 samples\n");
+        tl_project_free(&p);
         return 2;
     }
     if (subject_list[0]) subjects_arg = subject_list;
@@ -285,16 +296,20 @@ int td_verb_bench(int argc, char **argv)
         if (*tok) subjects[nsub++] = tok;
     if (!nsub) {
         free(list);
+        tl_project_free(&p);
         fprintf(stderr, "tandem bench: --subjects is empty\n");
         return 2;
     }
-    if (baseline_rev && (strcmp(subjects[0], "tandem") || nsub >= BENCH_MAX_SUBJECTS)) {
+    if (baseline_rev && (strcmp(subjects[0], p.gate_subject) || nsub >= BENCH_MAX_SUBJECTS)) {
+        fprintf(stderr, "tandem bench: --baseline: the first subject must be the project's gate subject %s (the "
+                        "baseline is a revision of it, %s), with at most %d subjects\n", p.gate_subject, p.file,
+                BENCH_MAX_SUBJECTS - 1);
         free(list);
-        fprintf(stderr, "tandem bench: --baseline: the first subject must be tandem (the baseline is a revision of it), "
-                        "with at most %d subjects\n", BENCH_MAX_SUBJECTS - 1);
+        tl_project_free(&p);
         return 2;
     }
     td_baseline bl;
+    static gate_config gcfg;   /* the project's gate: its gated rows and baseline thresholds */
     const char *bl_module = NULL;
     int rc = 1;
     char staged[4096], dir[4096], report[4096];
@@ -308,18 +323,21 @@ int td_verb_bench(int argc, char **argv)
         if (stage_project_run(project, staged) != 0) goto done;
         staging = staged;
     }
-    if (bench_player(backend, work, staging, subjects, nsub, dir, sizeof dir)) goto done;
+    if (bench_player(backend, work, staging, suite, measured, subjects, nsub, dir, sizeof dir)) goto done;
     if (baseline_rev) {
-        /* REV's runtime as the subject tandem@<rev>, in its own player folder */
+        /* REV's runtime as the subject <gate subject>@<rev>, in its own player folder, built
+         * with every measured suite (so one baseline folder serves them all) */
         char *repo = td_baseline_repo(staging), folder[4200];
-        int brc = td_baseline_resolve(repo, baseline_rev, &bl);
+        int brc = td_baseline_resolve(repo, &p, baseline_rev, &bl);
         if (!brc) {
             const char *bes[] = { backend };
             snprintf(folder, sizeof folder, "%s/baseline-%.7s", work, bl.commit);
-            brc = td_baseline_prepare(&bl, repo, staging, folder, bes, 1, NULL);
+            brc = td_baseline_prepare(&bl, staging, folder, bes, 1, measured);
         }
         free(repo);
         if (brc) goto done;
+        gate_config_default(&gcfg);
+        if (gate_config_from_project(&gcfg, &p)) goto done;
         bl_module = td_baseline_module(&bl, backend);
         subjects[nsub++] = bl.name;
     }
@@ -333,7 +351,7 @@ int td_verb_bench(int argc, char **argv)
             if (out) snprintf(sum, sizeof sum, "%s", out);
             else snprintf(sum, sizeof sum, "%s/icount/%s-%s-instructions.json", work, suite, backend);
             if (tl_json_load(sum, &sd)) rc = 1;
-            else rc = td_baseline_bench_verdict(sd, 1, suite, backend, subjects[0], bl.name);
+            else rc = td_baseline_bench_verdict(&gcfg, sd, 1, suite, backend, subjects[0], bl.name);
             cJSON_Delete(sd);
         }
         goto done;
@@ -393,9 +411,10 @@ int td_verb_bench(int argc, char **argv)
     printf("\nreport: %s  completed: %s%s%s\n", report, completed ? "true" : "false",
            cJSON_IsString(msg) ? "  failure: " : "", cJSON_IsString(msg) ? msg->valuestring : "");
     rc = completed && prc == 0 ? 0 : 1;
-    if (rc == 0 && bl_module) rc = td_baseline_bench_verdict(doc, 0, suite, backend, subjects[0], bl.name);
+    if (rc == 0 && bl_module) rc = td_baseline_bench_verdict(&gcfg, doc, 0, suite, backend, subjects[0], bl.name);
     cJSON_Delete(doc);
 done:
     free(list);
+    tl_project_free(&p);
     return rc;
 }

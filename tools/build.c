@@ -1,6 +1,7 @@
 /*
- * build.c - `tandem build --backend aot|jit`: build a player folder from a staging
- * folder (or the working tree).
+ * build.c - `tandem build --backend aot|jit --staging DIR`: build a player folder from a
+ * staging folder (`tandem stage`; a folder without staging.json is built as it is, without
+ * a binary manifest).
  *
  * For every subject: generate ONE translation unit (backends/backend.h td_tu_generate),
  * then
@@ -39,9 +40,6 @@
 #include "tl_manifest.h"
 #include "tl_opt.h"
 
-#ifndef TANDEM_SOURCE_DIR
-#define TANDEM_SOURCE_DIR "."
-#endif
 #ifndef TANDEM_BINARY_DIR
 #define TANDEM_BINARY_DIR "build"
 #endif
@@ -51,7 +49,7 @@
 static const tl_opt build_opts[] = {
     { "backend", 0, TL_OPT_STR, "B", 0, 0, "aot or jit" },
     { "out", 0, TL_OPT_PATH, "DIR", 0, 0, "player folder (created)" },
-    { "staging", 0, TL_OPT_PATH, "DIR", 0, 0, "staging folder (default: the working tree " TANDEM_SOURCE_DIR ")" },
+    { "staging", 0, TL_OPT_PATH, "DIR", 0, 0, "the staging folder (`tandem stage [--project DIR] --out DIR`)" },
     { "subject", 0, TL_OPT_STR, "NAME", 0, 0, "subject under players/subjects/ (repeat; default: all)" },
     { "suite", 0, TL_OPT_STR, "NAME", 0, 0, "suite under players/suites/ (repeat; default: all)" },
     { "shell", 0, TL_OPT_PATH, "PATH", 0, 0, "the tandem-player binary (default: next to tandem)" },
@@ -61,7 +59,7 @@ static const tl_opt build_opts[] = {
 };
 
 static const tl_optspec build_spec = {
-    "tandem build", "--backend aot|jit --out DIR [--staging DIR] [--subject NAME]...\n[--suite NAME]... [--shell PATH]",
+    "tandem build", "--backend aot|jit --staging DIR --out DIR [--subject NAME]...\n[--suite NAME]... [--shell PATH]",
     "Build a player folder: one generated translation unit per subject (runtime +\n"
     "subject + suites), compiled by clang (aot: shared modules, LLVM IR, remarks) or\n"
     "copied with its sources for libtcc (jit: compiled at player start-up; checked here).",
@@ -174,13 +172,14 @@ int td_verb_build(int argc, char **argv)
     }
     tl_opt_free(&o);
     const td_backend *be = td_backend_find(backend_name);
-    if (!be || !out) {
-        fprintf(stderr, "tandem build: need --backend aot|jit and --out DIR (tandem build --help)\n");
+    if (!be || !out || !staging) {
+        fprintf(stderr, "tandem build: need --backend aot|jit, --staging DIR (a folder `tandem stage [--project DIR] "
+                        "--out DIR` wrote) and --out DIR (tandem build --help)\n");
         tl_strlist_free(&subjects);
         tl_strlist_free(&suites);
         return 2;
     }
-    char *root = tl_abspath(staging ? staging : TANDEM_SOURCE_DIR);
+    char *root = tl_abspath(staging);
     char *outabs = tl_abspath(out);
     char shell[PATH_MAX];
     char err[65536];
@@ -201,17 +200,6 @@ int td_verb_build(int argc, char **argv)
     tl_strlist_sort(&suites);
     int e = tl_mkdirs(outabs);
     if (e) { tl_error(outabs, "--out", "cannot create: %s", tl_strerror(e)); goto done; }
-
-    /* The ABI header: staged with the sources, else (older staging) the source tree's. */
-    char *hdr = tl_join(root, "players/include/tandem_player.h");
-    int have_hdr = tl_is_file(hdr);
-    free(hdr);
-    char fallback_inc[PATH_MAX];
-    snprintf(fallback_inc, sizeof fallback_inc, "%s/players/include", TANDEM_SOURCE_DIR);
-    const char *extra_inc[2] = { have_hdr ? NULL : fallback_inc, NULL };
-    if (!have_hdr)
-        fprintf(stderr, "tandem build: warning: %s has no players/include/tandem_player.h; using %s "
-                        "(stage players/include to make the build self-contained)\n", root, fallback_inc);
 
     /* Content hash: staging.json's stagingHash, else one computed the same way. */
     char staging_hash[TL_SHA256_HEX] = "", build_id[TL_SHA256_HEX];
@@ -246,10 +234,23 @@ int td_verb_build(int argc, char **argv)
         }
         tl_staging_hash(recs, nr, staging_hash);
         free(recs);
-        fprintf(stderr, "tandem build: %s has no staging.json: building the working tree, no binary "
+        fprintf(stderr, "tandem build: %s has no staging.json: building it as it is, no binary "
                         "manifest (stage it with `tandem stage` for a verifiable player)\n", root);
     }
     tl_strlist_free(&all);
+    /* The player ABI headers come with the sources: `tandem stage` stages Tandem's
+     * players/include with every project, so a staging without them is not one of its
+     * (a --root tree, or an old layout) and the build would not be self-contained. */
+    {
+        char *hdr = tl_join(root, "players/include/tandem_player.h");
+        int have_hdr = tl_is_file(hdr);
+        if (!have_hdr)
+            tl_error(hdr, NULL, "missing (or not a regular file): the staging has no player ABI headers "
+                     "(players/include); stage with `tandem stage`, which stages Tandem's players/include with "
+                     "every project, or add them to the --root tree");
+        free(hdr);
+        if (!have_hdr) goto done;
+    }
     tl_build_id(staging_hash, be->name, be->identity(), be->flags(), build_id);
 
     desc = cJSON_CreateObject();
@@ -281,7 +282,6 @@ int td_verb_build(int argc, char **argv)
         td_tu_free_list(included);
         td_tu_file_name(subject, tuname, sizeof tuname);
         td_backend_options o = { 0 };
-        o.include_dirs = extra_inc[0] ? extra_inc : NULL;
         o.name = subject;
         td_backend_result r;
         cJSON *js = cJSON_CreateObject();
@@ -335,17 +335,6 @@ int td_verb_build(int argc, char **argv)
                 tl_strlist_push(&outfiles, rel);
             }
             tl_strlist_free(&srcs);
-            if (!have_hdr) {   /* the ABI header travels with the JIT sources */
-                char *from = tl_join(fallback_inc, "tandem_player.h");
-                char *to = tl_join(srcroot, "players/include/tandem_player.h");
-                char hex[TL_SHA256_HEX];
-                uint64_t bytes;
-                int ce = tl_copy_hash(from, to, 0644, hex, &bytes);
-                free(from);
-                free(to);
-                if (ce) { tl_error(fallback_inc, NULL, "cannot copy tandem_player.h"); free(text); free(srcroot); goto done; }
-                tl_strlist_push(&outfiles, "src/players/include/tandem_player.h");
-            }
             snprintf(rel, sizeof rel, "src/%s", tuname);
             snprintf(tupath, sizeof tupath, "%s/%s", outabs, rel);
             if (write_text(tupath, text)) { free(text); free(srcroot); goto done; }

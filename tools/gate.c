@@ -9,13 +9,24 @@
 #include "tl_err.h"
 #include "tl_fs.h"
 #include "tl_opt.h"
+#include "tl_project.h"
+
+#include <limits.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef TANDEM_SOURCE_DIR
+#define TANDEM_SOURCE_DIR "."
+#endif
+
 static const tl_opt gate_opts_table[] = {
-    { "config", 0, TL_OPT_PATH, "FILE", 0, 0, "gate configuration JSON over the built-in defaults (--print-config)" },
+    { "project", 0, TL_OPT_PATH, "DIR", 0, 0, "the project whose tandem.json \"gate\" section (subject, peers,\n"
+      "lowerBound, gatedSuites, unsupportedRows, config) applies over the\n"
+      "built-in defaults (default: the nearest tandem.json from the current\n"
+      "folder upward, else Tandem's own)" },
+    { "config", 0, TL_OPT_PATH, "FILE", 0, 0, "gate configuration JSON over the project's gate (--print-config)" },
     { "out", 0, TL_OPT_PATH, "DIR", 0, 0, "where the outputs go (--compare: the comparison's Markdown file)" },
     { "compare", 0, TL_OPT_PATH, "RUNS_A RUNS_B", 0, 0, "per gated row of two runs folders: both results and medians,\n"
       "flipped or not, borderline (threshold within the per-process\n"
@@ -23,7 +34,8 @@ static const tl_opt gate_opts_table[] = {
     { "instructions", 0, TL_OPT_PATH, "DIR", 0, 0, "add the instruction table (report-only) from DIR's\n"
       "<suite>-<backend>-instructions.json (tandem bench --meter instructions)" },
     { "self-check", 0, TL_OPT_FLAG, NULL, 0, 0, "run the synthetic expectations (pass, fail, each INVALID rule);\n"
-      "with --out DIR the synthetic runs are kept there (caseNN/)" },
+      "with --out DIR the synthetic runs are kept there (caseNN/) with the\n"
+      "configuration they are judged with (gate-config.json, for --config)" },
     { "verbose", 0, TL_OPT_FLAG, NULL, 0, 0, "--self-check: print every expectation" },
     { "quiet", 0, TL_OPT_FLAG, NULL, 0, 0, "no verdict lines on stdout" },
     { "print-config", 0, TL_OPT_FLAG, NULL, 0, 0, "print the configuration in effect (defaults, or --config) as JSON" },
@@ -31,10 +43,10 @@ static const tl_opt gate_opts_table[] = {
 };
 
 static const tl_optspec gate_spec = {
-    "tandem gate", "RUNS_DIR [--config FILE] [--out DIR] [--quiet]\n"
+    "tandem gate", "RUNS_DIR [--project DIR] [--config FILE] [--out DIR] [--quiet]\n"
     "tandem gate --self-check [--verbose] [--out DIR]\n"
-    "tandem gate --print-config\n"
-    "tandem gate --compare RUNS_A RUNS_B [--config FILE] [--out FILE]",
+    "tandem gate --print-config [--project DIR] [--config FILE]\n"
+    "tandem gate --compare RUNS_A RUNS_B [--project DIR] [--config FILE] [--out FILE]",
     "Read every per-process report (RUNS_DIR/*.json), the observations\n"
     "(RUNS_DIR/observations/*.json) and quiet-pregate.json (RUNS_DIR or its parent);\n"
     "compute per-process ratios of subject A to each peer (primary: ratio of means of\n"
@@ -43,10 +55,13 @@ static const tl_optspec gate_spec = {
     "AOT/JIT ratios; apply the thresholds and the INVALID rules; write gate.md,\n"
     "gate-summary.json, gate-chart.svg (the verdict and the gated rows, AOT and JIT side by\n"
     "side) and gate-chart-full.svg (every row) into --out (default RUNS_DIR).\n"
-    "Same inputs, byte-identical outputs.",
+    "Same inputs, byte-identical outputs.\n"
+    "The configuration: the built-in defaults, then the project's gate section (tandem.json:\n"
+    "its config file, then subject, peers, lowerBound as a report-only peer, unsupportedRows,\n"
+    "gatedSuites; --project, or the project found by the default rule), then --config.",
     gate_opts_table,
-    "Exit: 0 PASS, 3 FAIL, 1 INVALID (also: a refused configuration, outputs that could\n"
-    "not be written), 2 usage.",
+    "Exit: 0 PASS, 3 FAIL, 1 INVALID (also: a refused configuration or project file,\n"
+    "outputs that could not be written), 2 usage.",
     0, 1
 };
 
@@ -150,6 +165,19 @@ int gate_run(const gate_opts *o, const gate_config *cfg)
     return rc;
 }
 
+/* The project's gate section over cfg (--project, else the default rule); `from` names
+ * the file for the configuration line. 0 ok; 1 refused (reported). */
+static int gate_project_config(const char *given, gate_config *cfg, char *from, size_t len)
+{
+    tl_project p;
+    int bad = tl_project_open(given, TANDEM_SOURCE_DIR, &p);
+    if (!bad) bad = gate_config_from_project(cfg, &p);
+    if (bad) fprintf(stderr, "gate: INVALID: the project's gate configuration is refused (see above)\n");
+    else snprintf(from, len, "%s (gate)", p.file);
+    tl_project_free(&p);
+    return bad;
+}
+
 int td_verb_gate(int argc, char **argv)
 {
     gate_opts o = { 0 };
@@ -159,6 +187,7 @@ int td_verb_gate(int argc, char **argv)
     int self = tl_opt_given(&r, "self-check") > 0, verbose = tl_opt_given(&r, "verbose") > 0;
     int print = tl_opt_given(&r, "print-config") > 0;
     o.quiet = tl_opt_given(&r, "quiet") > 0;
+    const char *project = tl_opt_str(&r, "project", NULL);
     o.config_path = tl_opt_str(&r, "config", NULL);
     o.out_dir = tl_opt_str(&r, "out", NULL);
     o.instructions_dir = tl_opt_str(&r, "instructions", NULL);
@@ -174,9 +203,18 @@ int td_verb_gate(int argc, char **argv)
     } else if (r.npos) {
         o.runs_dir = r.pos[0];
     }
-    tl_opt_free(&r);
-    gate_config cfg;
+    if (self) { /* synthetic runs with their own configurations */
+        tl_opt_free(&r);
+        return gate_self_check(verbose, o.out_dir) ? 1 : 0;
+    }
+    static gate_config cfg;
     gate_config_default(&cfg);
+    char from[PATH_MAX + 64];
+    if (gate_project_config(project, &cfg, from, sizeof from)) {
+        tl_opt_free(&r);
+        return GATE_INVALID;
+    }
+    tl_opt_free(&r); /* project, the paths and the runs folders point into argv, not into r */
     if (o.config_path && gate_config_load(o.config_path, &cfg)) {
         fprintf(stderr, "gate: INVALID: the configuration %s is refused (see above)\n", o.config_path);
         return GATE_INVALID;
@@ -189,11 +227,19 @@ int td_verb_gate(int argc, char **argv)
         cJSON_Delete(j);
         return 0;
     }
-    if (self) return gate_self_check(verbose, o.out_dir) ? 1 : 0;
-    if (cmp_a) {
+    if (cmp_a) { /* stdout is the comparison (what --out holds) */
         int r = gate_compare(cmp_a, cmp_b, &cfg, o.out_dir);
         return r == GATE_USAGE ? 2 : r;
     }
     if (!o.runs_dir) { fprintf(stderr, "tandem gate: missing RUNS_DIR (tandem gate --help)\n"); return 2; }
+    if (!o.quiet) {
+        printf("tandem gate: configuration: the built-in defaults, then %s%s%s: subject %s against ", from,
+               o.config_path ? ", then " : "", o.config_path ? o.config_path : "", cfg.subject);
+        for (int i = 0; i < cfg.npeers; i++) printf("%s%s", i ? ", " : "", cfg.peers[i]);
+        if (!cfg.npeers) printf("every other subject");
+        for (int i = 0; i < cfg.nreport_only_peers; i++)
+            printf("%s%s", i ? ", " : "; report-only: ", cfg.report_only_peers[i]);
+        printf("\n");
+    }
     return gate_run(&o, &cfg);
 }

@@ -137,7 +137,7 @@ static const char project_fmt[] =
     "  \"runtime\": { \"sources\": \"src\", \"include\": \"include\" },\n"
     "  \"subjects\": {\n"
     "    \"%1$s\": { \"folder\": \"bench/%1$s\" },\n"
-    "    \"fcontext\": { \"folder\": \"@tandem/players/subjects/fcontext\" },\n"
+    "    \"fcontext\": { \"folder\": \"@tandem/players/subjects/fcontext\", \"link\": [\"boost_context\"] },\n"
     "    \"callback\": { \"folder\": \"@tandem/players/subjects/callback\" }\n"
     "  },\n"
     "  \"suites\": { \"primary\": \"@tandem/players/suites/primary\" },\n"

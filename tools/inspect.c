@@ -31,7 +31,11 @@ extern char **environ;
 #endif
 
 static const tl_opt inspect_opts[] = {
-    { "contract", 0, TL_OPT_PATH, "FILE", 0, 0, "the contract (JSON; bare: the staged runtime/contract.json); allowed\n"
+    { "project", 0, TL_OPT_PATH, "DIR", 0, 0, "bare: the project inspected (its tandem.json: runtime.contract, the\n"
+      "gate subject; default: the nearest tandem.json from the current folder\n"
+      "upward, else Tandem's own)" },
+    { "contract", 0, TL_OPT_PATH, "FILE", 0, 0, "the contract (JSON; bare: the project's runtime.contract, staged as\n"
+      "runtime/contract.json); allowed\n"
       "settings naming a field (init_guards.allowed_settings) are resolved by\n"
       "compiling --tu with libtcc" },
     { "tu", 0, TL_OPT_PATH, "FILE.c", 0, 0, "the translation unit both backends compile" },
@@ -50,7 +54,7 @@ static const tl_opt inspect_opts[] = {
 };
 
 static const tl_optspec inspect_spec = {
-    "tandem inspect", "[--contract FILE.json] [--out DIR]   (bare: the working tree's runtime)\n"
+    "tandem inspect", "[--project DIR] [--contract FILE.json] [--out DIR]   (bare: the project's runtime)\n"
     "tandem inspect --contract FILE.json --tu FILE.c [--ir FILE.ll --remarks FILE.yaml]\n"
     "[--out DIR] [-I DIR]... [-D NAME[=VALUE]]... [--no-jit] [--jit-strict]\n"
     "[--clang PATH] [--tcc-lib DIR] [--quiet]",
@@ -60,12 +64,18 @@ static const tl_optspec inspect_spec = {
     "(lazy init), a branch on a global only the initialisers write (init guard), a once call, a\n"
     "call through a global function pointer its target overwrites; guard names are a 4th signal.\n"
     "\n"
-    "Bare (no --tu, no --ir): stage the working tree into " TANDEM_BINARY_DIR "/inspect/staging, build the\n"
-    "AOT player of subject tandem into " TANDEM_BINARY_DIR "/inspect/aot (or reuse it when the reuse\n"
-    "rule allows), then check the staged runtime/contract.json on that player's translation\n"
-    "unit, IR and remarks (AOT) and on the same unit under libtcc (JIT), with the backends'\n"
-    "include paths; report in " TANDEM_BINARY_DIR "/inspect/report. --contract, --out and -I override.",
-    inspect_opts, "exit: 0 all rules hold, 3 a rule fails, 1 unusable inputs, 2 usage", 0, 0
+    "Bare (no --tu, no --ir): the project (--project DIR, else the nearest tandem.json from the\n"
+    "current folder upward, else Tandem's own): stage it into WORK/staging, build the AOT player\n"
+    "of its gate subject (tandem.json gate.subject; Tandem's: tandem) into WORK/aot (or reuse it\n"
+    "when the reuse rule allows), then check the project's contract (runtime.contract, staged\n"
+    "as runtime/contract.json) on that player's translation unit, IR and remarks (AOT) and on\n"
+    "the same unit under libtcc (JIT), with the backends' include paths; report in\n"
+    "WORK/report. WORK: " TANDEM_BINARY_DIR "/inspect for Tandem's own project, else\n"
+    TANDEM_BINARY_DIR "/inspect/projects/<12 hex of the project folder's path>.\n"
+    "--contract, --out and -I override. A project that names no contract (and no --contract)\n"
+    "is refused before anything is staged, saying so: exit 1.",
+    inspect_opts, "exit: 0 all rules hold, 3 a rule fails, 1 unusable inputs (also: a bare run on a project\n"
+    "that names no contract), 2 usage", 0, 0
 };
 
 static int mkdir_p(const char *path)
@@ -144,6 +154,7 @@ int td_verb_inspect(int argc, char **argv)
         rc = prc == TL_OPT_HELP ? 0 : 2;
         goto done;
     }
+    const char *project = tl_opt_str(&r, "project", NULL);
     o.contract = tl_opt_str(&r, "contract", NULL);
     o.tu = tl_opt_str(&r, "tu", NULL);
     o.ir = tl_opt_str(&r, "ir", NULL);
@@ -168,9 +179,13 @@ int td_verb_inspect(int argc, char **argv)
     o.quiet = tl_opt_given(&r, "quiet") > 0;
     int given_out = tl_opt_given(&r, "out") > 0, given_inc = tl_opt_given(&r, "include") > 0;
     tl_opt_free(&r);
-    /* bare (no --tu, no --ir): the working tree's runtime as the AOT player compiles it */
+    if (project && (o.tu || o.ir)) {
+        fprintf(stderr, "tandem inspect: --project is for a bare run (no --tu, no --ir)\n");
+        goto done;
+    }
+    /* bare (no --tu, no --ir): the project's runtime as the AOT player compiles it */
     if (!o.tu && !o.ir) {
-        if (ti_auto_prepare(&au)) {
+        if (ti_auto_prepare(&au, project, o.contract != NULL)) {
             rc = 1;
             goto done;
         }

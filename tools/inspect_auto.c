@@ -1,17 +1,23 @@
 /*
- * inspect_auto.c - what `tandem inspect` checks when run bare: the working tree staged
- * into WORK/staging, the AOT player of subject 'tandem' built there (or reused: the reuse
- * rule, `tandem verify --players-from`) into WORK/aot, and from them the inputs: the
- * staged runtime/contract.json, the generated translation unit, its LLVM IR and remarks,
- * and the include paths both backends compile it with. WORK is <build>/inspect.
+ * inspect_auto.c - what `tandem inspect` checks when run bare: the project (--project, else
+ * the nearest tandem.json upward, else Tandem's own) staged into WORK/staging, the AOT
+ * player of its gate subject built there (or reused: the reuse rule, `tandem verify
+ * --players-from`) into WORK/aot, and from them the inputs: the staged contract
+ * (runtime/contract.json, the project's runtime.contract), the generated translation unit,
+ * its LLVM IR and remarks, and the include paths both backends compile it with. WORK is
+ * <build>/inspect for Tandem's own project, <build>/inspect/projects/<12 hex of the
+ * project folder's path> for another.
  */
 #include "inspect_auto.h"
 
 #include "backend.h"
+#include "stage_project.h"
 #include "tl_err.h"
 #include "tl_fs.h"
+#include "tl_hash.h"
 #include "tl_json.h"
 #include "tl_manifest.h"
+#include "tl_project.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -21,21 +27,31 @@
 #ifndef TANDEM_BINARY_DIR
 #define TANDEM_BINARY_DIR "build"
 #endif
+#ifndef TANDEM_SOURCE_DIR
+#define TANDEM_SOURCE_DIR "."
+#endif
 
 int td_verb_build(int argc, char **argv);
-int td_verb_stage(int argc, char **argv);
 
-/* The subject's entry of player-aot.json: its TU, IR and remarks (relative names). */
+/* The subject's entry of player-aot.json: its TU, IR and remarks (relative names). With
+ * out NULL: only whether the player has the subject (0 yes), nothing reported. */
 static int player_entry(const char *players, const char *subject, ti_auto *out)
 {
     char *pj = tl_join(players, "player-aot.json");
     cJSON *d = NULL;
+    tl_err_capture(NULL, 0, !out);
     int rc = tl_json_load(pj, &d);
+    tl_err_capture(NULL, 0, 0);
     if (rc) { free(pj); return 1; }
     const cJSON *e, *hit = NULL;
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(d, "subjects")) {
         const cJSON *n = cJSON_GetObjectItemCaseSensitive(e, "name");
         if (cJSON_IsString(n) && !strcmp(n->valuestring, subject)) hit = e;
+    }
+    if (!out) {
+        cJSON_Delete(d);
+        free(pj);
+        return !hit;
     }
     static const char *const keys[3] = { "tu", "ir", "remarks" };
     char **dst[3] = { &out->tu, &out->ir, &out->remarks };
@@ -54,40 +70,78 @@ static int player_entry(const char *players, const char *subject, ti_auto *out)
     return rc;
 }
 
-int ti_auto_prepare(ti_auto *out)
+/* The work folder: Tandem's own project keeps <build>/inspect; another project gets its
+ * own under it, named by its folder's path, so two projects never reconcile one staging. */
+static char *work_folder(const tl_project *p)
+{
+    char *own = realpath(TANDEM_SOURCE_DIR, NULL), *root = realpath(p->root, NULL);
+    int is_own = own && root && !strcmp(own, root);
+    free(own);
+    free(root);
+    if (is_own) return tl_abspath(TANDEM_BINARY_DIR "/inspect");
+    char hex[TL_SHA256_HEX], rel[64];
+    tl_sha256_buf(p->root, strlen(p->root), hex);
+    snprintf(rel, sizeof rel, "inspect/projects/%.12s", hex);
+    char *bin = tl_abspath(TANDEM_BINARY_DIR), *w = bin ? tl_join(bin, rel) : NULL;
+    free(bin);
+    return w;
+}
+
+int ti_auto_prepare(ti_auto *out, const char *project, int contract_given)
 {
     memset(out, 0, sizeof *out);
-    char *work = tl_abspath(TANDEM_BINARY_DIR "/inspect");
-    out->work = work;
-    out->staging = tl_join(work, "staging");
-    out->players = tl_join(work, "aot");
-    printf("tandem inspect: staging the working tree into %s\n", out->staging);
+    tl_project p;
+    if (tl_project_open(project, TANDEM_SOURCE_DIR, &p)) {
+        tl_project_free(&p);
+        return 1;
+    }
+    int rc = 1;
+    out->project = strdup(p.file);
+    out->subject = strdup(p.gate_subject);
+    if (!p.contract && !contract_given) {
+        tl_error(p.file, "runtime.contract", "the project names no codegen contract, so a bare `tandem inspect` has "
+                 "nothing to check: name one there (see tandem inspect --help), or give --contract FILE");
+        goto done;
+    }
+    out->work = work_folder(&p);
+    if (!out->work) { tl_error(p.root, NULL, "out of memory"); goto done; }
+    out->staging = tl_join(out->work, "staging");
+    out->players = tl_join(out->work, "aot");
+    printf("tandem inspect: staging the project %s into %s\n", p.file, out->staging);
     fflush(stdout);
-    char *sargv[] = { "stage", "--out", out->staging, NULL };
-    if (td_verb_stage(3, sargv) != 0) { tl_error(out->staging, NULL, "staging failed"); return 1; }
+    if (stage_project_run(p.root, out->staging) != 0) { tl_error(out->staging, NULL, "staging failed"); goto done; }
 
     char why[1024] = "";
     int reuse = tl_is_dir(out->players) && tl_players_reusable(out->players, out->staging, why, sizeof why);
+    if (reuse && player_entry(out->players, out->subject, NULL)) reuse = 0; /* built for another subject */
     if (reuse) {
         printf("tandem inspect: reusing the AOT player %s (%s)\n", out->players, why);
     } else {
-        printf("tandem inspect: building the AOT player of subject tandem into %s\n", out->players);
+        printf("tandem inspect: building the AOT player of subject %s (the project's gate subject) into %s\n",
+               out->subject, out->players);
         fflush(stdout);
         char *bargv[] = { "build", "--backend", "aot", "--staging", out->staging, "--out", out->players,
-                          "--subject", "tandem", NULL };
-        if (td_verb_build(9, bargv) != 0) { tl_error(out->players, NULL, "the AOT build failed"); return 1; }
+                          "--subject", out->subject, NULL };
+        if (td_verb_build(9, bargv) != 0) { tl_error(out->players, NULL, "the AOT build failed"); goto done; }
     }
-    if (player_entry(out->players, "tandem", out)) return 1;
-    out->contract = tl_join(out->staging, "runtime/contract.json");
-    if (!tl_is_file(out->contract)) { tl_error(out->contract, NULL, "the staged contract is missing"); return 1; }
+    if (player_entry(out->players, out->subject, out)) goto done;
+    if (p.contract) {
+        out->contract = tl_join(out->staging, "runtime/contract.json");
+        if (!tl_is_file(out->contract)) { tl_error(out->contract, NULL, "the staged contract is missing"); goto done; }
+    }
     out->ninc = td_backend_include_dirs(out->staging, out->inc, TI_AUTO_MAX_INC);
-    out->out = tl_join(work, "report");
-    return 0;
+    out->out = tl_join(out->work, "report");
+    rc = 0;
+done:
+    tl_project_free(&p);
+    return rc;
 }
 
 void ti_auto_free(ti_auto *a)
 {
     free(a->work);
+    free(a->project);
+    free(a->subject);
     free(a->staging);
     free(a->players);
     free(a->contract);

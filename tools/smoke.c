@@ -184,7 +184,7 @@ int td_verb_smoke(int argc, char **argv)
         }
         snprintf(report, sizeof report, "%s/smoke-%s.json", out, backends[b]);
         const char *const by_name[] = { "--filter", filter, NULL };
-        int rc = tl_run_player(dir, backends[b], suite, report, filter ? by_name : NULL);
+        int rc = tl_run_player(dir, backends[b], subject, suite, report, filter ? by_name : NULL);
         if (tl_json_load(report, &cols[b].doc) != 0) {
             tl_error(report, NULL, "no readable report (player exit %d)", rc);
             failed = 1;

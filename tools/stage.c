@@ -38,7 +38,10 @@ static const tl_opt stage_opts[] = {
     { "root", 0, TL_OPT_PATH, "DIR", 0, 0, "instead of a project: a tree in the staged layout (runtime/,\n"
       "players/include, players/suites, players/subjects), or the root PATHS are relative to" },
     { "out", 0, TL_OPT_PATH, "DIR", 0, 0, "staging folder (default: " TANDEM_BINARY_DIR "/staging)" },
-    { "from-git", 0, TL_OPT_PATH, "REV", 0, 0, "stage revision REV via `git archive` instead of the working tree" },
+    { "from-git", 0, TL_OPT_PATH, "REV", 0, 0, "stage git revision REV (of the repository holding the project's\n"
+      "folder, or --root) via `git archive` instead of the working tree; a\n"
+      "project's folders outside its own folder (@tandem/...: Tandem's\n"
+      "harness, peers, suites) come from the working tree" },
     { "dry-run", 0, TL_OPT_FLAG, NULL, 0, 0, "only report differences against the existing staging (exit 1 if any)" },
     { NULL, 0, 0, NULL, 0, 0, NULL }
 };
@@ -66,12 +69,34 @@ typedef struct src {
     uint64_t bytes;
     char sha[TL_SHA256_HEX];
     int exec;
-    const tl_mem_file *mem; /* --from-git */
+    const tl_mem_file *mem; /* in memory: a revision's (--from-git) or generated (link.libs) */
 } src;
 
 static int src_cmp(const void *a, const void *b)
 {
     return strcmp(((const src *)a)->path, ((const src *)b)->path);
+}
+
+/* Append in-memory files (a revision's, or generated) to the sources; they stay owned by
+ * their array. 0 ok, 1 out of memory (reported). */
+static int src_append_mem(src **s, size_t *ns, const tl_mem_file *m, size_t n)
+{
+    src *grown = realloc(*s, (*ns + n + 1) * sizeof **s);
+    if (!grown) {
+        tl_error("tandem stage", NULL, "out of memory");
+        return 1;
+    }
+    *s = grown;
+    for (size_t i = 0; i < n; i++) {
+        src *e = &grown[(*ns)++];
+        memset(e, 0, sizeof *e);
+        e->path = m[i].path;
+        e->bytes = m[i].len;
+        e->exec = m[i].exec;
+        e->mem = &m[i];
+        tl_sha256_buf(m[i].data, m[i].len, e->sha);
+    }
+    return 0;
 }
 
 static int path_inside(const char *p, const char *dir)
@@ -180,8 +205,8 @@ int td_verb_stage(int argc, char **argv)
     tl_strlist paths = { 0 }, listed = { 0 }, disk = { 0 };
     src *s = NULL;
     size_t ns = 0;
-    tl_mem_file *mem = NULL;
-    size_t nmem = 0;
+    tl_mem_file *mem = NULL, *gen = NULL;
+    size_t nmem = 0, ngen = 0;
     tl_staging st = { 0 };
     if (!root || !tl_is_dir(root)) {
         tl_error(root_arg, "--root", "not a folder");
@@ -191,10 +216,25 @@ int td_verb_stage(int argc, char **argv)
     int using_defaults = user_paths.n == 0 && !have_proj;
     if (ms.n && !mapped)
         for (size_t i = 0; i < ms.n; i++) tl_strlist_push(&user_paths, ms.m[i].dest);
-    if (mapped && rev) {
-        tl_error(proj.file, NULL, "--from-git stages a revision of one tree, and this project's folders are "
-                 "not all at their staged places inside it (see tandem stage --help)");
-        goto done;
+    if (rev) { /* a commit of the repository holding the root, or nothing is read */
+        char spec[1024], head0[128] = "";
+        snprintf(spec, sizeof spec, "%s^{commit}", rev);
+        const char *gargv[] = { "git", "-C", root, "rev-parse", "--verify", "-q", spec, NULL };
+        if (tl_run_capture(gargv, head0, sizeof head0, NULL) != 0 || !head0[0]) {
+            tl_error(root, "--from-git", "'%s' is not a commit of the git repository holding this folder (or it is "
+                     "in none)", rev);
+            goto done;
+        }
+    }
+    /* mapped with --from-git: a mount inside the project's folder is read from the revision
+     * (at its path there), one outside it (Tandem's harness, @tandem/...) from the working
+     * tree; tree_ms holds the latter (its entries are ms's, not owned) */
+    stage_mounts tree_ms;
+    memset(&tree_ms, 0, sizeof tree_ms);
+    int in_rev[STAGE_MAX_MOUNTS] = { 0 };
+    for (size_t i = 0; mapped && i < ms.n; i++) {
+        in_rev[i] = rev && path_inside(ms.m[i].from, root) && ms.m[i].from[strlen(root)] == '/';
+        if (!in_rev[i]) tree_ms.m[tree_ms.n++] = ms.m[i];
     }
     for (size_t i = 0; mapped && i < ms.n; i++) {
         if (path_inside(out, ms.m[i].from) || path_inside(ms.m[i].from, out)) {
@@ -257,9 +297,10 @@ int td_verb_stage(int argc, char **argv)
     }
     tl_strlist_sort(&paths);
 
-    /* Collect the sources. */
-    if (!rev) {
-        int bad = mapped ? stage_mounts_list(&ms, &listed) : 0;
+    /* Collect the sources: working-tree files (listed, hashed where their mount has them)
+     * and, with --from-git, the revision's (mem). */
+    if (!rev || mapped) {
+        int bad = mapped ? stage_mounts_list(&tree_ms, &listed) : 0;
         for (size_t i = 0; !mapped && i < paths.n; i++) {
             char *full = tl_join(root, paths.v[i]);
             struct stat sb;
@@ -318,22 +359,70 @@ int td_verb_stage(int argc, char **argv)
         free(res);
         if (bad)
             goto done;
-    } else {
-        if (paths.n == 0) {
-            tl_error(root, "--from-git", "no path to stage exists in %s", rev);
-            goto done;
+    }
+    if (rev) {
+        if (!mapped) {
+            if (paths.n == 0) {
+                tl_error(root, "--from-git", "no path to stage exists in %s", rev);
+                goto done;
+            }
+            if (tl_git_archive_read(root, rev, (const char *const *)paths.v, paths.n, &mem, &nmem))
+                goto done;
         }
-        if (tl_git_archive_read(root, rev, (const char *const *)paths.v, paths.n, &mem, &nmem))
+        for (size_t i = 0; mapped && i < ms.n; i++) {
+            if (!in_rev[i])
+                continue;
+            const char *rel = ms.m[i].from + strlen(root) + 1;
+            tl_mem_file *part = NULL;
+            size_t np = 0;
+            if (stage_git_read_as(root, rev, rel, ms.m[i].dest, &part, &np)) {
+                tl_mem_files_free(part, np);
+                goto done;
+            }
+            if (!np) {
+                tl_error(proj.file, ms.m[i].dest, "%s is not in revision %s (the project's folder %s holds it in the "
+                         "working tree only)", rel, rev, root);
+                tl_mem_files_free(part, np);
+                goto done;
+            }
+            tl_mem_file *grown = realloc(mem, (nmem + np) * sizeof *mem);
+            if (!grown) {
+                tl_mem_files_free(part, np);
+                tl_error(out, NULL, "out of memory");
+                goto done;
+            }
+            mem = grown;
+            memcpy(mem + nmem, part, np * sizeof *part);   /* the paths and data move to mem */
+            nmem += np;
+            free(part);
+        }
+        if (src_append_mem(&s, &ns, mem, nmem))
             goto done;
-        ns = nmem;
-        s = calloc(ns ? ns : 1, sizeof *s);
+    }
+    /* the files tandem.json generates (a subject's link libraries, stage_project.h): one of
+     * that path from the sources is not staged (refused from the working tree, where the
+     * project file refuses it too; left out of a revision older than the link field) */
+    if (ms.n) {
+        size_t k = 0;
+        int bad = 0;
         for (size_t i = 0; i < ns; i++) {
-            s[i].path = mem[i].path;
-            s[i].bytes = mem[i].len;
-            s[i].exec = mem[i].exec;
-            s[i].mem = &mem[i];
-            tl_sha256_buf(mem[i].data, mem[i].len, s[i].sha);
+            const char *by = stage_project_generated_by(&proj, s[i].path);
+            if (!by) {
+                s[k++] = s[i];
+            } else if (rev) {
+                fprintf(stderr, "tandem stage: note: %s of %s is not staged: subject %s links what %s says "
+                        "(subjects.%s.link)\n", s[i].path, rev, by, proj.file, by);
+            } else {
+                tl_error(s[i].path, NULL, "refused: subject %s's link libraries are named in %s (subjects.%s.link)",
+                         by, proj.file, by);
+                bad = 1;
+            }
         }
+        ns = k;
+        if (bad || stage_project_generated(&proj, &gen, &ngen))
+            goto done;
+        if (src_append_mem(&s, &ns, gen, ngen))
+            goto done;
     }
     if (ns > 1)
         qsort(s, ns, sizeof *s, src_cmp);
@@ -555,6 +644,7 @@ int td_verb_stage(int argc, char **argv)
 done:
     free(s); /* the paths belong to listed or mem */
     tl_mem_files_free(mem, nmem);
+    tl_mem_files_free(gen, ngen);
     tl_staging_free(&st);
     tl_strlist_free(&user_paths);
     tl_strlist_free(&paths);

@@ -7,6 +7,7 @@
 #include "stage_project.h"
 
 #include "tl_err.h"
+#include "tl_proc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,4 +121,78 @@ int stage_mounts_list(const stage_mounts *ms, tl_strlist *out)
         tl_strlist_free(&files);
     }
     return bad;
+}
+
+#define LINK_LIBS "link.libs"
+
+const char *stage_project_generated_by(const tl_project *p, const char *path)
+{
+    static const char pre[] = "players/subjects/";
+    if (strncmp(path, pre, sizeof pre - 1)) return NULL;
+    const char *name = path + sizeof pre - 1, *slash = strchr(name, '/');
+    if (!slash || strcmp(slash + 1, LINK_LIBS)) return NULL;
+    for (int i = 0; i < p->nsubjects; i++)
+        if (strlen(p->subjects[i].name) == (size_t)(slash - name) && !strncmp(p->subjects[i].name, name, slash - name))
+            return p->subjects[i].name;
+    return NULL;
+}
+
+int stage_project_generated(const tl_project *p, tl_mem_file **out, size_t *n)
+{
+    *out = calloc((size_t)p->nsubjects + 1, sizeof **out);
+    *n = 0;
+    if (!*out) { tl_error(p->file, "subjects", "out of memory"); return 1; }
+    for (int i = 0; i < p->nsubjects; i++) {
+        const tl_project_subject *s = &p->subjects[i];
+        if (!s->nlink) continue;
+        size_t len = 0;
+        for (int k = 0; k < s->nlink; k++) len += strlen(s->link[k]) + 1;
+        tl_mem_file *f = &(*out)[*n];
+        char path[512];
+        snprintf(path, sizeof path, "players/subjects/%s/" LINK_LIBS, s->name);
+        f->path = strdup(path);
+        f->data = malloc(len + 1);
+        if (!f->path || !f->data) {
+            free(f->path);
+            free(f->data);
+            tl_error(p->file, "subjects", "out of memory");
+            return 1;
+        }
+        f->len = 0;
+        for (int k = 0; k < s->nlink; k++)
+            f->len += (size_t)sprintf((char *)f->data + f->len, "%s\n", s->link[k]);
+        (*n)++;
+    }
+    return 0;
+}
+
+int stage_git_read_as(const char *root, const char *rev, const char *rel, const char *dest, tl_mem_file **out,
+                      size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    char *spec = malloc(strlen(rev) + strlen(rel) + 4);
+    if (!spec) { tl_error(root, rel, "out of memory"); return 1; }
+    sprintf(spec, "%s:./%s", rev, rel);   /* ./: relative to root, which may be below the top */
+    const char *ex[] = { "git", "-C", root, "cat-file", "-e", spec, NULL };
+    int absent = tl_run_capture(ex, NULL, 0, NULL) != 0;
+    free(spec);
+    if (absent) return 0;
+    const char *paths[] = { rel };
+    if (tl_git_archive_read(root, rev, paths, 1, out, n)) return 1;
+    size_t rl = strlen(rel);
+    for (size_t i = 0; i < *n; i++) {
+        tl_mem_file *f = &(*out)[i];
+        const char *rest = f->path + rl;
+        if (strncmp(f->path, rel, rl) || (rest[0] && rest[0] != '/')) {
+            tl_error(root, rel, "git archive %s gave %s, which is not under it", rev, f->path);
+            return 1;
+        }
+        char *np = malloc(strlen(dest) + strlen(rest) + 1);
+        if (!np) { tl_error(root, rel, "out of memory"); return 1; }
+        sprintf(np, "%s%s", dest, rest);
+        free(f->path);
+        f->path = np;
+    }
+    return 0;
 }

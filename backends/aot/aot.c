@@ -220,11 +220,15 @@ static int aot_build(const td_backend_options *o, td_backend_result *r, char *er
     av_add(&a, "-o");
     av_add(&a, r->module_path);
     for (int i = 0; aot_link_flags[i]; i++) av_add(&a, aot_link_flags[i]);
-    /* the subject's own link libraries (players/subjects/<name>/link.libs) */
-    char *libs[8];
-    int nlibs = td_backend_subject_libs(root, o->name, libs, 8);
+    /* the subject's own link libraries (players/subjects/<name>/link.libs): -lNAME or a path */
+    char *libs[TD_BACKEND_MAX_LIBS];
+    int nlibs = td_backend_subject_libs(root, o->name, libs, TD_BACKEND_MAX_LIBS, err, errlen);
+    if (nlibs < 0) {
+        av_free(&a);
+        return -1;
+    }
     for (int i = 0; i < nlibs; i++) {
-        av_addf(&a, "%s", libs[i]);
+        av_addf(&a, td_backend_lib_is_name(libs[i]) ? "-l%s" : "%s", libs[i]);
         free(libs[i]);
     }
     uint64_t t0 = td_backend_now_ns();

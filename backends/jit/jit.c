@@ -130,11 +130,22 @@ static int jit_compile(const char *tu, const td_backend_options *o, TCCState **o
     const char *base = strrchr(tuabs, '/') ? strrchr(tuabs, '/') + 1 : tuabs;
     char subject[256];
     if (rc == 0 && sscanf(base, "tandem-player-%255[^.].c", subject) == 1) {
-        char *libs[8];
-        int nlibs = td_backend_subject_libs(root, subject, libs, 8);
+        char *libs[TD_BACKEND_MAX_LIBS];
+        int nlibs = td_backend_subject_libs(root, subject, libs, TD_BACKEND_MAX_LIBS, err, errlen);
+        if (nlibs < 0) {
+            tcc_delete(s);
+            return -1;
+        }
         for (int i = 0; i < nlibs; i++) {
-            if (rc == 0 && tcc_add_file(s, libs[i]) != 0)
+            int is_name = td_backend_lib_is_name(libs[i]);
+            if (rc == 0 && (is_name ? tcc_add_library(s, libs[i]) : tcc_add_file(s, libs[i])) != 0) {
+                char m[1200];
+                snprintf(m, sizeof m, "jit: subject %s links %s%s (players/subjects/%s/link.libs, from the project's "
+                         "subjects.%s.link): %s", subject, is_name ? "-l" : "", libs[i], subject, subject,
+                         is_name ? "no such library on tcc's library path" : "cannot load it");
+                jit_on_error(&errs, m);
                 rc = -1;
+            }
             free(libs[i]);
         }
     }

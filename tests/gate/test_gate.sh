@@ -13,9 +13,11 @@ case $MODE in
 outputs)
   rm -rf "$W/synthetic" && mkdir -p "$W"
   "$T" gate --self-check --out "$W/synthetic" >/dev/null 2>&1 || fail "self-check"
+  # judged with the self-check's configuration (not the project's gate: tandem vs fcontext)
+  C=(--config "$W/synthetic/gate-config.json")
   for c in case00 case03 case07; do
-    "$T" gate "$W/synthetic/$c" --out "$W/synthetic/$c-a" >/dev/null; rc_a=$?
-    "$T" gate "$W/synthetic/$c" --out "$W/synthetic/$c-b" >/dev/null; rc_b=$?
+    "$T" gate "$W/synthetic/$c" "${C[@]}" --out "$W/synthetic/$c-a" >/dev/null; rc_a=$?
+    "$T" gate "$W/synthetic/$c" "${C[@]}" --out "$W/synthetic/$c-b" >/dev/null; rc_b=$?
     [ $rc_a = $rc_b ] || fail "$c: exit codes differ ($rc_a, $rc_b)"
     for f in gate.md gate-summary.json gate-chart.svg; do
       cmp -s "$W/synthetic/$c-a/$f" "$W/synthetic/$c-b/$f" || fail "$c: $f differs between two runs"
@@ -25,7 +27,7 @@ outputs)
   done
   # the copy of a runs folder elsewhere gives the same bytes (no absolute paths, no times)
   cp -r "$W/synthetic/case03" "$W/synthetic/moved"
-  "$T" gate "$W/synthetic/moved" --out "$W/synthetic/moved-out" >/dev/null
+  "$T" gate "$W/synthetic/moved" "${C[@]}" --out "$W/synthetic/moved-out" >/dev/null
   cmp -s "$W/synthetic/case03-a/gate-summary.json" "$W/synthetic/moved-out/gate-summary.json" || fail "moved runs: summary differs"
   python3 -c "import xml.dom.minidom,sys; xml.dom.minidom.parse(sys.argv[1])" "$W/synthetic/case03-a/gate-chart.svg" || fail "chart is not well-formed XML"
   grep -q '"verdict":	"FAIL"' "$W/synthetic/case03-a/gate-summary.json" || fail "case03 summary verdict"

@@ -1,6 +1,6 @@
 /*
- * att_baseline.c - `tandem attempt --baseline REV`: REV's runtime as the subject
- * tandem@<rev> (tools/baseline.c) in <attempt>/baseline/ (its staging.json hashes every
+ * att_baseline.c - `tandem attempt --baseline REV`: the project's runtime at REV as the
+ * subject <gate subject>@<rev> (tools/baseline.c) in <attempt>/baseline/ (its staging.json hashes every
  * staged file; its players carry binary manifests; files.sha256 covers the folder), loaded
  * in the same interleaved processes as the current runtime (att_player_argv) and in the
  * instruction arm; the gate judges it apart from the peers (gate_baseline.c).
@@ -23,9 +23,12 @@ int att_stage_baseline(att *a)
     static td_baseline B;
     char *sd = att_path(a, "staging"), *folder = att_path(a, "baseline");
     char *repo = td_baseline_repo(sd);
-    att_log(a, 1, "baseline %s: staging runtime/ of that revision from %s with this tree's harness", a->baseline, repo);
-    int rc = td_baseline_resolve(repo, a->baseline, &B);
-    if (!rc) rc = td_baseline_prepare(&B, repo, sd, folder, a->backends, a->nb, NULL);
+    att_log(a, 1, "baseline %s: staging the project's runtime at that revision from %s with this tree's harness",
+            a->baseline, repo);
+    const char *suites[TL_PROJECT_MAX + 1];   /* every measured suite, as `tandem bench --baseline` builds it */
+    tl_project_measured_suites(&a->proj, suites, TL_PROJECT_MAX + 1);
+    int rc = td_baseline_resolve(repo, &a->proj, a->baseline, &B);
+    if (!rc) rc = td_baseline_prepare(&B, sd, folder, a->backends, a->nb, suites);
     free(repo);
     free(sd);
     free(folder);

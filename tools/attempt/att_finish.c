@@ -66,34 +66,11 @@ int att_stage_gate(att *a)
     int rc;
     char *gd = att_path(a, "gate"), *rd = att_path(a, "runs");
     tl_mkdirs(gd);
-    gate_config cfg;
-    gate_config_default(&cfg);
-    /* the project's gate: its configuration file (thresholds, gated set) over the
-     * defaults, then its peers and lower bound; the subject is the first one measured */
-    if (a->gate_config && gate_config_load(a->gate_config, &cfg)) {
-        att_log(a, 1, "gate: the project's configuration %s is refused (see attempt.log)", a->gate_config);
-        free(gd);
-        free(rd);
-        att_manifest_set_str(a, "verdict", gate_verdict_name(GATE_INVALID));
-        return GATE_INVALID;
-    }
-    if (a->ngate_peers) {
-        cfg.npeers = 0;
-        for (int i = 0; i < a->ngate_peers && cfg.npeers < GATE_MAX_PEERS; i++)
-            snprintf(cfg.peers[cfg.npeers++], sizeof cfg.peers[0], "%s", a->gate_peers[i]);
-    }
-    if (a->lower_bound) {
-        cfg.nreport_only_peers = 1;
-        snprintf(cfg.report_only_peers[0], sizeof cfg.report_only_peers[0], "%s", a->lower_bound);
-    }
+    /* the project's gate (att_project.c: its section over the defaults, its gated suites);
+     * the subject is the first one measured */
+    gate_config cfg = a->gate;
+    if (a->subjects_given) cfg.npeers = 0;
     snprintf(cfg.subject, sizeof cfg.subject, "%s", a->subjects[0]);
-    cfg.unsupported_na = !a->unsupported_invalid;
-    /* only the project's gated suites decide (the others have no gated processes) */
-    for (int s = 0; s < cfg.nsuites; s++) {
-        int in = 0;
-        for (int g = 0; g < a->ngated; g++) in |= !strcmp(cfg.suites[s].name, a->gated[g]);
-        if (!in) cfg.suites[s].gated = 0;
-    }
     cfg.nbackends = a->nb;
     for (int b = 0; b < a->nb; b++) snprintf(cfg.backends[b], sizeof cfg.backends[b], "%s", a->backends[b]);
     cfg.processes = a->rounds;

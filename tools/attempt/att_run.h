@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <cjson/cJSON.h>
+#include "gate/gate.h"
+#include "tl_project.h"
 #include "tl_hash.h"
 
 #ifndef TANDEM_BINARY_DIR
@@ -53,16 +55,15 @@ typedef struct att {
     struct td_baseline *bl;       /* prepared: the subject tandem@<rev> beside the others */
     /* the project (tandem.json, att_project.c): its folder, gate and suites */
     char project[PATH_MAX];
+    tl_project proj;              /* its tandem.json, loaded (att_project_load) */
     char *gated[ATT_MAX_GATED];   /* the gated suites, in rotation order */
     int ngated;
     char report_only_default[256];
-    char *gate_config;            /* the project's gate configuration file, or NULL */
-    char *gate_peers[MAXS];       /* gate.peers (empty, or --subjects given: every other subject) */
-    int ngate_peers;
-    char *lower_bound;            /* gate.lowerBound (report-only), or NULL */
+    gate_config gate;             /* the built-in defaults under the project's gate section
+                                     (gate_config_from_project); the gated suites are its */
+    int subjects_given;           /* --subjects: the first is gated against every other */
     int smoke;                    /* the project names a smoke suite */
     char gate_subject[64];        /* gate.subject: the smoke suite runs on it */
-    int unsupported_invalid;      /* gate.unsupportedRows "invalid" */
     int def_rounds, def_samples;  /* the project's attempt defaults (0: Tandem's) */
     double def_timeout;
     char def_subjects[256], def_backends[16];

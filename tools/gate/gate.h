@@ -79,6 +79,17 @@ int gate_config_load(const char *path, gate_config *c);
 struct cJSON;
 struct cJSON *gate_config_json(const gate_config *c);
 const gate_suite_cfg *gate_suite_find(const gate_config *c, const char *suite);
+/* The suite's configuration, added (ratio of medians, gated) when c has none; NULL when
+ * c is full (GATE_MAX_SUITES) or the name is 64 bytes or more. */
+gate_suite_cfg *gate_suite_get(gate_config *c, const char *suite);
+/* A project's "gate" section (tandem.json, tools/lib/tl_project.h) over c, as `tandem gate
+ * --project` and `tandem attempt` both apply it: its configuration file (gate.config), then
+ * gate.subject, gate.peers (when given), gate.lowerBound (report-only, when given),
+ * gate.unsupportedRows, and the gated suites: gate.gatedSuites when given (a suite c does
+ * not know is added, ratio of medians), else c's gated suites that the project has; every
+ * other suite is report-only. 0 ok; 1 refused (reported: the file, the field, why). */
+struct tl_project;
+int gate_config_from_project(gate_config *c, const struct tl_project *p);
 /* Case-insensitive substring match; a pattern ending in a digit must not be followed by
  * another digit ("N=1" matches "N=1 x" but not "N=128"); a leading "^" anchors the pattern
  * at the start of the text ("^NextFrame" does not match "Async method NextFrame"). */

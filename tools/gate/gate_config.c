@@ -82,6 +82,13 @@ const gate_suite_cfg *gate_suite_find(const gate_config *c, const char *suite)
     return NULL;
 }
 
+gate_suite_cfg *gate_suite_get(gate_config *c, const char *suite)
+{
+    gate_suite_cfg *s = (gate_suite_cfg *)gate_suite_find(c, suite);
+    if (s || c->nsuites == GATE_MAX_SUITES || strlen(suite) >= sizeof s->name) return s;
+    return add_suite(c, suite, 0, 1);
+}
+
 int gate_pattern_match(const char *text, const char *pat)
 {
     int anchored = pat[0] == '^';
@@ -260,11 +267,8 @@ int gate_config_load(const char *path, gate_config *c)
             snprintf(at, sizeof at, "suites[%d]", i++);
             const char *name = tl_json_str(path, e, at, "name");
             if (!name) { bad = 1; continue; }
-            gate_suite_cfg *s = (gate_suite_cfg *)gate_suite_find(c, name);
-            if (!s) {
-                if (c->nsuites == GATE_MAX_SUITES) { tl_error(path, at, "too many suites"); bad = 1; continue; }
-                s = add_suite(c, name, 0, 1);
-            }
+            gate_suite_cfg *s = gate_suite_get(c, name);
+            if (!s) { tl_error(path, at, "too many suites, or a name of 64 bytes or more"); bad = 1; continue; }
             const cJSON *st = cJSON_GetObjectItemCaseSensitive(e, "statistic");
             if (st) {
                 if (cJSON_IsString(st) && !strcmp(st->valuestring, "mean")) s->use_mean = 1;

@@ -208,8 +208,14 @@ int gate_self_check(int verbose, const char *keep)
         return 1;
     }
     gate_config cfg;
-    gate_config_default(&cfg);
-    cfg.peers[0][0] = 0;
+    gate_config_default(&cfg); /* subject tandem against every other subject (peer) */
+    if (keep) { /* the configuration the kept cases are judged with, for `tandem gate --config` */
+        char *cp = tl_join(tmpl, "gate-config.json");
+        cJSON *cj = gate_config_json(&cfg);
+        if (tl_json_save(cp, cj)) failures++;
+        cJSON_Delete(cj);
+        free(cp);
+    }
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char dir[4096], out[4096];
         snprintf(dir, sizeof dir, "%s/case%02zu", tmpl, i);

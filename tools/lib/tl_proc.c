@@ -45,13 +45,14 @@ int tl_run(char *const argv[])
     return WEXITSTATUS(st);
 }
 
-int tl_run_player(const char *dir, const char *backend, const char *suite, const char *report,
+int tl_run_player(const char *dir, const char *backend, const char *subject, const char *suite, const char *report,
                   const char *const *extra)
 {
     char player[4200], module[4200];
     int aot = !strcmp(backend, "aot");
     snprintf(player, sizeof player, "%s/tandem-player", dir);
-    snprintf(module, sizeof module, aot ? "%s/tandem.so" : "%s/src/tandem-player-tandem.c", dir);
+    if (aot) snprintf(module, sizeof module, "%s/%s.so", dir, subject);
+    else snprintf(module, sizeof module, "%s/src/tandem-player-%s.c", dir, subject);
     char *argv[32];
     int n = 0;
     argv[n++] = player;

@@ -17,11 +17,11 @@ int tl_run(char *const argv[]);
  * tells whether it wrote anything at all. Returns its exit status, or -1. */
 int tl_run_capture(const char *const *argv, char *out, size_t outlen, int *nonempty);
 
-/* Run the `tandem` subject of a player folder built by `tandem build` (DIR/tandem-player with
- * DIR/tandem.so for aot, DIR/src/tandem-player-tandem.c for jit) on one suite, writing its
- * report to `report`; `extra` (NULL-terminated, may be NULL) is appended to the player's
+/* Run one subject of a player folder built by `tandem build` (DIR/tandem-player with
+ * DIR/<subject>.so for aot, DIR/src/tandem-player-<subject>.c for jit) on one suite, writing
+ * its report to `report`; `extra` (NULL-terminated, may be NULL) is appended to the player's
  * arguments. Returns the player's exit status as tl_run does. */
-int tl_run_player(const char *dir, const char *backend, const char *suite, const char *report,
+int tl_run_player(const char *dir, const char *backend, const char *subject, const char *suite, const char *report,
                   const char *const *extra);
 
 #endif

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef struct ctx {
@@ -176,9 +177,26 @@ static int load_runtime(const ctx *c, const cJSON *doc)
     return bad;
 }
 
+/* A library a subject links: a name for -lNAME (letters, digits, '_', '.', '+', '-', not
+ * starting with '-' or '.') or an absolute path to an existing regular file. */
+static int check_lib(const ctx *c, const char *field, const char *lib)
+{
+    if (lib[0] == '/') {
+        if (tl_is_file(lib)) return 0;
+        tl_error(c->file, field, "'%s' is not an existing regular file (an absolute path names a library file)", lib);
+        return 1;
+    }
+    int ok = lib[0] && lib[0] != '-' && lib[0] != '.' && strlen(lib) < 64;
+    for (const char *q = lib; ok && *q; q++) ok = isalnum((unsigned char)*q) || strchr("_.+-", *q);
+    if (!ok)
+        tl_error(c->file, field, "'%s': expected a library name (linked as -lNAME: letters, digits, '_', '.', '+', '-') "
+                 "or an absolute path to a library file", lib);
+    return !ok;
+}
+
 static int load_subjects(const ctx *c, const cJSON *doc)
 {
-    static const char *const keys[] = { "folder", NULL };
+    static const char *const keys[] = { "folder", "link", NULL };
     const cJSON *subs = get_obj(c, doc, "", "subjects", 1), *it;
     if (!subs) return 1;
     int bad = 0;
@@ -192,6 +210,22 @@ static int load_subjects(const ctx *c, const cJSON *doc)
         s->name = strdup(it->string);
         bad |= check_keys(c, it, at, keys);
         bad |= get_path(c, it, at, "folder", 1, 1, &s->folder);
+        int lbad = get_strs(c, it, at, "link", 0, s->link, &s->nlink);
+        for (int i = 0; !lbad && i < s->nlink; i++) {
+            char f[320];
+            snprintf(f, sizeof f, "%s.link[%d]", at, i);
+            lbad |= check_lib(c, f, s->link[i]);
+        }
+        bad |= lbad;
+        /* one source of truth: a link.libs of the folder's own would be silently replaced */
+        char *own = s->folder ? tl_join(s->folder, "link.libs") : NULL;
+        struct stat ost;
+        if (own && lstat(own, &ost) == 0) {
+            tl_error(c->file, at, "%s: a subject's link libraries are named in tandem.json (%s.link), not in its "
+                     "folder: move its lines there and remove the file", own, at);
+            bad = 1;
+        }
+        free(own);
     }
     if (!bad && c->p->nsubjects == 0) { tl_error(c->file, "subjects", "no subject (name at least one)"); bad = 1; }
     return bad;
@@ -348,6 +382,7 @@ void tl_project_free(tl_project *p)
     for (int i = 0; i < p->nsubjects; i++) {
         free(p->subjects[i].name);
         free(p->subjects[i].folder);
+        free_strs(p->subjects[i].link, p->subjects[i].nlink);
     }
     for (int i = 0; i < p->nsuites; i++) { free(p->suites[i].name); free(p->suites[i].folder); }
     free(p->smoke); free(p->gate_subject); free(p->lower_bound); free(p->gate_config);
@@ -417,4 +452,16 @@ const tl_project_suite *tl_project_suite_find(const tl_project *p, const char *n
     for (int i = 0; i < p->nsuites; i++)
         if (!strcmp(p->suites[i].name, name)) return &p->suites[i];
     return NULL;
+}
+
+int tl_project_measured_suites(const tl_project *p, const char **out, int max)
+{
+    int n = 0;
+    for (int i = 0; i < p->nsuites && n < max - 1; i++) {
+        const char *s = p->suites[i].name;
+        if ((p->smoke && !strcmp(s, p->smoke)) || !strcmp(s, TL_PROJECT_DEMO_SUITE)) continue;
+        out[n++] = s;
+    }
+    if (max > 0) out[n] = NULL;
+    return n;
 }

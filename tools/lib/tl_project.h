@@ -16,10 +16,17 @@
  *                                               player headers include (default: Tandem's)
  *       "contract": "contract.json"             optional: the codegen contract (inspect)
  *     },
- *     "subjects": {                             name (a C identifier) -> its workloads;
- *       "mylib":    { "folder": "bench/mylib" },   libraries linked with it: the folder's
- *                                               link.libs (one absolute path a line)
- *       "callback": { "folder": "@tandem/players/subjects/callback" }
+ *     "subjects": {                             name (a C identifier) -> its workloads
+ *       "mylib":    { "folder": "bench/mylib" },
+ *       "callback": { "folder": "@tandem/players/subjects/callback" },
+ *       "fcontext": { "folder": "@tandem/players/subjects/fcontext",
+ *                     "link": ["boost_context"] }  optional: the libraries linked with the
+ *                                               subject on both backends, each a library name
+ *                                               (clang -lNAME, tcc_add_library) or an
+ *                                               absolute path to a library file; staged as
+ *                                               players/subjects/NAME/link.libs, the one
+ *                                               source of truth (a link.libs in the folder
+ *                                               itself is refused)
  *     },
  *     "suites": { "primary": "@tandem/players/suites/primary" },   name -> folder
  *     "smoke": "mysmoke",                       optional: a suite name above
@@ -52,7 +59,9 @@
 
 typedef struct tl_project_subject {
     char *name;
-    char *folder;              /* absolute; its link.libs names the libraries to link */
+    char *folder;              /* absolute */
+    char *link[TL_PROJECT_MAX]; /* the libraries linked with it: names or absolute paths */
+    int nlink;
 } tl_project_subject;
 
 typedef struct tl_project_suite {
@@ -102,6 +111,12 @@ int tl_project_open(const char *given, const char *tandem_root, tl_project *p);
 /* "subject,other,..." into buf: the gate's subject first, then the other subjects in the
  * file's order (a verb's default subject list). */
 void tl_project_subject_list(const tl_project *p, char *buf, size_t len);
+
+/* The suites a measurement builds: every suite but the smoke suite and the demo suite
+ * (`tandem demo`'s, suites.demo), in the file's order; NULL-terminated in out (max - 1 at
+ * most). Returns how many. */
+#define TL_PROJECT_DEMO_SUITE "demo"
+int tl_project_measured_suites(const tl_project *p, const char **out, int max);
 
 const tl_project_subject *tl_project_subject_find(const tl_project *p, const char *name);
 const tl_project_suite *tl_project_suite_find(const tl_project *p, const char *name);

@@ -1,9 +1,10 @@
 /*
  * fcontext_subject.c - stackful coroutines on Boost.Context's make_fcontext/jump_fcontext
  * (libboost-context-dev, C linkage). The scheduler, pools and rows are td_stackful.h;
- * this file is only the context switch. Linking: AOT modules link
- * /usr/lib/x86_64-linux-gnu/libboost_context.so (players/subjects/fcontext/link.libs, read by
- * both backends: the AOT one links it into the module, the JIT one adds it to the TCCState).
+ * this file is only the context switch. Linking: the subject links libboost_context (a
+ * project's tandem.json names it: "fcontext": {"folder": ..., "link": ["boost_context"]},
+ * staged as players/subjects/fcontext/link.libs and read by both backends: the AOT one links
+ * -lboost_context into the module, the JIT one adds the library to the TCCState).
  */
 #include <stddef.h>
 
