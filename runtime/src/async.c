@@ -215,7 +215,7 @@ int td_runner_suspend_(td_runner *r)
     uint32_t *sync = r->sync;
     r->sync = NULL;
     /* After TD_OK the runner may already be running on another thread: return at once. */
-    if (td_task_on_completed(t, td_runner_move_next, r) == TD_OK)
+    if (td_source_on_completed_(t.source, t.token, td_runner_move_next, r) == TD_OK)
         return 1;
     r->sync = sync;
     return 0;

@@ -129,15 +129,15 @@ int (td_task_status)(td_task t, td_status *out)
     return TD_OK;
 }
 
-int (td_task_on_completed)(td_task t, td_continuation_fn fn, void *arg)
+/* Registration on a source (the stamp shortcut already taken, or left to a stamp source's
+ * own ops): a custom source answers through its ops; a protocol source takes the waiter with
+ * one CAS (task.h). One function for both entries, so tcc pays one call on either. */
+int td_source_on_completed_(td_source *s, uint32_t token, td_continuation_fn fn, void *arg)
 {
-    td_source *s = t.source;
-    if (s == NULL || td_source_stamp_reached_(s, t.token))
-        return TD_DONE;
     if (s->ops->on_completed)
-        return s->ops->on_completed(s, t.token, fn, arg);
+        return s->ops->on_completed(s, token, fn, arg);
     uint32_t w = td_atomic_load_u32(&s->word);
-    int rc = task_check(w, t.token);
+    int rc = task_check(w, token);
     if (rc != TD_OK)
         return rc;
     if (TD_WORD_MODE(w) == TD_MODE_AWAITED)
@@ -149,12 +149,20 @@ int (td_task_on_completed)(td_task t, td_continuation_fn fn, void *arg)
     for (;;) {
         if (td_atomic_cas_u32(&s->word, &w, w | TD_MODE_AWAITED))
             return TD_OK;
-        rc = task_check(w, t.token);
+        rc = task_check(w, token);
         if (rc != TD_OK)
             return rc;
         if (TD_WORD_STATUS(w) != TD_PENDING)
             return TD_DONE;
     }
+}
+
+int (td_task_on_completed)(td_task t, td_continuation_fn fn, void *arg)
+{
+    td_source *s = t.source;
+    if (s == NULL || td_source_stamp_reached_(s, t.token))
+        return TD_DONE;
+    return td_source_on_completed_(s, t.token, fn, arg);
 }
 
 /* The outcome of a completed source, read by its one consumer. */

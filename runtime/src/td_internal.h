@@ -89,6 +89,10 @@ void td_wait_abandon_(td_source *held, uint32_t token);
 /* The task a wait returns when it has no loop (TD_ERR_NO_LOOP). */
 td_task td_wait_no_loop_(void);
 
+/* td_task_on_completed of {s, token} (s not NULL) without the stamp shortcut, for callers
+ * that checked it already (the suspension): a stamp source's own ops answer the same. */
+int td_source_on_completed_(td_source *s, uint32_t token, td_continuation_fn fn, void *arg);
+
 /* td_task_get of {s, token} (s not NULL) without building the task value. */
 int td_task_get_from_(td_source *s, uint32_t token, td_outcome *out);
 
