@@ -11,15 +11,28 @@
  *
  * THE TU (one per subject), in this order, all with paths relative to the source root:
  *     #define TD_PLAYER_SUBJECT "<subject>"     and TD_PLAYER_SUBJECT_<subject> 1
- *     #define TD_PLAYER_SUITE_<suite> 1          for every suite compiled in
- *     #include "runtime/src/<*.c, sorted>"
+ *     #define TD_PLAYER_SUITE_<suite> 1          for every suite of the build, unless
+ *                                                TD_PLAYER_SUITES_CHOSEN (below)
+ *     #include "runtime/src/<*.c, sorted>"       under #if when the subject does not use
+ *                                                the runtime (below)
  *     #include "players/subjects/<subject>/<*.c, sorted>"
- *     #include "players/suites/<suite, sorted>/<*.c, sorted>"
- *     registration: #include "tandem_player.h", the suite table, `tandem_player_module`.
+ *     #include "players/suites/<suite, sorted>/<*.c, sorted>"   each under
+ *                                                #ifdef TD_PLAYER_SUITE_<suite>
+ *     registration: #include "tandem_player.h", the suite table, `tandem_player_module`
+ *     (the table and run_suite hold the suites compiled in).
  *   Everything is ONE translation unit: static names must not clash across files, so
  *   prefix statics with the suite/subject name (e.g. smoke_case_gate, cb_row_yield).
  *   Include paths: the source root, runtime/include, runtime/port, runtime/src,
  *   players/include.
+ *
+ * TD_PLAYER_SUITES_CHOSEN: a loader that defines it (with TD_PLAYER_SUITE_<suite> 1 for
+ *   each suite it wants) compiles only those suites of the TU, and the runtime only when
+ *   the subject or one of them uses it (the generator reads their #include lines: a file
+ *   of runtime/include or runtime/src reached from the subject's or the suite's sources;
+ *   runtime/port is header-only and always there). The TU's text stays the same for every
+ *   choice. The JIT player compiles the one suite it runs (`--suite S`: libtcc compiles
+ *   the runtime and the suites at start-up, like Mono compiling only what is called);
+ *   `--subjects` and the AOT build compile every suite.
  *
  * A SUITE `players/suites/<name>/` (name is a C identifier) defines exactly one function
  *     int td_suite_<name>(const td_player_host *host, void *ctx);
@@ -50,7 +63,8 @@
  * THE SHELL'S REPORT (cJSON; default smoke-<backend>.json for suite smoke, else
  *   <suite>-<backend>.json): schemaVersion 1, kind "smoke" (cases reported) | "bench",
  *   suite, backend, buildId, compiler, flags, subjects[] {name, path, moduleCompiler,
- *   loadNs, suiteResult}, expectedCaseCount, passed, failure (null | {case, file, line,
+ *   loadNs (AOT: dlopen; JIT: libtcc compile + relocate), compiledSuites (the module's
+ *   suite table: JIT the suite it runs, AOT every suite), suiteResult}, expectedCaseCount, passed, failure (null | {case, file, line,
  *   expected, actual}), cases[] {name, [subject when >1], passed, failure, ns},
  *   samples, warmup, rows[] {subject, name, supported, [reason], samples[] {ns, ops,
  *   allocs, frees, bytes, check}}, processAllocations. passed is false when a case failed,
