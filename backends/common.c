@@ -421,12 +421,6 @@ int td_tu_generate(const td_tu_spec *spec, char **text, char ***included, char *
     for (size_t i = 0; i < suites.n; i++)
         buf_printf(&b, "#ifdef TD_PLAYER_SUITE_%s\n    \"%s\",\n#endif\n", suites.v[i], suites.v[i]);
     buf_printf(&b, "    NULL\n};\n\n");
-    if (suites.n)
-        buf_printf(&b, "static int td_player_suite_is(const char *a, const char *b)\n"
-                       "{\n"
-                       "    while (*a && *a == *b) { a++; b++; }\n"
-                       "    return *a == *b;\n"
-                       "}\n\n");
     buf_printf(&b,
                "static int td_player_run_suite(const char *suite, const td_player_host *host, void *ctx)\n"
                "{\n"
@@ -436,7 +430,7 @@ int td_tu_generate(const td_tu_spec *spec, char **text, char ***included, char *
     for (size_t i = 0; i < suites.n; i++)
         buf_printf(&b,
                    "#ifdef TD_PLAYER_SUITE_%s\n"
-                   "    if (td_player_suite_is(suite, \"%s\")) return td_suite_%s(host, ctx);\n"
+                   "    if (td_player_name_is(suite, \"%s\")) return td_suite_%s(host, ctx);\n"
                    "#endif\n",
                    suites.v[i], suites.v[i], suites.v[i]);
     buf_printf(&b,

@@ -83,9 +83,10 @@
 #ifndef TANDEM_PLAYER_H
 #define TANDEM_PLAYER_H
 
+/* Only what this header uses: every module includes it, and libtcc parses what it includes
+ * at each JIT player start (no <stdio.h> here: the checks format their numbers themselves). */
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include "../../runtime/port/td_port.h"
 
 /* THE ABI VERSIONS. Three headers form the interface between a module and the player,
@@ -238,22 +239,33 @@ typedef struct td_player_module {
 
 typedef void (*td_player_case_fn)(const td_player_host *host, void *ctx, void *arg);
 
+/* 1 when the strings are equal. */
+static inline int td_player_name_is(const char *a, const char *b)
+{
+    while (*a && *a == *b) { a++; b++; }
+    return *a == *b;
+}
+
+/* 1 when `name` contains `filter` (host->filter: the cases and rows whose name contains
+ * it; NULL or "" selects every name). */
+static inline int td_player_name_selected(const char *name, const char *filter)
+{
+    if (!filter || !filter[0]) return 1;
+    for (const char *h = name; *h; h++) {
+        const char *a = h, *b = filter;
+        while (*a && *b && *a == *b) { a++; b++; }
+        if (!*b) return 1;
+    }
+    return 0;
+}
+
 /* case_begin, time fn, case_end. Honors host->filter (a filtered-out case is skipped
  * entirely; the report then shows fewer cases than expected). */
 static inline void td_player_run_case(const td_player_host *host, void *ctx, const char *name,
                                       td_player_case_fn fn, void *arg)
 {
     uint64_t t0, t1;
-    if (host->filter && host->filter[0]) {
-        const char *h = name, *f = host->filter;
-        int found = 0;
-        for (; *h && !found; h++) {
-            const char *a = h, *b = f;
-            while (*a && *b && *a == *b) { a++; b++; }
-            if (!*b) found = 1;
-        }
-        if (!found) return;
-    }
+    if (!td_player_name_selected(name, host->filter)) return;
     host->case_begin(ctx, name);
     t0 = host->now_ns();
     fn(host, ctx, arg);
@@ -261,14 +273,26 @@ static inline void td_player_run_case(const td_player_host *host, void *ctx, con
     host->case_end(ctx, t1 - t0);
 }
 
+/* v in decimal into buf (at least 21 bytes), as printf's %lld writes it; returns buf. */
+static inline char *td_player_i64_text(char *buf, int64_t v)
+{
+    char tmp[20];
+    int n = 0;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do { tmp[n++] = (char)('0' + u % 10); u /= 10; } while (u);
+    char *p = buf;
+    if (v < 0) *p++ = '-';
+    while (n) *p++ = tmp[--n];
+    *p = 0;
+    return buf;
+}
+
 static inline int td_player_check_i64(const td_player_host *host, void *ctx, const char *file,
                                       int line, int64_t expected, int64_t actual)
 {
-    char e[32], a[32];
+    char e[24], a[24];
     if (expected == actual) return 1;
-    snprintf(e, sizeof e, "%lld", (long long)expected);
-    snprintf(a, sizeof a, "%lld", (long long)actual);
-    host->case_fail(ctx, file, line, e, a);
+    host->case_fail(ctx, file, line, td_player_i64_text(e, expected), td_player_i64_text(a, actual));
     return 0;
 }
 
