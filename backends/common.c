@@ -222,8 +222,10 @@ static void buf_printf(td_buf *b, const char *fmt, ...)
  * runtime/include or runtime/src (the port layer, runtime/port, is header-only and every
  * module includes it through tandem_player.h). The scan reads #include lines only and
  * ignores conditionals, so it may see a use the preprocessor would skip (the runtime is then
- * compiled for nothing), never miss one; an include it cannot resolve under the root (a
- * system header) is no use, one it cannot read (#include MACRO) counts as one. */
+ * compiled for nothing); an include it cannot resolve under the root (a system header) is no
+ * use, one it cannot read (#include MACRO) counts as one. A source that declares runtime
+ * functions itself, with no runtime header, is not seen: its JIT load then fails on the
+ * undefined symbols. */
 
 typedef struct rt_scan {
     char root[4096];                  /* realpath of the root */

@@ -64,10 +64,11 @@
  *   <suite>-<backend>.json): schemaVersion 1, kind "smoke" (cases reported) | "bench",
  *   suite, backend, buildId, compiler, flags, subjects[] {name, path, moduleCompiler,
  *   loadNs (AOT: dlopen; JIT: libtcc compile + relocate), compiledSuites (the module's
- *   suite table: JIT the suite it runs, AOT every suite), suiteResult}, expectedCaseCount, passed, failure (null | {case, file, line,
- *   expected, actual}), cases[] {name, [subject when >1], passed, failure, ns},
- *   samples, warmup, rows[] {subject, name, supported, [reason], samples[] {ns, ops,
- *   allocs, frees, bytes, check}}, processAllocations. passed is false when a case failed,
+ *   suite table: JIT the suite it runs, AOT every suite), suiteResult},
+ *   expectedCaseCount, passed, failure (null | {case, file, line, expected, actual}),
+ *   cases[] {name, [subject when >1], passed, failure, ns}, samples, warmup,
+ *   rows[] {subject, name, supported, [reason], samples[] {ns, ops, allocs, frees, bytes,
+ *   check}}, processAllocations. passed is false when a case failed,
  *   a suite returned non-zero, or (smoke, unfiltered) the case count != expect_cases.
  *   Markers on stdout: TANDEM-CASE-START/PASS/FAIL, last line TANDEM-PLAYER-RESULT:
  *   pass | fail | error | crash signal=N [case=..] | timeout [case=..].
