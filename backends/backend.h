@@ -38,7 +38,10 @@ typedef struct td_tu_spec {
 
 /* The TU text (malloc'd, caller frees) and, optionally, the root-relative paths it
  * includes (malloc'd NULL-terminated array; free with td_tu_free_list). Returns 0, or
- * -1 with a message in err. Deterministic: same tree, same bytes. */
+ * -1 with a message in err. Deterministic: same tree, same bytes. Each suite's sources
+ * sit under #ifdef TD_PLAYER_SUITE_<suite>, all defined unless the compiler is given
+ * TD_PLAYER_SUITES_CHOSEN (then only the suites it defines are compiled, and the runtime
+ * only when the subject or one of them uses it: tandem_player.h, "THE TU"). */
 int td_tu_generate(const td_tu_spec *spec, char **text, char ***included, char *err, size_t errlen);
 void td_tu_free_list(char **list);
 /* Conventional TU file name for a subject: "tandem-player-<subject>.c". */
@@ -56,7 +59,9 @@ typedef struct td_backend_options {
     const char *tu_path;               /* the generated TU file */
     const char *out_dir;               /* AOT: where artifacts go */
     const char *name;                  /* artifact base name (usually the subject) */
-    const char *const *defines;        /* extra "NAME=VALUE" defines, NULL-terminated */
+    const char *const *defines;        /* extra "NAME=VALUE" defines, NULL-terminated (JIT
+                                          load: the player's TD_PLAYER_SUITES_CHOSEN and
+                                          TD_PLAYER_SUITE_<suite>) */
     const char *const *include_dirs;   /* extra include folders after the root's, NULL-ended */
     const td_backend_symbol *symbols;  /* JIT: host symbols to bind, {NULL,NULL}-ended */
     int emit_ir;                       /* AOT build: also write <name>.ll */

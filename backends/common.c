@@ -226,6 +226,83 @@ static void buf_printf(td_buf *b, const char *fmt, ...)
     }
 }
 
+/* ---- which sources use the runtime ---------------------------------------------------
+ * A loader that compiles only some suites (TD_PLAYER_SUITES_CHOSEN) compiles the runtime
+ * only when the subject or a chosen suite uses it. "Uses" is read from the sources: one of
+ * their files includes, directly or through headers found under the root, a file of
+ * runtime/include or runtime/src (the port layer, runtime/port, is header-only and every
+ * module includes it through tandem_player.h). The scan reads #include lines only and
+ * ignores conditionals, so it may see a use the preprocessor would skip (the runtime is then
+ * compiled for nothing); an include it cannot resolve under the root (a system header) is no
+ * use, one it cannot read (#include MACRO) counts as one. A source that declares runtime
+ * functions itself, with no runtime header, is not seen: its JIT load then fails on the
+ * undefined symbols. */
+
+typedef struct rt_scan {
+    char root[4096];                  /* realpath of the root */
+    char *dirs[8];                    /* the include folders (td_backend_include_dirs) */
+    int ndirs;
+    td_strv seen;                     /* files already scanned (realpaths) */
+} rt_scan;
+
+static int path_under(const char *path, const char *root, const char *sub)
+{
+    size_t lr = strlen(root), ls = strlen(sub);
+    return !strncmp(path, root, lr) && path[lr] == '/' && !strncmp(path + lr + 1, sub, ls) &&
+           path[lr + 1 + ls] == '/';
+}
+
+/* 1: the file at realpath `path` uses the runtime; 0: it does not; -1: out of memory. */
+static int rt_scan_file(rt_scan *sc, const char *path)
+{
+    if (path_under(path, sc->root, "runtime/include") || path_under(path, sc->root, "runtime/src")) return 1;
+    for (size_t i = 0; i < sc->seen.n; i++)
+        if (!strcmp(sc->seen.v[i], path)) return 0;
+    if (strv_push(&sc->seen, path)) return -1;
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char line[4096], dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    *strrchr(dir, '/') = 0;
+    int uses = 0;
+    while (!uses && fgets(line, sizeof line, f)) {
+        const char *p = line + strspn(line, " \t");
+        if (*p != '#') continue;
+        p += 1 + strspn(p + 1, " \t");
+        if (strncmp(p, "include", 7)) continue;
+        p += 7 + strspn(p + 7, " \t");
+        char close = *p == '"' ? '"' : *p == '<' ? '>' : 0;
+        const char *end = close ? strchr(p + 1, close) : NULL;
+        if (!end) { uses = 1; break; }      /* #include MACRO: cannot tell */
+        char name[1024], cand[8192], real[4096];
+        snprintf(name, sizeof name, "%.*s", (int)(end - p - 1), p + 1);
+        /* "name": the including file's folder first; then the include folders in order. */
+        for (int d = close == '"' ? -1 : 0; d < sc->ndirs; d++) {
+            snprintf(cand, sizeof cand, "%s/%s", d < 0 ? dir : sc->dirs[d], name);
+            if (!realpath(cand, real)) continue;
+            uses = rt_scan_file(sc, real);
+            break;
+        }
+    }
+    fclose(f);
+    return uses;
+}
+
+/* 1 when a file of `list` (root-relative), from index `from` on, uses the runtime. */
+static int rt_scan_files(rt_scan *sc, char *const *list, size_t from, size_t to)
+{
+    char cand[8192], real[4096];
+    td_tu_free_list(sc->seen.v);
+    memset(&sc->seen, 0, sizeof sc->seen);
+    for (size_t i = from; i < to; i++) {
+        snprintf(cand, sizeof cand, "%s/%s", sc->root, list[i]);
+        if (!realpath(cand, real)) continue;
+        int r = rt_scan_file(sc, real);
+        if (r) return r;
+    }
+    return 0;
+}
+
 void td_tu_file_name(const char *subject, char *buf, size_t len)
 {
     snprintf(buf, len, "tandem-player-%s.c", subject ? subject : "none");
@@ -234,6 +311,7 @@ void td_tu_file_name(const char *subject, char *buf, size_t len)
 int td_tu_generate(const td_tu_spec *spec, char **text, char ***included, char *err, size_t errlen)
 {
     td_strv files = { 0 }, suites = { 0 };
+    size_t *suite_end = NULL;          /* files[suite_end[i - 1] .. suite_end[i]): suite i */
     td_buf b = { 0 };
     char rel[4096];
     int rc = -1;
@@ -251,6 +329,7 @@ int td_tu_generate(const td_tu_spec *spec, char **text, char ***included, char *
         return -1;
     }
     if (!spec->no_runtime && list_dir(spec->root, "runtime/src", 0, 0, &files, err, errlen)) goto out;
+    size_t nruntime = files.n;
     snprintf(rel, sizeof rel, "players/subjects/%s", spec->subject);
     {
         char p[4096];
@@ -262,6 +341,7 @@ int td_tu_generate(const td_tu_spec *spec, char **text, char ***included, char *
         }
     }
     if (list_dir(spec->root, rel, 0, 0, &files, err, errlen)) goto out;
+    size_t nsubject = files.n;
     if (spec->suites) {
         for (const char *const *s = spec->suites; *s; s++)
             if (strv_push(&suites, *s)) goto oom;
@@ -274,6 +354,7 @@ int td_tu_generate(const td_tu_spec *spec, char **text, char ***included, char *
     } else if (list_dir(spec->root, "players/suites", 1, 1, &suites, err, errlen)) {
         goto out;
     }
+    if (!(suite_end = calloc(suites.n + 1, sizeof *suite_end))) goto oom;
     for (size_t i = 0; i < suites.n; i++) {
         if (!is_ident(suites.v[i])) {
             snprintf(err, errlen, "suite name '%s' is not a C identifier", suites.v[i]);
@@ -286,6 +367,24 @@ int td_tu_generate(const td_tu_spec *spec, char **text, char ***included, char *
             snprintf(err, errlen, "suite folder %s/%s has no .c files", spec->root, rel);
             goto out;
         }
+        suite_end[i] = files.n;
+    }
+    /* Who needs the runtime: the subject (then always), else the suites that use it. */
+    int subject_rt = 0;
+    td_strv rt_suites = { 0 };
+    if (nruntime) {
+        rt_scan sc = { .ndirs = 0 };
+        if (!realpath(spec->root, sc.root)) snprintf(sc.root, sizeof sc.root, "%s", spec->root);
+        sc.ndirs = td_backend_include_dirs(sc.root, sc.dirs, 8);
+        int r = rt_scan_files(&sc, files.v, nruntime, nsubject);
+        subject_rt = r != 0;
+        for (size_t i = 0; r >= 0 && !subject_rt && i < suites.n; i++) {
+            r = rt_scan_files(&sc, files.v, i ? suite_end[i - 1] : nsubject, suite_end[i]);
+            if (r > 0 && strv_push(&rt_suites, suites.v[i])) r = -1;
+        }
+        td_tu_free_list(sc.seen.v);
+        for (int d = 0; d < sc.ndirs; d++) free(sc.dirs[d]);
+        if (r < 0) { td_tu_free_list(rt_suites.v); goto oom; }
     }
 
     char tuname[256];
@@ -298,31 +397,55 @@ int td_tu_generate(const td_tu_spec *spec, char **text, char ***included, char *
     buf_printf(&b, "%s.\n", suites.n ? "" : " (none)");
     buf_printf(&b,
                " * Both backends compile exactly this file. Includes are relative to the source\n"
-               " * root (-I<root>); the module/host ABI is players/include/tandem_player.h. */\n"
+               " * root (-I<root>); the module/host ABI is players/include/tandem_player.h.\n"
+               " * A loader may compile fewer suites: it defines TD_PLAYER_SUITES_CHOSEN and\n"
+               " * TD_PLAYER_SUITE_<suite> for each suite it wants (the JIT player: the one it\n"
+               " * runs)%s. */\n"
                "#ifndef _GNU_SOURCE\n#define _GNU_SOURCE\n#endif\n"
                "#define TD_PLAYER_SUBJECT \"%s\"\n#define TD_PLAYER_SUBJECT_%s 1\n",
+               !nruntime ? "" : subject_rt ? "; the runtime is always compiled: the subject uses it"
+                                           : "; the runtime then only with a suite that uses it",
                label, spec->subject);
+    buf_printf(&b, "#ifndef TD_PLAYER_SUITES_CHOSEN\n");
     for (size_t i = 0; i < suites.n; i++) buf_printf(&b, "#define TD_PLAYER_SUITE_%s 1\n", suites.v[i]);
-    buf_printf(&b, "\n");
-    for (size_t i = 0; i < files.n; i++) buf_printf(&b, "#include \"%s\"\n", files.v[i]);
+    buf_printf(&b, "#endif\n\n");
+    if (nruntime && !subject_rt) {
+        buf_printf(&b, "#if !defined(TD_PLAYER_SUITES_CHOSEN)");
+        for (size_t i = 0; i < rt_suites.n; i++) buf_printf(&b, " || defined(TD_PLAYER_SUITE_%s)", rt_suites.v[i]);
+        buf_printf(&b, "\n");
+    }
+    for (size_t i = 0; i < nruntime; i++) buf_printf(&b, "#include \"%s\"\n", files.v[i]);
+    if (nruntime && !subject_rt) buf_printf(&b, "#endif\n");
+    td_tu_free_list(rt_suites.v);
+    for (size_t i = nruntime; i < nsubject; i++) buf_printf(&b, "#include \"%s\"\n", files.v[i]);
+    for (size_t i = 0; i < suites.n; i++) {
+        buf_printf(&b, "#ifdef TD_PLAYER_SUITE_%s\n", suites.v[i]);
+        for (size_t k = i ? suite_end[i - 1] : nsubject; k < suite_end[i]; k++)
+            buf_printf(&b, "#include \"%s\"\n", files.v[k]);
+        buf_printf(&b, "#endif\n");
+    }
     buf_printf(&b,
-               "\n/* ---- registration ---- */\n"
-               "#include \"tandem_player.h\"\n"
-               "#include <string.h>\n\n");
+               "\n/* ---- registration: the suites compiled in ---- */\n"
+               "#include \"tandem_player.h\"\n\n");
     for (size_t i = 0; i < suites.n; i++)
-        buf_printf(&b, "int td_suite_%s(const td_player_host *host, void *ctx);\n", suites.v[i]);
-    buf_printf(&b, "\nstatic const char *const td_player_suite_names[] = {");
-    for (size_t i = 0; i < suites.n; i++) buf_printf(&b, " \"%s\",", suites.v[i]);
+        buf_printf(&b, "#ifdef TD_PLAYER_SUITE_%s\nint td_suite_%s(const td_player_host *host, void *ctx);\n#endif\n",
+                   suites.v[i], suites.v[i]);
+    buf_printf(&b, "\nstatic const char *const td_player_suite_names[] = {\n");
+    for (size_t i = 0; i < suites.n; i++)
+        buf_printf(&b, "#ifdef TD_PLAYER_SUITE_%s\n    \"%s\",\n#endif\n", suites.v[i], suites.v[i]);
+    buf_printf(&b, "    NULL\n};\n\n");
     buf_printf(&b,
-               " NULL };\n\n"
                "static int td_player_run_suite(const char *suite, const td_player_host *host, void *ctx)\n"
                "{\n"
                "    if (!suite || !host || host->abi_version != TD_PLAYER_ABI_VERSION ||\n"
                "        host->size < sizeof(td_player_host))\n"
                "        return TD_PLAYER_E_ABI;\n");
     for (size_t i = 0; i < suites.n; i++)
-        buf_printf(&b, "    if (!strcmp(suite, \"%s\")) return td_suite_%s(host, ctx);\n", suites.v[i],
-                   suites.v[i]);
+        buf_printf(&b,
+                   "#ifdef TD_PLAYER_SUITE_%s\n"
+                   "    if (td_player_name_is(suite, \"%s\")) return td_suite_%s(host, ctx);\n"
+                   "#endif\n",
+                   suites.v[i], suites.v[i], suites.v[i]);
     buf_printf(&b,
                "    return TD_PLAYER_E_NO_SUITE;\n"
                "}\n\n"
@@ -354,6 +477,7 @@ out:
     free(b.p);
     td_tu_free_list(files.v);
     td_tu_free_list(suites.v);
+    free(suite_end);
     return rc;
 }
 

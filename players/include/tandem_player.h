@@ -11,15 +11,28 @@
  *
  * THE TU (one per subject), in this order, all with paths relative to the source root:
  *     #define TD_PLAYER_SUBJECT "<subject>"     and TD_PLAYER_SUBJECT_<subject> 1
- *     #define TD_PLAYER_SUITE_<suite> 1          for every suite compiled in
- *     #include "runtime/src/<*.c, sorted>"
+ *     #define TD_PLAYER_SUITE_<suite> 1          for every suite of the build, unless
+ *                                                TD_PLAYER_SUITES_CHOSEN (below)
+ *     #include "runtime/src/<*.c, sorted>"       under #if when the subject does not use
+ *                                                the runtime (below)
  *     #include "players/subjects/<subject>/<*.c, sorted>"
- *     #include "players/suites/<suite, sorted>/<*.c, sorted>"
- *     registration: #include "tandem_player.h", the suite table, `tandem_player_module`.
+ *     #include "players/suites/<suite, sorted>/<*.c, sorted>"   each under
+ *                                                #ifdef TD_PLAYER_SUITE_<suite>
+ *     registration: #include "tandem_player.h", the suite table, `tandem_player_module`
+ *     (the table and run_suite hold the suites compiled in).
  *   Everything is ONE translation unit: static names must not clash across files, so
  *   prefix statics with the suite/subject name (e.g. smoke_case_gate, cb_row_yield).
  *   Include paths: the source root, runtime/include, runtime/port, runtime/src,
  *   players/include.
+ *
+ * TD_PLAYER_SUITES_CHOSEN: a loader that defines it (with TD_PLAYER_SUITE_<suite> 1 for
+ *   each suite it wants) compiles only those suites of the TU, and the runtime only when
+ *   the subject or one of them uses it (the generator reads their #include lines: a file
+ *   of runtime/include or runtime/src reached from the subject's or the suite's sources;
+ *   runtime/port is header-only and always there). The TU's text stays the same for every
+ *   choice. The JIT player compiles the one suite it runs (`--suite S`: libtcc compiles
+ *   the runtime and the suites at start-up, like Mono compiling only what is called);
+ *   `--subjects` and the AOT build compile every suite.
  *
  * A SUITE `players/suites/<name>/` (name is a C identifier) defines exactly one function
  *     int td_suite_<name>(const td_player_host *host, void *ctx);
@@ -50,10 +63,12 @@
  * THE SHELL'S REPORT (cJSON; default smoke-<backend>.json for suite smoke, else
  *   <suite>-<backend>.json): schemaVersion 1, kind "smoke" (cases reported) | "bench",
  *   suite, backend, buildId, compiler, flags, subjects[] {name, path, moduleCompiler,
- *   loadNs, suiteResult}, expectedCaseCount, passed, failure (null | {case, file, line,
- *   expected, actual}), cases[] {name, [subject when >1], passed, failure, ns},
- *   samples, warmup, rows[] {subject, name, supported, [reason], samples[] {ns, ops,
- *   allocs, frees, bytes, check}}, processAllocations. passed is false when a case failed,
+ *   loadNs (AOT: dlopen; JIT: libtcc compile + relocate), compiledSuites (the module's
+ *   suite table: JIT the suite it runs, AOT every suite), suiteResult},
+ *   expectedCaseCount, passed, failure (null | {case, file, line, expected, actual}),
+ *   cases[] {name, [subject when >1], passed, failure, ns}, samples, warmup,
+ *   rows[] {subject, name, supported, [reason], samples[] {ns, ops, allocs, frees, bytes,
+ *   check}}, processAllocations. passed is false when a case failed,
  *   a suite returned non-zero, or (smoke, unfiltered) the case count != expect_cases.
  *   Markers on stdout: TANDEM-CASE-START/PASS/FAIL, last line TANDEM-PLAYER-RESULT:
  *   pass | fail | error | crash signal=N [case=..] | timeout [case=..].
@@ -69,9 +84,10 @@
 #ifndef TANDEM_PLAYER_H
 #define TANDEM_PLAYER_H
 
+/* Only what this header uses: every module includes it, and libtcc parses what it includes
+ * at each JIT player start (no <stdio.h> here: the checks format their numbers themselves). */
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include "../../runtime/port/td_port.h"
 
 /* THE ABI VERSIONS. Three headers form the interface between a module and the player,
@@ -224,22 +240,33 @@ typedef struct td_player_module {
 
 typedef void (*td_player_case_fn)(const td_player_host *host, void *ctx, void *arg);
 
+/* 1 when the strings are equal. */
+static inline int td_player_name_is(const char *a, const char *b)
+{
+    while (*a && *a == *b) { a++; b++; }
+    return *a == *b;
+}
+
+/* 1 when `name` contains `filter` (host->filter: the cases and rows whose name contains
+ * it; NULL or "" selects every name). */
+static inline int td_player_name_selected(const char *name, const char *filter)
+{
+    if (!filter || !filter[0]) return 1;
+    for (const char *h = name; *h; h++) {
+        const char *a = h, *b = filter;
+        while (*a && *b && *a == *b) { a++; b++; }
+        if (!*b) return 1;
+    }
+    return 0;
+}
+
 /* case_begin, time fn, case_end. Honors host->filter (a filtered-out case is skipped
  * entirely; the report then shows fewer cases than expected). */
 static inline void td_player_run_case(const td_player_host *host, void *ctx, const char *name,
                                       td_player_case_fn fn, void *arg)
 {
     uint64_t t0, t1;
-    if (host->filter && host->filter[0]) {
-        const char *h = name, *f = host->filter;
-        int found = 0;
-        for (; *h && !found; h++) {
-            const char *a = h, *b = f;
-            while (*a && *b && *a == *b) { a++; b++; }
-            if (!*b) found = 1;
-        }
-        if (!found) return;
-    }
+    if (!td_player_name_selected(name, host->filter)) return;
     host->case_begin(ctx, name);
     t0 = host->now_ns();
     fn(host, ctx, arg);
@@ -247,14 +274,26 @@ static inline void td_player_run_case(const td_player_host *host, void *ctx, con
     host->case_end(ctx, t1 - t0);
 }
 
+/* v in decimal into buf (at least 21 bytes), as printf's %lld writes it; returns buf. */
+static inline char *td_player_i64_text(char *buf, int64_t v)
+{
+    char tmp[20];
+    int n = 0;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do { tmp[n++] = (char)('0' + u % 10); u /= 10; } while (u);
+    char *p = buf;
+    if (v < 0) *p++ = '-';
+    while (n) *p++ = tmp[--n];
+    *p = 0;
+    return buf;
+}
+
 static inline int td_player_check_i64(const td_player_host *host, void *ctx, const char *file,
                                       int line, int64_t expected, int64_t actual)
 {
-    char e[32], a[32];
+    char e[24], a[24];
     if (expected == actual) return 1;
-    snprintf(e, sizeof e, "%lld", (long long)expected);
-    snprintf(a, sizeof a, "%lld", (long long)actual);
-    host->case_fail(ctx, file, line, e, a);
+    host->case_fail(ctx, file, line, td_player_i64_text(e, expected), td_player_i64_text(a, actual));
     return 0;
 }
 

@@ -36,8 +36,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <string.h>
+#include <stdio.h>                     /* vsnprintf (tb_fail) and the suites' row names */
 
 #include "tandem_player.h"
 #include "td_subject.h"
@@ -77,7 +76,7 @@ typedef struct tb_meter {
 
 static int tb_subject_ready;
 
-static void tb_meter_reset(tb_meter *m) { memset(m, 0, sizeof *m); }
+static void tb_meter_reset(tb_meter *m) { *m = (tb_meter){ 0 }; }
 static void tb_meter_slot(tb_meter *m, int32_t slot) { m->slot = slot; }
 
 static void tb_start(const tb_run *r, tb_meter *m)
@@ -125,19 +124,17 @@ static int tb_check(tb_run *r, const char *row, const char *what, int64_t want, 
 static int tb_want(const tb_run *r, const char *name)
 {
     const char *f = r->host->filter;
-    return !f || !f[0] || strstr(name, f) != NULL;
+    return td_player_name_selected(name, f);
 }
 
 /* `retained`: pass m->retained (the timed segments' live-heap delta). */
 static void tb_emit(const tb_run *r, const char *name, const tb_meter *m, uint64_t ops, int64_t check,
                     int gated, int64_t control_ns, int subtract, int64_t retained)
 {
-    td_player_row row;
+    td_player_row row = { 0 };
+    td_player_row_ext ext = { 0 };
     if (r->meter_on) r->host->meter_row(r->ctx, name, m->slot, m->segments);
     if (r->sample_shape) r->sample_shape(r->ctx, name, m->segments, m->units ? m->units : 1);
-    td_player_row_ext ext;
-    memset(&row, 0, sizeof row);
-    memset(&ext, 0, sizeof ext);
     row.name = name;
     row.ops = ops;
     row.ns = m->ns;
@@ -176,7 +173,7 @@ static void tb_set_flow(const tb_run *r, int on)
 /* Per run_suite call. Returns 0, or a TD_PLAYER_E_* code. */
 static int tb_begin(tb_run *r, const td_player_host *host, void *ctx)
 {
-    memset(r, 0, sizeof *r);
+    *r = (tb_run){ 0 };
     r->host = host;
     r->ctx = ctx;
     if (host->size < TD_PLAYER_HOST_BENCH_SIZE || !host->row_ext || !host->fail || !host->alloc_live_bytes) {
@@ -185,7 +182,7 @@ static int tb_begin(tb_run *r, const td_player_host *host, void *ctx)
     }
     r->quick = host->quick;
     r->measured = host->sample_index >= 0;
-    r->matched = !host->retention || strcmp(host->retention, "default") != 0;
+    r->matched = !host->retention || !td_player_name_is(host->retention, "default");
     r->flow = host->flow;
     if (host->size >= TD_PLAYER_HOST_METER_SIZE && host->meter_on && host->meter_off && host->meter_row) {
         r->meter_on = host->meter_on;

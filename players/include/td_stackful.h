@@ -27,7 +27,6 @@
 #define TD_STACKFUL_H
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "td_peer.h"
 

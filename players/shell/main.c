@@ -530,6 +530,9 @@ static int write_report(int is_smoke, int *passed_out)
         cJSON_AddStringToObject(o, "path", s->path);
         cJSON_AddStringToObject(o, "moduleCompiler", s->mod.entry->compiler);
         cJSON_AddNumberToObject(o, "loadNs", (double)s->mod.compile_ns);
+        cJSON *compiled = cJSON_AddArrayToObject(o, "compiledSuites");
+        for (const char *const *q = s->mod.entry->suites; *q; q++)
+            cJSON_AddItemToArray(compiled, cJSON_CreateString(*q));
         cJSON_AddNumberToObject(o, "suiteResult", s->suite_rc);
         cJSON_AddItemToArray(subs, o);
         if (s->suite_rc != 0) {
@@ -672,6 +675,16 @@ static const tl_optspec player_spec = {
     player_opts, "Exit: 0 pass, 1 a case or row failed, 2 usage.", 0, 0
 };
 
+/* A suite name that can be a macro's: TD_PLAYER_SUITE_<name>. */
+static int is_c_ident(const char *s)
+{
+    if (!s || !*s || (*s >= '0' && *s <= '9')) return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
+            return 0;
+    return 1;
+}
+
 static int result(const char *what, int code)
 {
     printf("TANDEM-PLAYER-RESULT: %s\n", what);
@@ -766,6 +779,17 @@ int main(int argc, char **argv)
     td_backend_options opt = { 0 };
     opt.root = S.root;
     opt.symbols = td_player_alloc_symbols;
+    /* JIT: compile only the suite this process runs (the TU's TD_PLAYER_SUITES_CHOSEN; the
+     * runtime too only when the subject or that suite uses it). --subjects lists them all. */
+    char suite_define[128];
+    const char *jit_defines[] = { "TD_PLAYER_SUITES_CHOSEN=1", suite_define, NULL };
+    if (!list_only && !strcmp(S.backend_name, "jit")) {
+        if (is_c_ident(S.suite) && strlen(S.suite) < sizeof suite_define - 20)
+            snprintf(suite_define, sizeof suite_define, "TD_PLAYER_SUITE_%s=1", S.suite);
+        else
+            jit_defines[1] = NULL;   /* no such suite can be compiled in: none is */
+        opt.defines = jit_defines;
+    }
     if (S.root && realpath(S.root, S.root_prefix) == NULL) S.root_prefix[0] = 0;
     for (int i = 0; i < npaths; i++) {
         char err[16384];

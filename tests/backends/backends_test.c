@@ -635,6 +635,121 @@ static void test_abi(void)
     CHECK(rr.exited && rr.code == 0, "matching td_subject.h: exit %d", rr.code);
 }
 
+static void write_text(const char *root, const char *rel, const char *text)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", root, rel);
+    sh("mkdir -p \"$(dirname '%s')\"", p, NULL, NULL);
+    FILE *f = fopen(p, "w");
+    CHECK(f != NULL, "write %s", p);
+    if (f) { fputs(text, f); fclose(f); }
+}
+
+/* The suites of a player report: its compiledSuites, space-separated, for one subject. */
+static void compiled_suites(const char *rep, char *out, size_t len)
+{
+    out[0] = 0;
+    cJSON *j = load_json(rep);
+    const cJSON *s = j ? cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "subjects"), 0) : NULL, *x;
+    const cJSON *list = s ? cJSON_GetObjectItemCaseSensitive(s, "compiledSuites") : NULL;
+    if (!cJSON_IsArray(list)) snprintf(out, len, "(no compiledSuites)");
+    cJSON_ArrayForEach(x, list) {
+        size_t l = strlen(out);
+        snprintf(out + l, len - l, "%s%s", l ? " " : "", cJSON_IsString(x) ? x->valuestring : "?");
+    }
+    cJSON_Delete(j);
+}
+
+static void test_jit_chosen(void)
+{
+    /* The JIT player compiles only the suite it runs, and the runtime only when that suite
+     * (or the subject) uses it: suite `plain` uses players/include only, `check` the runtime. */
+    char root[4096], tu[4096], rep[4096], err[16384], got[512];
+    make_root("chosen", root, sizeof root);
+    write_text(root, "players/suites/plain/plain.c",
+               "#include \"tandem_player.h\"\n"
+               "int fixture_subject_value(void);\n"
+               "static void plain_case(const td_player_host *h, void *c, void *arg)\n"
+               "{ (void)arg; TD_PCHECK_I64(h, c, 1, fixture_subject_value()); }\n"
+               "int td_suite_plain(const td_player_host *host, void *ctx)\n"
+               "{ host->expect_cases(ctx, 1); td_player_run_case(host, ctx, \"plain\", plain_case, NULL); return 0; }\n");
+    snprintf(tu, sizeof tu, "%s/chosen/tandem-player-alpha.c", g_work);
+    const char *suites[] = { "check", "plain", NULL };
+    td_tu_spec spec = { root, "alpha", suites, 0, NULL };
+    char *text = NULL;
+    CHECK(td_tu_generate(&spec, &text, NULL, err, sizeof err) == 0, "generate: %s", err);
+    if (!text) return;
+    CHECK(strstr(text, "#if !defined(TD_PLAYER_SUITES_CHOSEN) || defined(TD_PLAYER_SUITE_check)\n") != NULL,
+          "the runtime is not under check's condition:\n%s", text);
+    CHECK(strstr(text, "#ifdef TD_PLAYER_SUITE_plain\n#include \"players/suites/plain/plain.c\"\n#endif\n") != NULL,
+          "plain's sources are not under its condition:\n%s", text);
+    write_text(g_work, "chosen/tandem-player-alpha.c", text);
+    free(text);
+
+    /* each suite alone; --subjects lists every suite */
+    const char *const runs[][2] = { { "plain", "plain" }, { "check", "check" } };
+    for (int i = 0; i < 2; i++) {
+        snprintf(rep, sizeof rep, "%s/chosen/%s.json", g_work, runs[i][0]);
+        char *argv[] = { (char *)g_shell, "--backend", "jit", "--tu", tu, "--root", root, "--suite",
+                         (char *)runs[i][0], "--out", rep, NULL };
+        run_result rr;
+        run(argv, NULL, &rr);
+        CHECK(rr.exited && rr.code == 0, "--suite %s: exit %d", runs[i][0], rr.code);
+        compiled_suites(rep, got, sizeof got);
+        CHECK(!strcmp(got, runs[i][1]), "--suite %s: compiledSuites '%s', expected '%s'", runs[i][0], got, runs[i][1]);
+    }
+    char *list[] = { (char *)g_shell, "--backend", "jit", "--tu", tu, "--root", root, "--subjects", NULL };
+    run_result rr;
+    run(list, NULL, &rr);
+    CHECK(rr.exited && rr.code == 0 && !strcmp(rr.out, "alpha tcc check plain\n"), "--subjects: exit %d, '%s'",
+          rr.code, rr.out);
+    /* a suite the TU does not have: nothing compiled in, the suite cannot run */
+    snprintf(rep, sizeof rep, "%s/chosen/none.json", g_work);
+    char *none[] = { (char *)g_shell, "--backend", "jit", "--tu", tu, "--root", root, "--suite", "nosuch",
+                     "--out", rep, NULL };
+    run(none, NULL, &rr);
+    CHECK(rr.exited && rr.code == 1, "--suite nosuch: exit %d", rr.code);
+    compiled_suites(rep, got, sizeof got);
+    CHECK(!strcmp(got, ""), "--suite nosuch: compiledSuites '%s'", got);
+
+    /* a runtime that cannot compile: `plain` still loads (the runtime is left out), `check`
+     * does not, and the AOT build (every suite) does not either */
+    write_text(root, "runtime/src/zz_poison.c", "#error the runtime was compiled\n");
+    CHECK(td_tu_generate(&spec, &text, NULL, err, sizeof err) == 0, "generate: %s", err);
+    snprintf(tu, sizeof tu, "%s/chosen/poison/tandem-player-alpha.c", g_work);
+    write_text(g_work, "chosen/poison/tandem-player-alpha.c", text ? text : "");
+    free(text);
+    snprintf(rep, sizeof rep, "%s/chosen/plain-poison.json", g_work);
+    char *plain[] = { (char *)g_shell, "--backend", "jit", "--tu", tu, "--root", root, "--suite", "plain",
+                      "--out", rep, NULL };
+    run(plain, NULL, &rr);
+    CHECK(rr.exited && rr.code == 0, "--suite plain without a runtime: exit %d", rr.code);
+    char errpath[4096];
+    snprintf(errpath, sizeof errpath, "%s/chosen/check-poison.err", g_work);
+    char *check[] = { (char *)g_shell, "--backend", "jit", "--tu", tu, "--root", root, "--suite", "check",
+                      "--out", "/dev/null", NULL };
+    run_to(check, NULL, errpath, &rr);
+    char *etext = NULL;
+    size_t elen = 0;
+    CHECK(read_file(errpath, &etext, &elen) == 0, "read %s", errpath);
+    if (etext) etext[elen] = 0;
+    CHECK(rr.exited && rr.code == 3 && etext && strstr(etext, "the runtime was compiled"),
+          "--suite check with the poisoned runtime: exit %d, stderr '%s'", rr.code, etext ? etext : "");
+    free(etext);
+    td_backend_options o = { 0 };
+    td_backend_result r;
+    char out[4096];
+    snprintf(out, sizeof out, "%s/chosen-aot", g_work);
+    mkdir(out, 0777);
+    o.root = root;
+    o.tu_path = tu;
+    o.out_dir = out;
+    o.name = "alpha";
+    err[0] = 0;
+    int rc = td_backend_aot.build(&o, &r, err, sizeof err);
+    CHECK(rc != 0 && strstr(err, "the runtime was compiled"), "aot build with the poisoned runtime: %d '%s'", rc, err);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) return 2;
@@ -655,6 +770,7 @@ int main(int argc, char **argv)
         { "jit_error", test_jit_error }, { "jit_two", test_jit_two }, { "alloc", test_alloc },
         { "fail_report", test_fail_report }, { "crash_marker", test_crash_marker },
         { "timeout_marker", test_timeout_marker }, { "build_cli", test_build_cli }, { "abi", test_abi },
+        { "jit_chosen", test_jit_chosen },
     };
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
         if (strcmp(tests[i].name, test)) continue;

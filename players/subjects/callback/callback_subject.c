@@ -8,9 +8,6 @@
  *   loops:             the continuation re-registers itself for the next frame.
  * Flow on: the ambient pointer is captured at registration and restored at resumption.
  */
-#include <stdlib.h>
-#include <string.h>
-
 #include "td_peer.h"
 
 typedef void (*cb_fn)(uint32_t slot);

@@ -31,10 +31,9 @@ int td_suite_buildercycle(const td_player_host *host, void *ctx)
         for (int i = 0; i < 3; i++) tb_na(&r, names[i]);
         return tb_end(&r);
     }
-    bc_unit u;
+    bc_unit u = { 0 };
     int64_t warm = 0;
     uint32_t k = 0;
-    memset(&u, 0, sizeof u);
     u.row = names[0];
     u.n = n;
     tb_meter *ms[3];

@@ -41,8 +41,7 @@ static void bl_arm(tb_run *r, int flow, int typed, uint32_t susp, uint32_t n)
     }
     uint32_t reps = n == 1 ? (r->quick ? 64 : 4096) : n <= 128 ? (r->quick ? 1 : 32) : (r->quick ? 1 : 2), k = 0;
     int64_t warm = 0;
-    bl_unit u;
-    memset(&u, 0, sizeof u);
+    bl_unit u = { 0 };
     u.row = lname;
     u.typed = typed;
     u.n = n;

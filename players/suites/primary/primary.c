@@ -94,8 +94,7 @@ static void primary_frame_rows(tb_run *r, int wl, uint32_t n, int flow)
     }
     uint32_t reps = r->quick ? 1 : (n <= 128 ? 64 : 4), k = 0;
     int64_t warm = 0;
-    primary_frames u;
-    memset(&u, 0, sizeof u);
+    primary_frames u = { 0 };
     u.row = sname;
     u.wl = wl;
     u.n = n;

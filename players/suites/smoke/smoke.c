@@ -2,7 +2,6 @@
  * smoke.c - the smoke suite's entry point and shared helpers: runs the 42 cases of
  * SMOKE.md in order with flow off, tracking off and RunnerPoolCapacity 128.
  */
-#include <time.h>
 #include "smoke.h"
 
 #define SMOKE_CASE(n, name) void smoke_case_##n(SMOKE_ARGS);

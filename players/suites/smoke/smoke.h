@@ -16,8 +16,13 @@
 #include "tandem_player.h"
 
 #define SMOKE_ARGS const td_player_host *host, void *ctx, void *arg
-#define SMOKE_EQ(expected, actual) do { if (!TD_PCHECK_I64(host, ctx, (expected), (actual))) return; } while (0)
-#define SMOKE_TRUE(cond) do { if (!TD_PCHECK(host, ctx, (cond))) return; } while (0)
+/* TD_PCHECK_I64 and TD_PCHECK written out: one macro level, not two, for the checks libtcc
+ * expands at every JIT player start (a nested macro costs tcc's preprocessor about as much
+ * as the call it expands to). */
+#define SMOKE_EQ(expected, actual) \
+    do { if (!td_player_check_i64(host, ctx, __FILE__, __LINE__, (expected), (actual))) return; } while (0)
+#define SMOKE_TRUE(cond) \
+    do { if (!td_player_check_true(host, ctx, __FILE__, __LINE__, !!(cond), #cond)) return; } while (0)
 
 /* The suite's runtime settings (SMOKE.md: flow off, tracking off, RunnerPoolCapacity 128). */
 void smoke_settings(td_settings *s);

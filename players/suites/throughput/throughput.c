@@ -58,8 +58,7 @@ static void tp_arm(tb_run *r, const char *name, int kind, uint32_t n)
     }
     uint32_t reps = r->quick ? 1 : 4, k = 0;
     int64_t warm = 0;
-    tp_unit u;
-    memset(&u, 0, sizeof u);
+    tp_unit u = { 0 };
     u.row = name;
     u.kind = kind;
     u.n = n;

@@ -37,8 +37,7 @@ static void wa_row(tb_run *r, int typed, uint32_t inputs)
     uint32_t reps = r->quick ? 64 : 65536 / inputs;
     int64_t per = typed ? 100 + (int64_t)inputs - 1 : (int64_t)inputs - 1;
     tb_check(r, name, "warm-up winner checksum", per * 16, td_subject.whenany(typed, inputs, 16));
-    wa_unit u;
-    memset(&u, 0, sizeof u);
+    wa_unit u = { 0 };
     u.row = name;
     u.typed = typed;
     u.inputs = inputs;
