@@ -10,7 +10,9 @@
 set -uo pipefail
 tandem=$1 clang=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
-"$tandem" build --backend jit --out "$work/p" >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
+"$tandem" stage --out "$work/s" >"$work/build.log" 2>&1 &&
+    "$tandem" build --backend jit --staging "$work/s" --out "$work/p" >>"$work/build.log" 2>&1 ||
+    { cat "$work/build.log"; exit 1; }
 src=$work/p/src
 inc=(-I"$src" -I"$src/runtime/include" -I"$src/runtime/port" -I"$src/runtime/src" -I"$src/players/include")
 failed=0 n=0
