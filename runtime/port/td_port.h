@@ -20,7 +20,12 @@
 #define TD_PORT_H
 
 #include <stdint.h>
+/* <pthread.h> only where this header itself needs it (td_thread_self's fallback below): the
+ * runtime's sources include it through td_internal.h, for the tcc TLS macros and the
+ * workers; a player or subject that never expands them does not pay libtcc for parsing it. */
+#if !(defined(__x86_64__) && defined(__GLIBC__))
 #include <pthread.h>
+#endif
 
 #if defined(__TINYC__)
 #  define TD_INLINE static inline

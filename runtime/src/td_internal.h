@@ -6,6 +6,7 @@
 #ifndef TD_INTERNAL_H
 #define TD_INTERNAL_H
 
+#include <pthread.h>     /* the port's TLS macros under tcc, the workers, the futures */
 #include "../include/tandem/tandem.h"
 
 /* Pools of the runtime's own sources (set up by td_runtime_init). */

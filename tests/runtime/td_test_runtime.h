@@ -4,6 +4,7 @@
 #ifndef TD_TEST_RUNTIME_H
 #define TD_TEST_RUNTIME_H
 
+#include <pthread.h>
 #include <sched.h>
 #include <string.h>
 #include <time.h>

@@ -1,6 +1,7 @@
 /* Cross-thread protocol: a worker completes while the main thread registers its waiter;
  * loop posts and frame waits registered from a worker run on the main thread.
  * Bounded stress (fixed rounds); every round asserts its value. Built with TSan too. */
+#include <pthread.h>
 #include <tandem/tandem.h>
 #include "td_test.h"
 
