@@ -263,20 +263,18 @@ TD_INLINE int td_task_status_fast_(td_task t, td_status *out)
         }                                                                               \
         td_tt_; })
 
+/* The untyped query checks the stamp first: frame waits (td_next_frame, td_yield) are what
+ * untyped tasks most often are, and they need no consumption at all. */
 TD_INLINE int td_task_get_fast_(td_task t, td_outcome *out)
 {
-    if (t.source == NULL) {
+    if (t.source == NULL || td_source_stamp_reached_(t.source, t.token)) {
         td_outcome_succeeded_(out, 0);
         return TD_OK;
     }
     /* Through a local: the caller's outcome never escapes, so it can live in registers. */
     td_outcome o;
     int rc = TD_OK;
-    if (TD_SOURCE_CONSUME_SUCCESS_(t.source, t.token, &o))
-        ;
-    else if (td_source_stamp_reached_(t.source, t.token))
-        td_outcome_succeeded_(&o, 0);
-    else
+    if (!TD_SOURCE_CONSUME_SUCCESS_(t.source, t.token, &o))
         rc = (td_task_get)(t, &o);
     *out = o;
     return rc;
