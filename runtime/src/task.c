@@ -105,8 +105,8 @@ void td_source_recycle(td_source *s)
 }
 
 /* Shared checks of a query on a protocol source (w: a local copy of its word): the token
- * and the consumption mode. A macro, like task_consume below: tcc, which never inlines,
- * would pay a call for it on every query. */
+ * and the consumption mode. A macro, like TD_SOURCE_RELEASE_CONSUMED_ (task.h): tcc, which
+ * never inlines, would pay a call for it on every query. */
 #define task_check(w, token)                                                            \
     (TD_UNLIKELY(TD_WORD_VERSION(w) != (token)) ? TD_E_STALE                            \
      : TD_UNLIKELY(TD_WORD_MODE(w) == TD_MODE_CONSUMED) ? TD_E_STALE                    \
@@ -168,21 +168,8 @@ int (td_task_on_completed)(td_task t, td_continuation_fn fn, void *arg)
 /* The outcome of a completed source, read by its one consumer. */
 static void task_read_outcome(const td_source *s, uint32_t w, td_outcome *out)
 {
-    out->status = TD_WORD_STATUS(w);
-    out->value = s->value;
-    out->error.code = s->error.code;
-    out->error.message = s->error.message;
-    out->error.cancel = s->error.cancel;
+    TD_SOURCE_READ_OUTCOME_(s, TD_WORD_STATUS(w), out);
 }
-
-/* The consumer's release of a completed, mortal source: CONSUMED for the sources that keep
- * their version until their owner resets them (manual completion sources); the others'
- * release stores the next version. */
-#define task_consume(s, w)                                                              \
-    do {                                                                                \
-        td_atomic_store_release_u32(&(s)->word, ((w) & ~TD_WORD_MODE_MASK) | TD_MODE_CONSUMED); \
-        (s)->ops->release(s);                                                           \
-    } while (0)
 
 /* Consumption (task.h): the single consumer reads the completed outcome and releases the
  * source, whose release store of the next version makes every later query with this token
@@ -203,7 +190,7 @@ static int task_get(td_source *s, uint32_t token, td_outcome *out)
         return TD_WORD_MODE(w) == TD_MODE_AWAITED ? TD_E_AWAITED : TD_E_PENDING;
     task_read_outcome(s, w, out);
     if (!(w & TD_WORD_IMMORTAL))
-        task_consume(s, w);
+        TD_SOURCE_RELEASE_CONSUMED_(s, w);
     return TD_OK;
 }
 

@@ -230,38 +230,46 @@ TD_INLINE int td_task_status_fast_(td_task t, td_status *out)
 #define TD_WORD_SUCCEEDED_AT_(token) (((uint32_t)(token) << TD_WORD_VERSION_SHIFT) | (uint32_t)TD_SUCCEEDED)
 #define TD_WORD_CONSUMABLE_(w, token) (((w) & ~TD_MODE_AWAITED) == TD_WORD_SUCCEEDED_AT_(token))
 
-/* Consumption's common case (the invariants above): a succeeded protocol source's outcome is
- * copied out, then mode CONSUMED and the source's release (the next version and its pool, or
- * CONSUMED kept until the owner resets it) with plain release stores. A statement expression:
- * tcc, which never inlines, pays no call for it. 1: consumed; 0: anything else (a custom
- * source, a fault, a stale, shared or pending token), for the out-of-line protocol. */
-#define TD_SOURCE_CONSUME_SUCCESS_(s, token, out)                                        \
-    ({  td_source *td_cs_ = (s);                                                        \
-        uint32_t td_cw_ = td_atomic_load_u32(&td_cs_->word);                            \
+/* The outcome of a completed source with status `st`, read by its one consumer. */
+#define TD_SOURCE_READ_OUTCOME_(s, st, out)                                              \
+    do {                                                                                \
+        (out)->status = (st);                                                           \
+        (out)->value = (s)->value;                                                      \
+        (out)->error.code = (s)->error.code;                                            \
+        (out)->error.message = (s)->error.message;                                      \
+        (out)->error.cancel = (s)->error.cancel;                                        \
+    } while (0)
+
+/* The consumer's release of a completed, mortal source whose word it read as `w` (mode NONE
+ * or AWAITED, so OR-ing sets CONSUMED): mode CONSUMED with a release store (what a manual
+ * completion source keeps until its owner resets it), then the source's release (the others
+ * store the next version and pool the source). */
+#define TD_SOURCE_RELEASE_CONSUMED_(s, w)                                                \
+    do {                                                                                \
+        td_atomic_store_release_u32(&(s)->word, (w) | TD_MODE_CONSUMED);                \
+        (s)->ops->release(s);                                                           \
+    } while (0)
+
+/* Consumption's common case (the invariants above): if `s`'s task `token` succeeded, `copy`
+ * copies the result out of the source, named `sv` there, and the source is released
+ * (TD_SOURCE_RELEASE_CONSUMED_), with plain release stores. A statement expression: tcc,
+ * which never inlines, pays no call for it. 1: consumed; 0: anything else (a custom source,
+ * a fault, a stale, shared or pending token), for the out-of-line protocol. */
+#define TD_SOURCE_CONSUME_IF_SUCCEEDED_(s, token, sv, copy)                              \
+    ({  td_source *sv = (s);                                                            \
+        uint32_t td_cw_ = td_atomic_load_u32(&sv->word);                                \
         int td_ct_ = TD_WORD_CONSUMABLE_(td_cw_, (token));                              \
         if (TD_LIKELY(td_ct_)) {                                                        \
-            (out)->status = TD_SUCCEEDED;                                               \
-            (out)->value = td_cs_->value;                                               \
-            (out)->error.code = td_cs_->error.code;                                     \
-            (out)->error.message = td_cs_->error.message;                               \
-            (out)->error.cancel = td_cs_->error.cancel;                                 \
-            td_atomic_store_release_u32(&td_cs_->word, td_cw_ | TD_MODE_CONSUMED);      \
-            td_cs_->ops->release(td_cs_);                                               \
+            copy;                                                                       \
+            TD_SOURCE_RELEASE_CONSUMED_(sv, td_cw_);                                    \
         }                                                                               \
         td_ct_; })
-
-/* The same for a consumer that needs only the value (the resumption's take): `*(valp)` is
- * set when consumed. */
+/* ... the whole outcome into `out` (a query) */
+#define TD_SOURCE_CONSUME_SUCCESS_(s, token, out)                                        \
+    TD_SOURCE_CONSUME_IF_SUCCEEDED_((s), (token), td_cs_, TD_SOURCE_READ_OUTCOME_(td_cs_, TD_SUCCEEDED, (out)))
+/* ... only the value into `*(valp)` (the resumption's take) */
 #define TD_SOURCE_TAKE_SUCCESS_(s, token, valp)                                          \
-    ({  td_source *td_ts_ = (s);                                                        \
-        uint32_t td_tw_ = td_atomic_load_u32(&td_ts_->word);                            \
-        int td_tt_ = TD_WORD_CONSUMABLE_(td_tw_, (token));                              \
-        if (TD_LIKELY(td_tt_)) {                                                        \
-            *(valp) = td_ts_->value;                                                    \
-            td_atomic_store_release_u32(&td_ts_->word, td_tw_ | TD_MODE_CONSUMED);      \
-            td_ts_->ops->release(td_ts_);                                               \
-        }                                                                               \
-        td_tt_; })
+    TD_SOURCE_CONSUME_IF_SUCCEEDED_((s), (token), td_cs_, *(valp) = td_cs_->value)
 
 /* The untyped query checks the stamp first: frame waits (td_next_frame, td_yield) are what
  * untyped tasks most often are, and they need no consumption at all. */
