@@ -75,40 +75,18 @@ static TD_NOINLINE void runner_first_step_observed(td_runner *r, uint32_t token)
  * the token yet, so the runner goes straight back to its pool; a fault or cancellation is
  * published with a plain release store (still nobody to race with). After a suspension
  * only the local `sync` is read: the runner may already be running elsewhere.
- * 1: completed with success, *value set; 0: the task is {r, *token}. */
-TD_INLINE int runner_start(td_runner *r, uint32_t *token, int64_t *value)
-{
-    uint32_t sync = TD_PENDING;
-    uint32_t w = td_atomic_load_u32(&r->source.word);
-    *token = TD_WORD_VERSION(w);
-    r->sync = &sync;
-    if (TD_UNLIKELY(td_runtime_settings.tracking | td_runtime_settings.flow))
-        runner_first_step_observed(r, *token);
-    else
-        r->method->step(r, r->frame);
-    if (TD_LIKELY(sync == TD_SUCCEEDED)) {
-        *value = r->source.value;
-        runner_release(&r->source);
-        return 1;
-    }
-    if (sync != TD_PENDING) {
-        r->sync = NULL;
-        td_atomic_store_release_u32(&r->source.word, (w & ~TD_WORD_STATUS_MASK) | sync);
-    }
-    return 0;
-}
-#if !TD_PORT_INLINES
-/* tcc never inlines: the same as a statement expression, so td_runner_start pays no call. */
+ * 1: completed with success, *value set; 0: the task is {r, *token}. A statement expression:
+ * tcc, which never inlines, pays no call between td_runner_start and the step. */
 #define runner_start(r, tokp, valp)                                                     \
     ({  uint32_t rs_sync_ = TD_PENDING, rs_done_ = 0;                                  \
         uint32_t rs_w_ = td_atomic_load_u32(&(r)->source.word);                        \
         *(tokp) = TD_WORD_VERSION(rs_w_);                                               \
         (r)->sync = &rs_sync_;                                                          \
-        if (td_runtime_settings.tracking | td_runtime_settings.flow)                    \
+        if (TD_UNLIKELY(td_runtime_settings.tracking | td_runtime_settings.flow))       \
             runner_first_step_observed((r), *(tokp));                                   \
         else                                                                            \
             (r)->method->step((r), (r)->frame);                                         \
-        if (rs_sync_ == TD_SUCCEEDED) {                                                 \
+        if (TD_LIKELY(rs_sync_ == TD_SUCCEEDED)) {                                      \
             *(valp) = (r)->source.value;                                                \
             runner_release(&(r)->source);                                               \
             rs_done_ = 1;                                                               \
@@ -117,7 +95,6 @@ TD_INLINE int runner_start(td_runner *r, uint32_t *token, int64_t *value)
             td_atomic_store_release_u32(&(r)->source.word, (rs_w_ & ~TD_WORD_STATUS_MASK) | rs_sync_); \
         }                                                                               \
         rs_done_; })
-#endif
 
 /* The task values are written field by field (td_completed / td_from_result would be calls
  * under tcc). */
