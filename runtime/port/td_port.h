@@ -174,7 +174,7 @@ TD_INLINE void td_spin_lock(td_spinlock *l)
 
 TD_INLINE void td_spin_unlock(td_spinlock *l) { td_atomic_store_release_u32(&l->held, 0); }
 
-/* Thread identity: an opaque integer, equal only for the same live thread. The value is
+/* Thread identity: an opaque integer, never 0, equal only for the same live thread. The value is
  * pthread_self()'s on both compilers; under clang on x86-64 glibc it is read inline from
  * the thread control block (%fs:0x10 is where glibc's pthread_self reads it), no call. */
 #if defined(TD_THREAD_SELF_DEFINED)

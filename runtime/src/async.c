@@ -5,36 +5,36 @@
 #include "td_internal.h"
 
 /* Consumption's release: the frame cleared, the next version, the pool. The frame stays
- * readable until consumption (async.h); it is cleared in whole words (TD_RUNNER_SIZE_
- * rounds the allocation up): up to four stores inline, a memset beyond. The value and
- * error slots are written by every completion (td_runner_finish_) and a continuation runs
- * only under a mode that the new word clears, so nothing else needs resetting. */
-static void runner_release(td_source *s)
+ * readable until consumption (async.h). Small frames (up to TD_RUNNER_SMALL_FRAME_ bytes,
+ * for which TD_RUNNER_SIZE_ allocates that much) are cleared with four unconditional word
+ * stores, larger ones by memset. Nothing else needs resetting, by these invariants:
+ *   - value and error slots: written by every completion (td_runner_finish_);
+ *   - sync: set by every start before the step runs, NULL after a suspension;
+ *   - awaiting.task.source: NULL outside an await (every take clears it);
+ *   - flowed / context: flowed is set only by a registration that succeeded (a failed one
+ *     clears it, td_runner_suspend_) and cleared by the resumption, context read only then;
+ *   - a continuation runs only under a mode that the new word clears.
+ * Only `resume` (0 = start) must go back. */
+static TD_NOINLINE void runner_release(td_source *s)
 {
     td_runner *r = (td_runner *)s;
+    td_method *m = r->method;
     /* Tracking (off by default) forgets the rental before the runner can be re-rented. */
     if (TD_UNLIKELY(td_runtime_settings.tracking))
         td_tracking_end_(r);
     r->resume = 0;
-    r->flowed = 0;
-    r->context = NULL;
-    r->sync = NULL;
-    /* awaiting's source is NULL unless a fault propagated from a take; `last` is written
-     * by each TD_AWAIT_OUTCOME before it is read. */
-    r->awaiting.task.source = NULL;
     uint64_t *w = (uint64_t *)(void *)r->frame;
-    uint32_t words = (r->method->frame_size + 7) >> 3;
-    if (TD_LIKELY(words <= 4)) {
-        if (words > 0) w[0] = 0;
-        if (words > 1) w[1] = 0;
-        if (words > 2) w[2] = 0;
-        if (words > 3) w[3] = 0;
+    if (TD_LIKELY(m->frame_size <= TD_RUNNER_SMALL_FRAME_)) {
+        w[0] = 0;
+        w[1] = 0;
+        w[2] = 0;
+        w[3] = 0;
     } else {
-        memset(w, 0, (size_t)words * 8);
+        memset(w, 0, ((size_t)m->frame_size + 7) & ~(size_t)7);
     }
     uint32_t word = td_atomic_load_u32(&s->word);
     td_atomic_store_release_u32(&s->word, ((TD_WORD_VERSION(word) + 1) & TD_TOKEN_MASK) << TD_WORD_VERSION_SHIFT);
-    td_pool_return(&r->method->pool, r);
+    td_pool_return(&m->pool, r);
 }
 
 static const td_source_ops runner_ops = { runner_release, NULL, NULL, NULL, "runner" };
@@ -195,6 +195,8 @@ int td_runner_suspend_(td_runner *r)
     if (td_source_on_completed_(t.source, t.token, td_runner_move_next, r) == TD_OK)
         return 1;
     r->sync = sync;
+    r->flowed = 0;          /* not suspended: nothing resumes in the captured context */
+    r->context = NULL;
     return 0;
 }
 

@@ -19,11 +19,10 @@ volatile uintptr_t td_pool_owner_thread_;
 
 void td_pool_set_owner_thread(uintptr_t thread) { td_pool_owner_thread_ = thread; }
 
-/* 1 on the owner thread: the unlocked segment is ours. A statement expression: tcc, which
- * never inlines, pays no call for it on every rent and return. */
-#define pool_on_owner()                                                                 \
-    ({  uintptr_t pool_owner_ = td_pool_owner_thread_;                                  \
-        pool_owner_ != 0 && pool_owner_ == td_thread_self(); })
+/* 1 on the owner thread: the unlocked segment is ours. No owner (0) never matches: a live
+ * thread's identity is never 0 (td_port.h). A macro: tcc, which never inlines, pays no
+ * call for it on every rent and return. */
+#define pool_on_owner() (td_pool_owner_thread_ == td_thread_self())
 
 static void pool_free_object(td_pool *p, void *obj)
 {

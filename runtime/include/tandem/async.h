@@ -80,9 +80,12 @@ struct td_runner {
                             TD_RUNNER_SIZE_(sizeof(F)), #name),                       \
         0, 0 }
 #define TD_METHOD_DECLARE(name) extern td_method name##_method
-/* A runner's size: the frame rounded up to whole 8-byte words, so the release clears it
- * word by word (runner_release) without a memset call for small frames. */
-#define TD_RUNNER_SIZE_(frame_size) (sizeof(td_runner) + (((frame_size) + 7) & ~(size_t)7))
+/* A runner's size: the frame rounded up to whole 8-byte words, and at least
+ * TD_RUNNER_SMALL_FRAME_ bytes, so the release clears a small frame with four word stores
+ * and no branch on its size or memset call (runner_release). */
+#define TD_RUNNER_SMALL_FRAME_ 32u
+#define TD_RUNNER_SIZE_(frame_size) (sizeof(td_runner) + \
+    ((frame_size) <= TD_RUNNER_SMALL_FRAME_ ? TD_RUNNER_SMALL_FRAME_ : (((frame_size) + 7) & ~(size_t)7)))
 
 #define TD_DEFAULT_METHOD_POOL_SLOTS 128
 
