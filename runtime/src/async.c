@@ -129,20 +129,26 @@ td_task_i64 td_runner_start_i64(td_runner *r)
     return t;
 }
 
-void td_runner_move_next(void *arg)
+/* Resume in the captured context; the resuming thread gets its own back afterwards (only a
+ * local is touched after the step: the runner may be gone). Out of line, so the common
+ * resumption below is a tail call with no frame of its own. */
+static TD_NOINLINE void runner_move_next_flowed(td_runner *r)
 {
-    td_runner *r = (td_runner *)arg;
-    if (!r->flowed) {
-        r->method->step(r, r->frame);
-        return;
-    }
-    /* Resume in the captured context; the resuming thread gets its own back afterwards
-     * (only a local is touched after the step: the runner may be gone). */
     void *resumer = td_context_current();
     td_context_restore_(r->context);
     r->flowed = 0;
     r->method->step(r, r->frame);
     td_context_restore_(resumer);
+}
+
+void td_runner_move_next(void *arg)
+{
+    td_runner *r = (td_runner *)arg;
+    if (TD_UNLIKELY(r->flowed)) {
+        runner_move_next_flowed(r);
+        return;
+    }
+    r->method->step(r, r->frame);
 }
 
 /* TD_AWAIT under compilers that do not inline (tcc): the task arrives in two registers and
@@ -267,7 +273,8 @@ void td_runner_finish_(td_runner *r, td_status st, int64_t value, const td_error
         *r->sync = (uint32_t)st;
         return;
     }
-    td_source_complete(&r->source, td_source_token(&r->source), st, value, err);
+    /* Asynchronous: the runner publishes its outcome as its own single completer. */
+    td_source_complete_own_(&r->source, st, value, err);
 }
 
 /* ---- method registry (cold) --------------------------------------------------------- */

@@ -60,6 +60,25 @@ int td_source_complete(td_source *s, uint32_t token, td_status st, int64_t value
     return TD_OK;
 }
 
+/* td_source_complete by a completer that owns the source's pending version (a runner
+ * completing itself, async.c): no token to check, the word is pending until this publishes;
+ * only the mode may change under it (its waiter registering). */
+void td_source_complete_own_(td_source *s, td_status st, int64_t value, const td_error *err)
+{
+    s->value = value;
+    td_source_set_error_(s, err);
+    uint32_t w = td_atomic_load_u32(&s->word);
+    if (task_mode_has_continuation(w)) {
+        task_publish(s, w, st);
+        task_run_continuation(s);
+        return;
+    }
+    while (!td_atomic_cas_u32(&s->word, &w, (w & ~(TD_WORD_STATUS_MASK | TD_WORD_CLAIMED)) | (uint32_t)st))
+        ;
+    if (task_mode_has_continuation(w))
+        task_run_continuation(s);
+}
+
 int td_source_try_complete(td_source *s, uint32_t token, td_status st, int64_t value, const td_error *err)
 {
     uint32_t w = td_atomic_load_u32(&s->word);

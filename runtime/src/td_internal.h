@@ -94,6 +94,9 @@ td_task td_wait_no_loop_(void);
  * that checked it already (the suspension): a stamp source's own ops answer the same. */
 int td_source_on_completed_(td_source *s, uint32_t token, td_continuation_fn fn, void *arg);
 
+/* td_source_complete by the completer that owns the pending version (a runner, async.c). */
+void td_source_complete_own_(td_source *s, td_status st, int64_t value, const td_error *err);
+
 /* td_task_get of {s, token} (s not NULL) without building the task value. */
 int td_task_get_from_(td_source *s, uint32_t token, td_outcome *out);
 

@@ -8,7 +8,8 @@
  *   - a method descriptor (TD_METHOD_DEFINE) that owns the pool of runners.
  * A runner is the source of its method's task. It is rented per call, holds the frame
  * inline, calls the step function with a pointer to that pooled frame (no copy in or out)
- * and goes back to its pool when its task is consumed, with the frame cleared.
+ * and goes back to its pool when its task is consumed, with the frame cleared: until then
+ * the caller may read the frame (out parameters).
  *
  * Synchronous completion: td_runner_start points r->sync at its own local before the
  * first step; td_runner_suspend_ clears it before registering a continuation. While it is
