@@ -28,9 +28,15 @@ static int task_mode_has_continuation(uint32_t w)
  * more: the source is pending with its waiter (or shared handle) registered, so the mode is
  * final, and this thread is the single completer (or holds the claim). Every other query
  * then only reads the word (task.h). */
-static void task_publish(td_source *s, uint32_t w, td_status st)
+/* The completed word: the status, the claim dropped, and TD_WORD_RECORD when a success
+ * carries an error record (task.h), which keeps it off the consumption fast path. */
+#define task_done_word(w, st, err)                                                      \
+    (((w) & ~(TD_WORD_STATUS_MASK | TD_WORD_CLAIMED)) | (uint32_t)(st) |                \
+     ((st) == TD_SUCCEEDED && (err) != NULL ? TD_WORD_RECORD : 0u))
+
+static void task_publish(td_source *s, uint32_t w, td_status st, const td_error *err)
 {
-    td_atomic_store_release_u32(&s->word, (w & ~(TD_WORD_STATUS_MASK | TD_WORD_CLAIMED)) | (uint32_t)st);
+    td_atomic_store_release_u32(&s->word, task_done_word(w, st, err));
 }
 
 int td_source_complete(td_source *s, uint32_t token, td_status st, int64_t value, const td_error *err)
@@ -43,12 +49,12 @@ int td_source_complete(td_source *s, uint32_t token, td_status st, int64_t value
     if (task_mode_has_continuation(w)) {
         /* The waiter (or shared handle) registered already: every other party now only
          * reads the word, so a release store publishes the outcome. */
-        task_publish(s, w, st);
+        task_publish(s, w, st, err);
         task_run_continuation(s);
         return TD_OK;
     }
     for (;;) {
-        uint32_t done = (w & ~(TD_WORD_STATUS_MASK | TD_WORD_CLAIMED)) | (uint32_t)st;
+        uint32_t done = task_done_word(w, st, err);
         if (td_atomic_cas_u32(&s->word, &w, done))
             break;
         /* Only the mode can have changed under us (a waiter registering). */
@@ -69,11 +75,11 @@ void td_source_complete_own_(td_source *s, td_status st, int64_t value, const td
     td_source_set_error_(s, err);
     uint32_t w = td_atomic_load_u32(&s->word);
     if (task_mode_has_continuation(w)) {
-        task_publish(s, w, st);
+        task_publish(s, w, st, err);
         task_run_continuation(s);
         return;
     }
-    while (!td_atomic_cas_u32(&s->word, &w, (w & ~(TD_WORD_STATUS_MASK | TD_WORD_CLAIMED)) | (uint32_t)st))
+    while (!td_atomic_cas_u32(&s->word, &w, task_done_word(w, st, err)))
         ;
     if (task_mode_has_continuation(w))
         task_run_continuation(s);
@@ -94,12 +100,12 @@ int td_source_try_complete(td_source *s, uint32_t token, td_status st, int64_t v
     td_source_set_error_(s, err);
     w = td_atomic_load_u32(&s->word);
     if (task_mode_has_continuation(w)) {
-        task_publish(s, w, st);     /* claimed and registered: nobody else writes the word */
+        task_publish(s, w, st, err);     /* claimed and registered: nobody else writes the word */
         task_run_continuation(s);
         return TD_OK;
     }
     for (;;) {
-        uint32_t done = (w & ~(TD_WORD_STATUS_MASK | TD_WORD_CLAIMED)) | (uint32_t)st;
+        uint32_t done = task_done_word(w, st, err);
         if (td_atomic_cas_u32(&s->word, &w, done))
             break;
     }

@@ -27,7 +27,8 @@
  *     threads consuming one task at the same instant is a usage error the runtime does
  *     not arbitrate; a shared handle (shared.h) gives one task to several consumers, and
  *     its own consumption is a CAS to mode CONSUMED.
- *   - every completion writes the value and error slots (no error: a zero record).
+ *   - every completion writes the value and error slots (no error: a zero record); a
+ *     success with a record also sets TD_WORD_RECORD in the word.
  *   - a custom source (ops->get set: frame markers, shared handles, switches) never has
  *     status SUCCEEDED in its word, so one compare of the word (TD_WORD_CONSUMABLE_)
  *     tells a protocol source ready for the consumption fast path without loading its ops.
@@ -132,6 +133,9 @@ struct td_source {
  * volatile uint32_t stamp, and a task on it has succeeded once (int32_t)(stamp - token) >= 0.
  * The inline query fast paths below answer that without a call; until then its ops answer. */
 #define TD_WORD_STAMPED 0x40u
+/* A success that carries an error record (a flag record, compose.h): its consumption takes
+ * the out-of-line path, so the inline one knows a success's error record is all zero. */
+#define TD_WORD_RECORD 0x80u
 #define TD_WORD_VERSION_SHIFT 8
 #define TD_WORD_VERSION_MASK 0xFFFFFF00u
 #define TD_TOKEN_MASK 0x00FFFFFFu
@@ -225,7 +229,8 @@ TD_INLINE int td_task_status_fast_(td_task t, td_status *out)
 
 /* The word of a protocol source whose task `token` succeeded and may be consumed by its
  * single consumer: the version, status SUCCEEDED, mode NONE or AWAITED (the awaiter is
- * the consumer), not claimed, immortal or stamped: (word & ~TD_MODE_AWAITED) compared once.
+ * the consumer), not claimed, immortal, stamped or carrying a record (TD_WORD_RECORD):
+ * (word & ~TD_MODE_AWAITED) compared once.
  * Tokens are 24-bit (TD_TOKEN_MASK), as every token the runtime issues is. */
 #define TD_WORD_SUCCEEDED_AT_(token) (((uint32_t)(token) << TD_WORD_VERSION_SHIFT) | (uint32_t)TD_SUCCEEDED)
 #define TD_WORD_CONSUMABLE_(w, token) (((w) & ~TD_MODE_AWAITED) == TD_WORD_SUCCEEDED_AT_(token))
@@ -264,46 +269,50 @@ TD_INLINE int td_task_status_fast_(td_task t, td_status *out)
             TD_SOURCE_RELEASE_CONSUMED_(sv, td_cw_);                                    \
         }                                                                               \
         td_ct_; })
-/* ... the whole outcome into `out` (a query) */
+/* ... the whole outcome into `out` (a query): the value; a success on this path has no
+ * error record (TD_WORD_RECORD), so the record is written as zeros, not copied */
 #define TD_SOURCE_CONSUME_SUCCESS_(s, token, out)                                        \
-    TD_SOURCE_CONSUME_IF_SUCCEEDED_((s), (token), td_cs_, TD_SOURCE_READ_OUTCOME_(td_cs_, TD_SUCCEEDED, (out)))
+    TD_SOURCE_CONSUME_IF_SUCCEEDED_((s), (token), td_cs_, td_outcome_succeeded_((out), td_cs_->value))
 /* ... only the value into `*(valp)` (the resumption's take) */
 #define TD_SOURCE_TAKE_SUCCESS_(s, token, valp)                                          \
     TD_SOURCE_CONSUME_IF_SUCCEEDED_((s), (token), td_cs_, *(valp) = td_cs_->value)
 
-/* The untyped query checks the stamp first: frame waits (td_next_frame, td_yield) are what
- * untyped tasks most often are, and they need no consumption at all. */
+/* The inline queries write a success's outcome only at the end, from a value held in a
+ * register across the release; the out-of-line rest writes a local of its own, so the
+ * caller's outcome never escapes and can live in registers. The untyped query checks the
+ * stamp first: frame waits (td_next_frame, td_yield) are what untyped tasks most often are,
+ * and they need no consumption at all. */
 TD_INLINE int td_task_get_fast_(td_task t, td_outcome *out)
 {
-    if (t.source == NULL || td_source_stamp_reached_(t.source, t.token)) {
-        td_outcome_succeeded_(out, 0);
-        return TD_OK;
+    int64_t v = 0;
+    if (t.source != NULL && !td_source_stamp_reached_(t.source, t.token) &&
+        !TD_SOURCE_TAKE_SUCCESS_(t.source, t.token, &v)) {
+        td_outcome o;
+        int rc = (td_task_get)(t, &o);
+        *out = o;
+        return rc;
     }
-    /* Through a local: the caller's outcome never escapes, so it can live in registers. */
-    td_outcome o;
-    int rc = TD_OK;
-    if (!TD_SOURCE_CONSUME_SUCCESS_(t.source, t.token, &o))
-        rc = (td_task_get)(t, &o);
-    *out = o;
-    return rc;
+    td_outcome_succeeded_(out, v);
+    return TD_OK;
 }
 
 TD_INLINE int td_task_i64_get_fast_(td_task_i64 t, td_outcome *out)
 {
-    if (t.task.source == NULL) {
-        td_outcome_succeeded_(out, t.value);
-        return TD_OK;
+    int64_t v = t.value;
+    if (t.task.source != NULL) {
+        if (TD_SOURCE_TAKE_SUCCESS_(t.task.source, t.task.token, &v))
+            ;
+        else if (td_source_stamp_reached_(t.task.source, t.task.token))
+            v = 0;
+        else {
+            td_outcome o;
+            int rc = (td_task_i64_get)(t, &o);
+            *out = o;
+            return rc;
+        }
     }
-    td_outcome o;
-    int rc = TD_OK;
-    if (TD_SOURCE_CONSUME_SUCCESS_(t.task.source, t.task.token, &o))
-        ;
-    else if (td_source_stamp_reached_(t.task.source, t.task.token))
-        td_outcome_succeeded_(&o, 0);
-    else
-        rc = (td_task_i64_get)(t, &o);
-    *out = o;
-    return rc;
+    td_outcome_succeeded_(out, v);
+    return TD_OK;
 }
 
 TD_INLINE int td_task_on_completed_fast_(td_task t, td_continuation_fn fn, void *arg)
