@@ -34,14 +34,19 @@ static TD_NOINLINE void runner_release(td_source *s)
     }
     uint32_t word = td_atomic_load_u32(&s->word);
     td_atomic_store_release_u32(&s->word, ((TD_WORD_VERSION(word) + 1) & TD_TOKEN_MASK) << TD_WORD_VERSION_SHIFT);
-    td_pool_return(&m->pool, r);
+    if (!TD_POOL_RETURN_LOCAL_(&m->pool, r))
+        td_pool_return(&m->pool, r);
 }
 
 static const td_source_ops runner_ops = { runner_release, NULL, NULL, NULL, "runner" };
 
-td_runner *td_runner_rent(td_method *m)
+/* Rent's slow path (async.h, td_runner_rent): `r` is NULL when the owner's segment had
+ * nothing (the pool's own paths then rent or allocate), or freshly allocated (zeroed) and
+ * set up here. */
+td_runner *td_runner_ready_(td_method *m, td_runner *r)
 {
-    td_runner *r = (td_runner *)td_pool_rent(&m->pool);
+    if (r == NULL)
+        r = (td_runner *)td_pool_rent(&m->pool);
     if (TD_UNLIKELY(r == NULL))
         return NULL;
     if (TD_UNLIKELY(r->source.ops == NULL)) {   /* freshly allocated (zeroed) */
@@ -51,6 +56,11 @@ td_runner *td_runner_rent(td_method *m)
             td_method_register(m);
     }
     return r;
+}
+
+td_runner *(td_runner_rent)(td_method *m)
+{
+    return td_runner_rent(m);
 }
 
 /* The first step with tracking or flow on (both off by default): tracking records the

@@ -187,26 +187,15 @@ static TD_NOINLINE void pool_return_shared(td_pool *p, void *obj)
 
 void *td_pool_rent(td_pool *p)
 {
-    if (TD_LIKELY(pool_on_owner())) {
-        uint32_t n = p->local_count;
-        if (TD_LIKELY(n > 0)) {
-            td_atomic_store_release_u32(&p->local_count, n - 1);
-            return p->local[n - 1];
-        }
-        return pool_rent_shared(p, 1);
-    }
-    return pool_rent_shared(p, 0);
+    void *obj;
+    if (TD_LIKELY(TD_POOL_RENT_LOCAL_(p, &obj)))
+        return obj;
+    return pool_rent_shared(p, pool_on_owner());
 }
 
 void td_pool_return(td_pool *p, void *obj)
 {
-    if (TD_LIKELY(pool_on_owner()) && TD_LIKELY(!td_atomic_load_u32(&p->remote_rents))) {
-        uint32_t n = p->local_count;
-        if (TD_LIKELY(n + td_atomic_load_u32(&p->count) < p->capacity)) {
-            p->local[n] = obj;
-            td_atomic_store_release_u32(&p->local_count, n + 1);
-            return;
-        }
-    }
+    if (TD_LIKELY(TD_POOL_RETURN_LOCAL_(p, obj)))
+        return;
     pool_return_shared(p, obj);
 }

@@ -11,33 +11,28 @@ void td_source_init(td_source *s, const td_source_ops *ops)
     s->ops = ops;
 }
 
-static void task_run_continuation(td_source *s)
-{
-    s->cont_fn(s->cont_arg);
-}
+/* The completion's helpers are macros, not functions: tcc, which never inlines, would pay a
+ * call for each on every completion. */
+#define task_run_continuation(s) ((s)->cont_fn((s)->cont_arg))
 
 /* AWAITED (a single consumer) and SHARED (the shared handle that owns the source) both
- * registered a continuation before their mode CAS; the completer runs it. */
-static int task_mode_has_continuation(uint32_t w)
-{
-    uint32_t mode = TD_WORD_MODE(w);
-    return mode == TD_MODE_AWAITED || mode == TD_MODE_SHARED;
-}
+ * registered a continuation before their mode CAS; the completer runs it. One unsigned
+ * compare: the mode is AWAITED or SHARED, the two values after NONE. */
+#define task_mode_has_continuation(w)                                                   \
+    ((uint32_t)(TD_WORD_MODE(w) - TD_MODE_AWAITED) <= (uint32_t)(TD_MODE_SHARED - TD_MODE_AWAITED))
 
-/* Publish an outcome with a release store. Only when no other party may write the word any
- * more: the source is pending with its waiter (or shared handle) registered, so the mode is
- * final, and this thread is the single completer (or holds the claim). Every other query
- * then only reads the word (task.h). */
 /* The completed word: the status, the claim dropped, and TD_WORD_RECORD when a success
  * carries an error record (task.h), which keeps it off the consumption fast path. */
 #define task_done_word(w, st, err)                                                      \
     (((w) & ~(TD_WORD_STATUS_MASK | TD_WORD_CLAIMED)) | (uint32_t)(st) |                \
      ((st) == TD_SUCCEEDED && (err) != NULL ? TD_WORD_RECORD : 0u))
 
-static void task_publish(td_source *s, uint32_t w, td_status st, const td_error *err)
-{
-    td_atomic_store_release_u32(&s->word, task_done_word(w, st, err));
-}
+/* Publish an outcome with a release store. Only when no other party may write the word any
+ * more: the source is pending with its waiter (or shared handle) registered, so the mode is
+ * final, and this thread is the single completer (or holds the claim). Every other query
+ * then only reads the word (task.h). */
+#define task_publish(s, w, st, err)                                                     \
+    td_atomic_store_release_u32(&(s)->word, task_done_word((w), (st), (err)))
 
 int td_source_complete(td_source *s, uint32_t token, td_status st, int64_t value, const td_error *err)
 {

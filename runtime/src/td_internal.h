@@ -70,17 +70,17 @@ static inline int64_t td_deadline_after_(int64_t now, int64_t ns)
 }
 
 /* The error slot of a completion: the record, or none. Every completion writes it (a
- * success may carry a flag record, compose.h), so a release need not clear it. */
-static inline void td_source_set_error_(td_source *s, const td_error *err)
-{
-    if (err) {
-        s->error = *err;
-    } else {
-        s->error.code = 0;
-        s->error.message = NULL;
-        s->error.cancel = NULL;
-    }
-}
+ * success may carry a flag record, compose.h), so a release need not clear it. A macro
+ * writing field by field: under tcc a function would be a call on every completion and a
+ * struct assignment a memmove call. */
+#define td_source_set_error_(s, err)                                                    \
+    do {                                                                                \
+        td_source *se_s_ = (s);                                                         \
+        const td_error *se_e_ = (err);                                                  \
+        se_s_->error.code = se_e_ ? se_e_->code : 0;                                    \
+        se_s_->error.message = se_e_ ? se_e_->message : NULL;                           \
+        se_s_->error.cancel = se_e_ ? se_e_->cancel : NULL;                             \
+    } while (0)
 
 /* Waits for the combinators (waits.c): a delay whose caller holds one more ownership, so
  * it can abandon the delay (complete it canceled, detaching its loop item at the next

@@ -99,6 +99,16 @@ int td_method_set_capacity(td_method *m, uint32_t capacity);
 
 /* Rent a runner with a zeroed frame (allocates only when the pool is empty). */
 td_runner *td_runner_rent(td_method *m);
+td_runner *td_runner_ready_(td_method *m, td_runner *r);
+/* Its fast path (a function-like macro over the function of the same name): a runner popped
+ * from the owner's segment of the method's pool is ready unless freshly allocated (zeroed:
+ * no ops yet). A statement expression: tcc, which never inlines, pays no call for it. */
+#define td_runner_rent(m)                                                               \
+    ({  td_method *rr_m_ = (m);                                                         \
+        td_runner *rr_r_ = NULL;                                                        \
+        if (!TD_POOL_RENT_LOCAL_(&rr_m_->pool, &rr_r_) || TD_UNLIKELY(rr_r_->source.ops == NULL)) \
+            rr_r_ = td_runner_ready_(rr_m_, rr_r_);                                     \
+        rr_r_; })
 static inline void *td_runner_frame(td_runner *r) { return (void *)r->frame; }
 /* A cast of the member, not a call of td_runner_frame: tcc never inlines. */
 #define TD_FRAME(r, F) ((F *)(void *)(r)->frame)

@@ -68,6 +68,40 @@ void *td_pool_rent(td_pool *p);
 /* Push an object back, or free it when the pool is full. */
 void td_pool_return(td_pool *p, void *obj);
 
+/* The owner segment's fast paths, for the runtime's own hot rent and release sites (the
+ * runners, async.h): statement expressions, so tcc, which never inlines, pays no call for
+ * them; anything else (another thread, an empty or full segment) falls back to
+ * td_pool_rent / td_pool_return. A live thread's identity is never 0, so no owner (0)
+ * never matches.
+ * TD_POOL_RENT_LOCAL_(p, objp): 1 with *objp set when the owner popped its own segment. */
+#define TD_POOL_RENT_LOCAL_(p, objp)                                                    \
+    ({  td_pool *pl_p_ = (p);                                                           \
+        int pl_ok_ = 0;                                                                 \
+        if (TD_LIKELY(td_pool_owner_thread_ == td_thread_self())) {                     \
+            uint32_t pl_n_ = pl_p_->local_count;                                        \
+            if (TD_LIKELY(pl_n_ > 0)) {                                                 \
+                td_atomic_store_release_u32(&pl_p_->local_count, pl_n_ - 1);            \
+                *(objp) = pl_p_->local[pl_n_ - 1];                                      \
+                pl_ok_ = 1;                                                             \
+            }                                                                           \
+        }                                                                               \
+        pl_ok_; })
+/* TD_POOL_RETURN_LOCAL_(p, obj): 1 when the owner pushed obj on its own segment (room left
+ * in the capacity, and no other thread rents from the shared one). */
+#define TD_POOL_RETURN_LOCAL_(p, obj)                                                   \
+    ({  td_pool *pl_p_ = (p);                                                           \
+        int pl_ok_ = 0;                                                                 \
+        if (TD_LIKELY(td_pool_owner_thread_ == td_thread_self()) &&                     \
+            TD_LIKELY(!td_atomic_load_u32(&pl_p_->remote_rents))) {                     \
+            uint32_t pl_n_ = pl_p_->local_count;                                        \
+            if (TD_LIKELY(pl_n_ + td_atomic_load_u32(&pl_p_->count) < pl_p_->capacity)) { \
+                pl_p_->local[pl_n_] = (obj);                                            \
+                td_atomic_store_release_u32(&pl_p_->local_count, pl_n_ + 1);            \
+                pl_ok_ = 1;                                                             \
+            }                                                                           \
+        }                                                                               \
+        pl_ok_; })
+
 static inline uint32_t td_pool_count(const td_pool *p)
 {
     td_pool *q = (td_pool *)p;

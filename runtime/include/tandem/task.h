@@ -344,6 +344,10 @@ static inline uint32_t td_source_token(const td_source *s)
 {
     return (td_atomic_load_u32((volatile uint32_t *)&s->word) >> TD_WORD_VERSION_SHIFT) & TD_TOKEN_MASK;
 }
+/* The same as a macro: tcc, which never inlines, would pay a call on every task a source makes. */
+#define td_source_token(s)                                                              \
+    ((td_atomic_load_u32((volatile uint32_t *)&(s)->word) >> TD_WORD_VERSION_SHIFT) & TD_TOKEN_MASK)
+
 /* Prepare a freshly allocated source: pending, version 0. */
 void td_source_init(td_source *s, const td_source_ops *ops);
 /* Single completer: write the outcome and publish it with one CAS; runs the continuation.
