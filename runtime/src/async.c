@@ -4,37 +4,74 @@
 #include <string.h>
 #include "td_internal.h"
 
-/* Consumption's release: the frame cleared, the next version, the pool. The frame stays
- * readable until consumption (async.h). Small frames (up to TD_RUNNER_SMALL_FRAME_ bytes,
- * for which TD_RUNNER_SIZE_ allocates that much) are cleared with four unconditional word
- * stores, larger ones by memset. Nothing else needs resetting, by these invariants:
+/* Clear a finished rental's frame and resume point (the frame stays readable until then,
+ * async.h): small frames (up to TD_RUNNER_SMALL_FRAME_ bytes, for which TD_RUNNER_SIZE_
+ * allocates that much) with four unconditional word stores, larger ones by memset. */
+#define runner_clear(r, frame_size)                                                     \
+    do {                                                                                \
+        uint64_t *rc_w_ = (uint64_t *)(void *)(r)->frame;                               \
+        (r)->resume = 0;                                                                \
+        if (TD_LIKELY((frame_size) <= TD_RUNNER_SMALL_FRAME_)) {                        \
+            rc_w_[0] = 0;                                                               \
+            rc_w_[1] = 0;                                                               \
+            rc_w_[2] = 0;                                                               \
+            rc_w_[3] = 0;                                                               \
+        } else {                                                                        \
+            memset(rc_w_, 0, ((size_t)(frame_size) + 7) & ~(size_t)7);                  \
+        }                                                                               \
+    } while (0)
+
+/* The release's uncommon cases: tracking on (it forgets the rental before the runner can be
+ * re-rented), a large frame, a pool segment that is not the owner's. */
+static TD_NOINLINE void runner_release_slow(td_runner *r, int bump)
+{
+    td_method *m = r->method;
+    if (td_runtime_settings.tracking)
+        td_tracking_end_(r);
+    runner_clear(r, m->frame_size);
+    if (bump) {
+        uint32_t word = td_atomic_load_u32(&r->source.word);
+        td_atomic_store_release_u32(&r->source.word,
+                                    ((TD_WORD_VERSION(word) + 1) & TD_TOKEN_MASK) << TD_WORD_VERSION_SHIFT);
+    }
+    td_pool_return(&m->pool, r);
+}
+
+/* Consumption's release: the frame cleared, the next version, the pool. Nothing else needs
+ * resetting, by these invariants:
  *   - value and error slots: written by every completion (td_runner_finish_);
  *   - sync: set by every start before the step runs, NULL after a suspension;
  *   - awaiting.task.source: NULL outside an await (every take clears it);
  *   - flowed / context: flowed is set only by a registration that succeeded (a failed one
  *     clears it, td_runner_suspend_) and cleared by the resumption, context read only then;
  *   - a continuation runs only under a mode that the new word clears.
- * Only `resume` (0 = start) must go back. */
+ * Every call is in tail position, so the common path saves no register. */
 static TD_NOINLINE void runner_release(td_source *s)
 {
     td_runner *r = (td_runner *)s;
     td_method *m = r->method;
-    /* Tracking (off by default) forgets the rental before the runner can be re-rented. */
-    if (TD_UNLIKELY(td_runtime_settings.tracking))
-        td_tracking_end_(r);
-    r->resume = 0;
-    uint64_t *w = (uint64_t *)(void *)r->frame;
-    if (TD_LIKELY(m->frame_size <= TD_RUNNER_SMALL_FRAME_)) {
-        w[0] = 0;
-        w[1] = 0;
-        w[2] = 0;
-        w[3] = 0;
-    } else {
-        memset(w, 0, ((size_t)m->frame_size + 7) & ~(size_t)7);
+    if (TD_UNLIKELY(td_runtime_settings.tracking | (m->frame_size > TD_RUNNER_SMALL_FRAME_))) {
+        runner_release_slow(r, 1);
+        return;
     }
+    runner_clear(r, TD_RUNNER_SMALL_FRAME_);
     uint32_t word = td_atomic_load_u32(&s->word);
     td_atomic_store_release_u32(&s->word, ((TD_WORD_VERSION(word) + 1) & TD_TOKEN_MASK) << TD_WORD_VERSION_SHIFT);
-    if (!TD_POOL_RETURN_LOCAL_(&m->pool, r))
+    if (TD_UNLIKELY(!TD_POOL_RETURN_LOCAL_(&m->pool, r)))
+        td_pool_return(&m->pool, r);
+}
+
+/* A synchronous success inside td_runner_start: the token never left the start, so no
+ * version needs retiring; the frame is cleared and the runner pooled. */
+static TD_NOINLINE void runner_release_unpublished(td_runner *r)
+{
+    td_method *m = r->method;
+    if (TD_UNLIKELY(td_runtime_settings.tracking | (m->frame_size > TD_RUNNER_SMALL_FRAME_))) {
+        runner_release_slow(r, 0);
+        return;
+    }
+    runner_clear(r, TD_RUNNER_SMALL_FRAME_);
+    if (TD_UNLIKELY(!TD_POOL_RETURN_LOCAL_(&m->pool, r)))
         td_pool_return(&m->pool, r);
 }
 
@@ -98,7 +135,7 @@ static TD_NOINLINE void runner_first_step_observed(td_runner *r, uint32_t token)
             (r)->method->step((r), (r)->frame);                                         \
         if (TD_LIKELY(rs_sync_ == TD_SUCCEEDED)) {                                      \
             *(valp) = (r)->source.value;                                                \
-            runner_release(&(r)->source);                                               \
+            runner_release_unpublished(r);                                              \
             rs_done_ = 1;                                                               \
         } else if (rs_sync_ != TD_PENDING) {                                            \
             (r)->sync = NULL;                                                           \
