@@ -272,8 +272,10 @@ void td_loop_install_(td_loop *loop, uint32_t t)
     }
     /* Under the inbox lock: a retirement (which clears it) is never undone by a late install. */
     td_spin_lock(&loop->inbox_lock);
-    if (!loop->retired)
+    if (!loop->retired) {
+        td_atomic_store_ptr(&loop->markers[t].direct_thread, (void *)loop->thread);
         td_atomic_store_u32(&loop->markers[t].direct, 1);
+    }
     td_spin_unlock(&loop->inbox_lock);
 }
 
@@ -377,14 +379,8 @@ static void loop_run_timing(td_loop *loop, uint32_t t, uint32_t frame)
             loop_queue_push(queue, e->fn, e->arg, e->target);
             continue;
         }
-        if (e->fn == td_runner_move_next && !((td_runner *)e->arg)->flowed) {
-            /* A suspended method: one direct call into its step (td_runner_move_next's
-             * flow-off path, without the call to it). */
-            td_runner *r = (td_runner *)e->arg;
-            r->method->step(r, r->frame);
-        } else {
-            e->fn(e->arg);
-        }
+        /* A suspended method's entry is td_runner_move_next: a tail call into its step. */
+        e->fn(e->arg);
         if (TD_UNLIKELY(loop->retired)) {
             /* Destroyed from this continuation: the rest is run by the retirement. */
             for (uint32_t k = i + 1; k < count; k++)
@@ -466,11 +462,11 @@ td_loop *td_loop_create(const td_loop_config *cfg)
         loop->markers[t].source.cont_arg = (void *)&loop->timing_frame[t];
         loop->markers[t].loop = loop;
         loop->markers[t].timing = t;
-        loop->markers[t].thread = &loop->thread;
         loop->markers[t].queue = &loop->queues[t];
         loop->markers[t].frame = &loop->frame;
         loop->markers[t].current = &loop->current;
         loop->markers[t].direct = (loop->installed >> t) & 1u;
+        loop->markers[t].direct_thread = loop->markers[t].direct ? (void *)loop->thread : NULL;
     }
     return loop;
 }
@@ -502,8 +498,10 @@ void td_loop_destroy(td_loop *loop)
     uint32_t was = loop->retired;
     td_atomic_store_u32(&loop->retired, 1);
     /* No inline queueing from now on, even inside the frame that is being retired. */
-    for (uint32_t t = 0; t < LOOP_SLOTS; t++)
+    for (uint32_t t = 0; t < LOOP_SLOTS; t++) {
         td_atomic_store_u32(&loop->markers[t].direct, 0);
+        td_atomic_store_ptr(&loop->markers[t].direct_thread, NULL);
+    }
     td_spin_unlock(&loop->inbox_lock);
     if (was)
         return;

@@ -158,15 +158,16 @@ typedef struct td_loop_entry_ { td_continuation_fn fn; void *arg; uint32_t targe
 typedef struct td_loop_queue_ { td_loop_entry_ *items; uint32_t count, cap; } td_loop_queue_;
 
 /* A loop's per-timing frame marker: the stamp source of the stateless frame waits (task.h).
- * `direct` is 1 while the timing is installed and the loop not retired: then the loop's own
- * thread may append to `queue` inline while count < cap (async.h, td_runner_suspend_now_);
- * anything else goes through the loop's functions. */
+ * `direct` is 1 while the timing is installed and the loop not retired; `direct_thread` is
+ * then the loop's thread (0 otherwise), so one compare tells the loop's own thread that it may
+ * append to `queue` inline while count < cap (async.h, td_runner_suspend_now_); anything
+ * else goes through the loop's functions. Both change together, under the inbox lock. */
 typedef struct td_loop_marker_ {
     td_source source;                   /* first member; cont_arg = the timing's stamp */
     struct td_loop *loop;
     uint32_t timing;
     volatile uint32_t direct;
-    const uintptr_t *thread;            /* the loop's thread */
+    void *volatile direct_thread;       /* while `direct`: the loop's thread identity; else 0 */
     td_loop_queue_ *queue;              /* the timing's continuation queue */
     const volatile uint32_t *frame;     /* the loop's frame counter */
     const volatile uint32_t *current;   /* the loop's running timing */
@@ -188,7 +189,7 @@ typedef struct td_loop_marker_ {
 #define TD_LOOP_MARKER_PUSH_(m, tgt_, fn_, arg_)                                        \
     ({  td_loop_marker_ *td_pm_ = (m);                                                  \
         td_loop_queue_ *td_q_ = td_pm_->queue;                                          \
-        int td_ok_ = td_atomic_load_u32(&td_pm_->direct) && *td_pm_->thread == td_thread_self() && \
+        int td_ok_ = (uintptr_t)td_atomic_load_ptr(&td_pm_->direct_thread) == td_thread_self() && \
             td_q_->count < td_q_->cap;                                                  \
         if (td_ok_) {                                                                   \
             td_loop_entry_ *td_e_ = &td_q_->items[td_q_->count++];                      \
