@@ -63,17 +63,30 @@ static TD_NOINLINE void runner_release(td_source *s)
 
 /* A synchronous success inside td_runner_start: the token never left the start, so no
  * version needs retiring; the frame is cleared and the runner pooled. */
+#define runner_release_unpublished_body(r)                                              \
+    do {                                                                                \
+        td_method *ru_m_ = (r)->method;                                                 \
+        if (TD_UNLIKELY(td_runtime_settings.tracking | (ru_m_->frame_size > TD_RUNNER_SMALL_FRAME_))) { \
+            runner_release_slow((r), 0);                                                \
+        } else {                                                                        \
+            runner_clear((r), TD_RUNNER_SMALL_FRAME_);                                  \
+            if (TD_UNLIKELY(!TD_POOL_RETURN_LOCAL_(&ru_m_->pool, (r))))                  \
+                td_pool_return(&ru_m_->pool, (r));                                      \
+        }                                                                               \
+    } while (0)
+
 static TD_NOINLINE void runner_release_unpublished(td_runner *r)
 {
-    td_method *m = r->method;
-    if (TD_UNLIKELY(td_runtime_settings.tracking | (m->frame_size > TD_RUNNER_SMALL_FRAME_))) {
-        runner_release_slow(r, 0);
-        return;
-    }
-    runner_clear(r, TD_RUNNER_SMALL_FRAME_);
-    if (TD_UNLIKELY(!TD_POOL_RETURN_LOCAL_(&m->pool, r)))
-        td_pool_return(&m->pool, r);
+    runner_release_unpublished_body(r);
 }
+
+/* In td_runner_start: a call under clang (the start stays small enough to inline into its
+ * callers), the body itself under tcc (which never inlines: the call would cost more). */
+#if TD_PORT_INLINES
+#define runner_start_release_(r) runner_release_unpublished(r)
+#else
+#define runner_start_release_(r) runner_release_unpublished_body(r)
+#endif
 
 static const td_source_ops runner_ops = { runner_release, NULL, NULL, NULL, "runner" };
 
@@ -135,7 +148,7 @@ static TD_NOINLINE void runner_first_step_observed(td_runner *r, uint32_t token)
             (r)->method->step((r), (r)->frame);                                         \
         if (TD_LIKELY(rs_sync_ == TD_SUCCEEDED)) {                                      \
             *(valp) = (r)->source.value;                                                \
-            runner_release_unpublished(r);                                              \
+            runner_start_release_(r);                                                   \
             rs_done_ = 1;                                                               \
         } else if (rs_sync_ != TD_PENDING) {                                            \
             (r)->sync = NULL;                                                           \
@@ -200,11 +213,49 @@ void td_runner_move_next(void *arg)
 
 /* TD_AWAIT under compilers that do not inline (tcc): the task arrives in two registers and
  * is stored field by field (a struct assignment would be a memmove call there). */
+/* The suspension on the awaited task {s, token} (s not NULL), returning 1 (suspended) or 0
+ * (go on: completed already, or the registration was refused) from the enclosing function.
+ * A macro, so both entries below run it without a call under tcc (which never inlines).
+ *   - a frame wait (a stamp source) with flow off: one stamp check, then the loop's own
+ *     queue (td_loop_marker_await_), not the generic registration chain;
+ *   - else the registration (td_source_register_: a protocol source inline), after leaving the
+ *     synchronous mode; after TD_OK the runner may already be running on another thread,
+ *     so it returns at once. */
+#define runner_suspend_return(r, s, token)                                              \
+    do {                                                                                \
+        uint32_t *su_sync_ = (r)->sync;                                                 \
+        if (TD_LIKELY(!td_runtime_settings.flow) &&                                     \
+            (td_atomic_load_u32(&(s)->word) & TD_WORD_STAMPED)) {                       \
+            if ((int32_t)(td_atomic_load_u32((volatile uint32_t *)(s)->cont_arg) - (token)) >= 0) \
+                return 0;                                                               \
+            (r)->sync = NULL;                                                           \
+            if (td_loop_marker_await_((s), (token), td_runner_move_next, (r)) == TD_OK) \
+                return 1;                                                               \
+            (r)->sync = su_sync_;                                                       \
+            return 0;                                                                   \
+        }                                                                               \
+        if (td_runtime_settings.flow && !td_context_flow_suppressed_()) {               \
+            (r)->context = td_context_capture_();                                       \
+            (r)->flowed = 1;                                                            \
+        }                                                                               \
+        (r)->sync = NULL;                                                               \
+        if (td_source_register_((s), (token), td_runner_move_next, (r)) == TD_OK)       \
+            return 1;                                                                   \
+        (r)->sync = su_sync_;                                                           \
+        (r)->flowed = 0;    /* not suspended: nothing resumes in the captured context */ \
+        (r)->context = NULL;                                                            \
+        return 0;                                                                       \
+    } while (0)
+
+/* TD_AWAIT under compilers that do not inline (tcc): the task arrives in two registers and
+ * is stored field by field (a struct assignment would be a memmove call there). */
 int td_runner_await_task_(td_runner *r, td_task t)
 {
     r->awaiting.task.source = t.source;
     r->awaiting.task.token = t.token;
-    return td_runner_suspend_(r);
+    if (t.source == NULL)
+        return 0;
+    runner_suspend_return(r, t.source, t.token);
 }
 
 /* TD_AWAIT_NEXT_FRAME / TD_AWAIT_YIELD out of line: the task of td_next_frame / td_yield,
@@ -219,38 +270,11 @@ int td_runner_await_frame_(td_runner *r, td_timing t, int yield)
 
 int td_runner_suspend_(td_runner *r)
 {
-    td_task t;
-    t.source = r->awaiting.task.source;
-    t.token = r->awaiting.task.token;
-    if (t.source == NULL)
+    td_source *s = r->awaiting.task.source;
+    uint32_t token = r->awaiting.task.token;
+    if (s == NULL)
         return 0;
-    /* A frame wait (a stamp source) with flow off: one stamp check, then the loop's own
-     * queue (td_loop_marker_await_), not the generic registration chain. */
-    if (TD_LIKELY(!td_runtime_settings.flow) &&
-        (td_atomic_load_u32(&t.source->word) & TD_WORD_STAMPED)) {
-        if ((int32_t)(td_atomic_load_u32((volatile uint32_t *)t.source->cont_arg) - t.token) >= 0)
-            return 0;
-        uint32_t *sync = r->sync;
-        r->sync = NULL;
-        if (td_loop_marker_await_(t.source, t.token, td_runner_move_next, r) == TD_OK)
-            return 1;
-        r->sync = sync;
-        return 0;
-    }
-    if (td_runtime_settings.flow && !td_context_flow_suppressed_()) {
-        r->context = td_context_capture_();
-        r->flowed = 1;
-    }
-    /* Leave the synchronous mode before the registration publishes the runner. */
-    uint32_t *sync = r->sync;
-    r->sync = NULL;
-    /* After TD_OK the runner may already be running on another thread: return at once. */
-    if (td_source_on_completed_(t.source, t.token, td_runner_move_next, r) == TD_OK)
-        return 1;
-    r->sync = sync;
-    r->flowed = 0;          /* not suspended: nothing resumes in the captured context */
-    r->context = NULL;
-    return 0;
+    runner_suspend_return(r, s, token);
 }
 
 int td_runner_take_(td_runner *r, int propagate, int64_t *value_out)

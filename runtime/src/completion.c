@@ -25,14 +25,22 @@ td_completion_source *td_completion_source_new(void)
 void td_completion_source_free(td_completion_source *cs) { free(cs); }
 void td_completion_source_reset(td_completion_source *cs) { td_source_recycle(&cs->source); }
 
+/* The tasks are written field by field: td_task_of / td_task_i64_of would be calls under tcc. */
 td_task td_completion_source_task(td_completion_source *cs)
 {
-    return td_task_of(&cs->source, td_source_token(&cs->source));
+    td_task t;
+    t.source = &cs->source;
+    t.token = td_source_token(&cs->source);
+    return t;
 }
 
 td_task_i64 td_completion_source_task_i64(td_completion_source *cs)
 {
-    return td_task_i64_of(td_completion_source_task(cs));
+    td_task_i64 t;
+    t.task.source = &cs->source;
+    t.value = 0;
+    t.task.token = td_source_token(&cs->source);
+    return t;
 }
 
 int td_completion_source_set_result(td_completion_source *cs, int64_t value)
@@ -79,12 +87,19 @@ td_auto_source *td_auto_source_rent(void)
 
 td_task td_auto_source_task(td_auto_source *s)
 {
-    return td_task_of(&s->source, td_source_token(&s->source));
+    td_task t;
+    t.source = &s->source;
+    t.token = td_source_token(&s->source);
+    return t;
 }
 
 td_task_i64 td_auto_source_task_i64(td_auto_source *s)
 {
-    return td_task_i64_of(td_auto_source_task(s));
+    td_task_i64 t;
+    t.task.source = &s->source;
+    t.value = 0;
+    t.task.token = td_source_token(&s->source);
+    return t;
 }
 
 int td_auto_source_set_result(td_auto_source *s, uint32_t token, int64_t value)

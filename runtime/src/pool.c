@@ -44,6 +44,7 @@ int td_pool_init(td_pool *p, const char *name, size_t object_size, uint32_t capa
         p->slots_owned = 1;
     }
     p->capacity = capacity;
+    p->local_limit = capacity;
     return TD_OK;
 }
 
@@ -64,6 +65,7 @@ void td_pool_destroy(td_pool *p)
     p->capacity = 0;
     p->object_size = 0;              /* torn down: rent refuses until td_pool_init */
     td_atomic_store_release_u32(&p->remote_rents, 0);
+    td_atomic_store_release_u32(&p->local_limit, 0);
     td_spin_unlock(&p->lock);
 }
 
@@ -105,6 +107,7 @@ int td_pool_set_capacity(td_pool *p, uint32_t capacity)
     td_atomic_store_release_u32(&p->count, keep - keep_local);
     td_atomic_store_release_u32(&p->local_count, keep_local);
     td_atomic_store_release_u32(&p->remote_rents, 0);
+    td_atomic_store_release_u32(&p->local_limit, capacity);
     p->freed += n - keep;
     td_spin_unlock(&p->lock);
     for (uint32_t i = 0; i < n - keep; i++)
@@ -152,6 +155,7 @@ static TD_NOINLINE void *pool_rent_shared(td_pool *p, int owner)
         td_atomic_store_release_u32(&p->count, n - 1);
     } else if (!owner && !p->remote_rents) {
         td_atomic_store_release_u32(&p->remote_rents, 1);
+        td_atomic_store_release_u32(&p->local_limit, 0);
     }
     td_spin_unlock(&p->lock);
     if (obj == NULL) {

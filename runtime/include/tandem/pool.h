@@ -39,12 +39,14 @@ typedef struct td_pool {
     void **local;            /* the owner segment: local[0 .. capacity) */
     volatile uint32_t local_count;  /* written by the owner thread only */
     volatile uint32_t remote_rents; /* 1 once another thread found the shared segment empty */
+    volatile uint32_t local_limit;  /* the owner's return bound in one load: `capacity` while
+                                     * remote_rents is 0, else 0 (changed with them, locked) */
 } td_pool;
 
 /* The slot storage of a pool of capacity `cap` holds both segments: 2 * cap pointers.
  * A static initialiser: TD_POOL_STATIC_INIT(storage, cap, object_size, name). */
 #define TD_POOL_STATIC_INIT(storage, cap, size, pname)                                  \
-    { TD_SPINLOCK_INIT, 0, (cap), (size), (storage), (pname), 0, 0, 0, 0, (storage) + (cap), 0, 0 }
+    { TD_SPINLOCK_INIT, 0, (cap), (size), (storage), (pname), 0, 0, 0, 0, (storage) + (cap), 0, 0, (cap) }
 
 /* The thread whose rent/return take the unlocked owner segment (0: none, every thread locks).
  * Cold: set once the pools' objects are quiescent (td_runtime_init / shutdown). */
@@ -91,10 +93,10 @@ void td_pool_return(td_pool *p, void *obj);
 #define TD_POOL_RETURN_LOCAL_(p, obj)                                                   \
     ({  td_pool *pl_p_ = (p);                                                           \
         int pl_ok_ = 0;                                                                 \
-        if (TD_LIKELY(td_pool_owner_thread_ == td_thread_self()) &&                     \
-            TD_LIKELY(!td_atomic_load_u32(&pl_p_->remote_rents))) {                     \
+        if (TD_LIKELY(td_pool_owner_thread_ == td_thread_self())) {                     \
             uint32_t pl_n_ = pl_p_->local_count;                                        \
-            if (TD_LIKELY(pl_n_ + td_atomic_load_u32(&pl_p_->count) < pl_p_->capacity)) { \
+            if (TD_LIKELY(pl_n_ + td_atomic_load_u32(&pl_p_->count) <                   \
+                          td_atomic_load_u32(&pl_p_->local_limit))) {                   \
                 pl_p_->local[pl_n_] = (obj);                                            \
                 td_atomic_store_release_u32(&pl_p_->local_count, pl_n_ + 1);            \
                 pl_ok_ = 1;                                                             \
