@@ -268,6 +268,48 @@ static void release_clears_frames_of_every_size(void)
     }
 }
 
+/* With flow on, awaiting a task that is already complete captures the context, then the
+ * registration is refused (TD_DONE) and the step goes on: nothing may resume in that context
+ * later, so the refused registration clears it (the release no longer resets it). */
+typedef struct { td_completion_source *cs; } await_done_frame;
+static void await_done_step(td_runner *r, await_done_frame *f)
+{
+    TD_BEGIN(r);
+    TD_AWAIT(r, td_completion_source_task(f->cs));
+    TD_END(r);
+}
+TD_METHOD_DEFINE(await_done, await_done_frame, await_done_step);
+
+static void refused_registration_leaves_no_flow(void)
+{
+    int ctx_value = 0;
+    td_completion_source *cs = td_completion_source_new();
+    TD_CHECK(cs != NULL);
+    TD_CHECK_EQ(TD_OK, td_completion_source_set_result(cs, 1));
+    td_flow_set(1);
+    td_context_set(&ctx_value);
+    td_runner *r = td_runner_rent(&await_done_method);
+    TD_FRAME(r, await_done_frame)->cs = cs;
+    td_task t = td_runner_start(r);
+    td_flow_set(0);
+    td_context_set(NULL);
+    TD_CHECK(t.source == NULL);                 /* completed in the start, runner pooled */
+    TD_CHECK_EQ(0, r->flowed);                  /* pooled runners may be read (see above) */
+    TD_CHECK(r->context == NULL);
+    td_runner *again = td_runner_rent(&await_done_method);
+    TD_CHECK(again == r);
+    td_completion_source_reset(cs);
+    TD_FRAME(again, await_done_frame)->cs = cs;
+    td_task t2 = td_runner_start(again);         /* flow off: suspends on the pending source */
+    TD_CHECK(t2.source != NULL);
+    TD_CHECK_EQ(0, again->flowed);
+    TD_CHECK_EQ(TD_OK, td_completion_source_set_result(cs, 2));
+    td_outcome o;
+    TD_CHECK_EQ(TD_OK, td_task_get(t2, &o));
+    TD_CHECK_EQ(TD_SUCCEEDED, o.status);
+    td_completion_source_free(cs);
+}
+
 int main(void)
 {
     if (td_runtime_init(NULL) != TD_OK)
@@ -280,6 +322,7 @@ int main(void)
     TD_RUN(synchronous_fault_and_cancel);
     TD_RUN(runner_pool_capacity);
     TD_RUN(release_clears_frames_of_every_size);
+    TD_RUN(refused_registration_leaves_no_flow);
     td_runtime_shutdown();
     return TD_TEST_SUMMARY();
 }
