@@ -265,17 +265,15 @@ static int loop_inbox_push(td_loop *loop, const loop_remote *r)
 void td_loop_install_(td_loop *loop, uint32_t t)
 {
     if (((td_atomic_load_u32(&loop->installed) >> t) & 1u) &&
-        (td_atomic_load_u32(&loop->markers[t].direct) || td_atomic_load_u32(&loop->retired)))
+        (TD_LOOP_MARKER_DIRECT_(&loop->markers[t]) || td_atomic_load_u32(&loop->retired)))
         return;
     uint32_t w = td_atomic_load_u32(&loop->installed);
     while (!td_atomic_cas_u32(&loop->installed, &w, w | (1u << t))) {
     }
     /* Under the inbox lock: a retirement (which clears it) is never undone by a late install. */
     td_spin_lock(&loop->inbox_lock);
-    if (!loop->retired) {
+    if (!loop->retired)
         td_atomic_store_ptr(&loop->markers[t].direct_thread, (void *)loop->thread);
-        td_atomic_store_u32(&loop->markers[t].direct, 1);
-    }
     td_spin_unlock(&loop->inbox_lock);
 }
 
@@ -465,8 +463,7 @@ td_loop *td_loop_create(const td_loop_config *cfg)
         loop->markers[t].queue = &loop->queues[t];
         loop->markers[t].frame = &loop->frame;
         loop->markers[t].current = &loop->current;
-        loop->markers[t].direct = (loop->installed >> t) & 1u;
-        loop->markers[t].direct_thread = loop->markers[t].direct ? (void *)loop->thread : NULL;
+        loop->markers[t].direct_thread = ((loop->installed >> t) & 1u) ? (void *)loop->thread : NULL;
     }
     return loop;
 }
@@ -498,10 +495,8 @@ void td_loop_destroy(td_loop *loop)
     uint32_t was = loop->retired;
     td_atomic_store_u32(&loop->retired, 1);
     /* No inline queueing from now on, even inside the frame that is being retired. */
-    for (uint32_t t = 0; t < LOOP_SLOTS; t++) {
-        td_atomic_store_u32(&loop->markers[t].direct, 0);
+    for (uint32_t t = 0; t < LOOP_SLOTS; t++)
         td_atomic_store_ptr(&loop->markers[t].direct_thread, NULL);
-    }
     td_spin_unlock(&loop->inbox_lock);
     if (was)
         return;

@@ -182,7 +182,7 @@ td_task (td_next_frame)(td_timing t)
         return td_from_error(TD_E_INVALID, "td_next_frame: not a timing");
     /* The inline fast path's work, for callers that do not inline (tcc): no struct copy. */
     td_loop_marker_ *m = (td_loop_marker_ *)loop + t;
-    if (TD_LIKELY(td_atomic_load_u32(&m->direct))) {
+    if (TD_LIKELY(TD_LOOP_MARKER_DIRECT_(m))) {
         td_task task;
         task.source = &m->source;
         task.token = td_atomic_load_u32((volatile uint32_t *)m->frame) + 1;

@@ -158,20 +158,23 @@ typedef struct td_loop_entry_ { td_continuation_fn fn; void *arg; uint32_t targe
 typedef struct td_loop_queue_ { td_loop_entry_ *items; uint32_t count, cap; } td_loop_queue_;
 
 /* A loop's per-timing frame marker: the stamp source of the stateless frame waits (task.h).
- * `direct` is 1 while the timing is installed and the loop not retired; `direct_thread` is
- * then the loop's thread (0 otherwise), so one compare tells the loop's own thread that it may
- * append to `queue` inline while count < cap (async.h, td_runner_suspend_now_); anything
- * else goes through the loop's functions. Both change together, under the inbox lock. */
+ * `direct_thread` is the loop's thread identity while the timing is installed and the loop
+ * not retired (the marker is "direct", TD_LOOP_MARKER_DIRECT_), else 0 (never a thread's
+ * identity): one compare tells the loop's own thread that it may append to `queue` inline
+ * while count < cap (async.h, td_runner_suspend_now_); anything else goes through the loop's
+ * functions. It changes under the inbox lock. */
 typedef struct td_loop_marker_ {
     td_source source;                   /* first member; cont_arg = the timing's stamp */
     struct td_loop *loop;
     uint32_t timing;
-    volatile uint32_t direct;
-    void *volatile direct_thread;       /* while `direct`: the loop's thread identity; else 0 */
+    void *volatile direct_thread;       /* while direct: the loop's thread identity; else 0 */
     td_loop_queue_ *queue;              /* the timing's continuation queue */
     const volatile uint32_t *frame;     /* the loop's frame counter */
     const volatile uint32_t *current;   /* the loop's running timing */
 } td_loop_marker_;
+
+/* 1 while the marker's timing is installed and its loop alive: its tasks are made inline. */
+#define TD_LOOP_MARKER_DIRECT_(m) (td_atomic_load_ptr(&(m)->direct_thread) != NULL)
 
 /* Shared by the inline fast paths (loop.h, async.h) and loop.c. Statement expressions, so
  * that tcc, which never inlines, pays no call for them either.
@@ -185,7 +188,7 @@ typedef struct td_loop_marker_ {
         td_ahead_ ? td_frame_ : td_frame_ + 1; })
 /* TD_LOOP_MARKER_PUSH_(m, target, fn, arg): 1 when fn(arg) was appended to m's queue for
  * frame `target`, which only the loop's own thread may do, with the timing installed and
- * the loop alive (`direct`) and room left; 0: go through the loop's functions instead. */
+ * the loop alive (direct) and room left; 0: go through the loop's functions instead. */
 #define TD_LOOP_MARKER_PUSH_(m, tgt_, fn_, arg_)                                        \
     ({  td_loop_marker_ *td_pm_ = (m);                                                  \
         td_loop_queue_ *td_q_ = td_pm_->queue;                                          \
@@ -205,13 +208,13 @@ extern struct td_loop *td_loop_main_;
 
 /* td_next_frame / td_yield fast paths (function-like macros over the functions of the same
  * name, as for the task queries): the main loop's marker, when its timing is installed and
- * the loop alive (`direct`), gives the task with no call; anything else calls the function. */
+ * the loop alive (direct), gives the task with no call; anything else calls the function. */
 TD_INLINE td_task td_next_frame_fast_(td_timing t)
 {
     struct td_loop *loop = td_loop_main_;
     if (TD_LIKELY(loop != NULL && (unsigned)t < TD_TIMING_COUNT)) {
         td_loop_marker_ *m = (td_loop_marker_ *)loop + t;
-        if (TD_LIKELY(td_atomic_load_u32(&m->direct)))
+        if (TD_LIKELY(TD_LOOP_MARKER_DIRECT_(m)))
             return td_task_of(&m->source, td_atomic_load_u32((volatile uint32_t *)m->frame) + 1);
     }
     return (td_next_frame)(t);
@@ -222,7 +225,7 @@ TD_INLINE td_task td_yield_fast_(td_timing t)
     struct td_loop *loop = td_loop_main_;
     if (TD_LIKELY(loop != NULL && (unsigned)t < TD_TIMING_COUNT)) {
         td_loop_marker_ *m = (td_loop_marker_ *)loop + t;
-        if (TD_LIKELY(td_atomic_load_u32(&m->direct)))
+        if (TD_LIKELY(TD_LOOP_MARKER_DIRECT_(m)))
             return td_task_of(&m->source, TD_LOOP_MARKER_NEXT_RUN_(m));
     }
     return (td_yield)(t);
