@@ -23,51 +23,24 @@
 
 /* The release's uncommon cases: tracking on (it forgets the rental before the runner can be
  * re-rented), a large frame, a pool segment that is not the owner's. */
-static TD_NOINLINE void runner_release_slow(td_runner *r, int bump)
+static TD_NOINLINE void runner_release_slow(td_runner *r)
 {
     td_method *m = r->method;
     if (td_runtime_settings.tracking)
         td_tracking_end_(r);
     runner_clear(r, m->frame_size);
-    if (bump) {
-        uint32_t word = td_atomic_load_u32(&r->source.word);
-        td_atomic_store_release_u32(&r->source.word,
-                                    ((TD_WORD_VERSION(word) + 1) & TD_TOKEN_MASK) << TD_WORD_VERSION_SHIFT);
-    }
     td_pool_return(&m->pool, r);
 }
 
-/* Consumption's release: the frame cleared, the next version, the pool. Nothing else needs
- * resetting, by these invariants:
- *   - value and error slots: written by every completion (td_runner_finish_);
- *   - sync: set by every start before the step runs, NULL after a suspension;
- *   - awaiting.task.source: NULL outside an await (every take clears it);
- *   - flowed / context: flowed is set only by a registration that succeeded (a failed one
- *     clears it, td_runner_suspend_) and cleared by the resumption, context read only then;
- *   - a continuation runs only under a mode that the new word clears.
- * Every call is in tail position, so the common path saves no register. */
-static TD_NOINLINE void runner_release(td_source *s)
-{
-    td_runner *r = (td_runner *)s;
-    td_method *m = r->method;
-    if (TD_UNLIKELY(td_runtime_settings.tracking | (m->frame_size > TD_RUNNER_SMALL_FRAME_))) {
-        runner_release_slow(r, 1);
-        return;
-    }
-    runner_clear(r, TD_RUNNER_SMALL_FRAME_);
-    uint32_t word = td_atomic_load_u32(&s->word);
-    td_atomic_store_release_u32(&s->word, ((TD_WORD_VERSION(word) + 1) & TD_TOKEN_MASK) << TD_WORD_VERSION_SHIFT);
-    if (TD_UNLIKELY(!TD_POOL_RETURN_LOCAL_(&m->pool, r)))
-        td_pool_return(&m->pool, r);
-}
-
-/* A synchronous success inside td_runner_start: the token never left the start, so no
- * version needs retiring; the frame is cleared and the runner pooled. */
-#define runner_release_unpublished_body(r)                                              \
+/* The frame cleared and the runner pooled, the common case inline: every call in tail
+ * position, so the path saves no register. What happens to the version is the caller's:
+ * the consumption retires it (runner_release), a synchronous success in td_runner_start
+ * has nothing to retire (its token never left the start: runner_release_unpublished). */
+#define runner_recycle(r)                                                               \
     do {                                                                                \
         td_method *ru_m_ = (r)->method;                                                 \
         if (TD_UNLIKELY(td_runtime_settings.tracking | (ru_m_->frame_size > TD_RUNNER_SMALL_FRAME_))) { \
-            runner_release_slow((r), 0);                                                \
+            runner_release_slow(r);                                                     \
         } else {                                                                        \
             runner_clear((r), TD_RUNNER_SMALL_FRAME_);                                  \
             if (TD_UNLIKELY(!TD_POOL_RETURN_LOCAL_(&ru_m_->pool, (r))))                  \
@@ -75,9 +48,26 @@ static TD_NOINLINE void runner_release(td_source *s)
         }                                                                               \
     } while (0)
 
+/* Consumption's release: the next version, the frame cleared, the pool. Nobody can rent the
+ * runner before it is pooled, and a query with the old token is stale from the new version
+ * on, so the order of the first two does not matter. Nothing else needs resetting, by these
+ * invariants:
+ *   - value and error slots: written by every completion (td_runner_finish_);
+ *   - sync: set by every start before the step runs, NULL after a suspension;
+ *   - awaiting.task.source: NULL outside an await (every take clears it);
+ *   - flowed / context: flowed is set only by a registration that succeeded (a failed one
+ *     clears it, td_runner_suspend_) and cleared by the resumption, context read only then;
+ *   - a continuation runs only under a mode that the new word clears. */
+static TD_NOINLINE void runner_release(td_source *s)
+{
+    td_runner *r = (td_runner *)s;
+    td_atomic_store_release_u32(&s->word, TD_WORD_NEXT_VERSION_(td_atomic_load_u32(&s->word)));
+    runner_recycle(r);
+}
+
 static TD_NOINLINE void runner_release_unpublished(td_runner *r)
 {
-    runner_release_unpublished_body(r);
+    runner_recycle(r);
 }
 
 /* In td_runner_start: a call under clang (the start stays small enough to inline into its
@@ -85,7 +75,7 @@ static TD_NOINLINE void runner_release_unpublished(td_runner *r)
 #if TD_PORT_INLINES
 #define runner_start_release_(r) runner_release_unpublished(r)
 #else
-#define runner_start_release_(r) runner_release_unpublished_body(r)
+#define runner_start_release_(r) runner_recycle(r)
 #endif
 
 static const td_source_ops runner_ops = { runner_release, NULL, NULL, NULL, "runner" };
@@ -211,8 +201,6 @@ void td_runner_move_next(void *arg)
     r->method->step(r, r->frame);
 }
 
-/* TD_AWAIT under compilers that do not inline (tcc): the task arrives in two registers and
- * is stored field by field (a struct assignment would be a memmove call there). */
 /* The suspension on the awaited task {s, token} (s not NULL), returning 1 (suspended) or 0
  * (go on: completed already, or the registration was refused) from the enclosing function.
  * A macro, so both entries below run it without a call under tcc (which never inlines).
@@ -288,8 +276,7 @@ int td_runner_take_(td_runner *r, int propagate, int64_t *value_out)
             *value_out = r->awaiting.value;
         return 0;
     }
-    if (propagate && (td_atomic_load_u32(&s->word) & TD_WORD_STAMPED) &&
-        (int32_t)(td_atomic_load_u32((volatile uint32_t *)s->cont_arg) - token) >= 0) {
+    if (propagate && td_source_stamp_reached_(s, token)) {
         r->awaiting.task.source = NULL;
         if (value_out)
             *value_out = 0;

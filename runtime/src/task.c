@@ -112,7 +112,6 @@ int td_source_try_complete(td_source *s, uint32_t token, td_status st, int64_t v
 void td_source_recycle(td_source *s)
 {
     uint32_t w = td_atomic_load_u32(&s->word);
-    uint32_t next = ((TD_WORD_VERSION(w) + 1) & TD_TOKEN_MASK) << TD_WORD_VERSION_SHIFT;
     s->cont_fn = NULL;
     s->cont_arg = NULL;
     s->value = 0;
@@ -121,7 +120,7 @@ void td_source_recycle(td_source *s)
     s->error.cancel = NULL;
     /* A release store: the cleared slots are visible before the new version, and a
      * holder of the old token reads either CONSUMED or the new version (stale both ways). */
-    td_atomic_store_release_u32(&s->word, next | (w & TD_WORD_IMMORTAL));
+    td_atomic_store_release_u32(&s->word, TD_WORD_NEXT_VERSION_(w) | (w & TD_WORD_IMMORTAL));
 }
 
 /* Shared checks of a query on a protocol source (w: a local copy of its word): the token
@@ -188,7 +187,11 @@ int (td_task_on_completed)(td_task t, td_continuation_fn fn, void *arg)
 /* The outcome of a completed source, read by its one consumer. */
 static void task_read_outcome(const td_source *s, uint32_t w, td_outcome *out)
 {
-    TD_SOURCE_READ_OUTCOME_(s, TD_WORD_STATUS(w), out);
+    out->status = TD_WORD_STATUS(w);
+    out->value = s->value;
+    out->error.code = s->error.code;
+    out->error.message = s->error.message;
+    out->error.cancel = s->error.cancel;
 }
 
 /* Consumption (task.h): the single consumer reads the completed outcome and releases the

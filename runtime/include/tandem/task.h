@@ -235,16 +235,6 @@ TD_INLINE int td_task_status_fast_(td_task t, td_status *out)
 #define TD_WORD_SUCCEEDED_AT_(token) (((uint32_t)(token) << TD_WORD_VERSION_SHIFT) | (uint32_t)TD_SUCCEEDED)
 #define TD_WORD_CONSUMABLE_(w, token) (((w) & ~TD_MODE_AWAITED) == TD_WORD_SUCCEEDED_AT_(token))
 
-/* The outcome of a completed source with status `st`, read by its one consumer. */
-#define TD_SOURCE_READ_OUTCOME_(s, st, out)                                              \
-    do {                                                                                \
-        (out)->status = (st);                                                           \
-        (out)->value = (s)->value;                                                      \
-        (out)->error.code = (s)->error.code;                                            \
-        (out)->error.message = (s)->error.message;                                      \
-        (out)->error.cancel = (s)->error.cancel;                                        \
-    } while (0)
-
 /* The consumer's release of a completed, mortal source whose word it read as `w` (mode NONE
  * or AWAITED, so OR-ing sets CONSUMED): mode CONSUMED with a release store (what a manual
  * completion source keeps until its owner resets it), then the source's release (the others
