@@ -9,7 +9,8 @@
  *   - a spin lock built on them;
  *   - thread identity (pthread_self's value on both; read inline under clang/glibc);
  *   - per-thread pointers (TD_TLS_*: __thread under clang, pthread keys under tcc);
- *   - inlining and branch hints (no-ops under tcc).
+ *   - inlining and branch hints (no-ops under tcc);
+ *   - td_zero_24 / td_zero_32, fixed-size clears (immediate stores under tcc).
  * Read-modify-writes (CAS, exchange, fetch-add) and td_atomic_store_* are sequentially
  * consistent. td_atomic_store_release_u32 is a release store (x86-64: a plain mov, no
  * lock): for a store that only publishes what was written before it (a spin unlock, a
@@ -44,15 +45,14 @@
 #  endif
 
 /* tcc never inlines, so a helper function would cost a call (and an argument shuffle) on
- * every hot path: under tcc the atomics are statement-expression macros with the same
- * names and meaning as clang's functions. x86-64 loads are acquire and stores release;
- * only the compiler must not reorder (tcc does not), so loads and release stores are
- * plain moves; read-modify-writes are lock-prefixed (or xchg, locked by definition). */
-#define td_atomic_load_u32(p) \
-    ({ uint32_t td_v_ = *(volatile uint32_t *)(p); __asm__ __volatile__("" ::: "memory"); td_v_; })
-#define td_atomic_store_release_u32(p, v) \
-    ({ uint32_t td_v_ = (v); __asm__ __volatile__("" ::: "memory"); \
-       *(volatile uint32_t *)(p) = td_v_; __asm__ __volatile__("" ::: "memory"); (void)0; })
+ * every hot path: under tcc the atomics are macros with the same names and meaning as
+ * clang's functions. x86-64 loads are acquire and stores release; only the compiler must
+ * not reorder or cache, and tcc does neither (it keeps no value in a register across a
+ * statement and emits accesses in source order), so loads and release stores are plain
+ * volatile moves, with no temporary (tcc would spill it to the stack and load it back);
+ * read-modify-writes are lock-prefixed (or xchg, locked by definition). */
+#define td_atomic_load_u32(p) (*(volatile uint32_t *)(p))
+#define td_atomic_store_release_u32(p, v) ((void)(*(volatile uint32_t *)(p) = (uint32_t)(v)))
 #define td_atomic_store_u32(p, v) \
     ({ uint32_t td_v_ = (v); \
        __asm__ __volatile__("xchgl %0, %1" : "+r"(td_v_), "+m"(*(volatile uint32_t *)(p)) : : "memory"); (void)0; })
@@ -71,8 +71,7 @@
 #define td_atomic_exchange_u32(p, v) \
     ({ uint32_t td_v_ = (v); \
        __asm__ __volatile__("xchgl %0, %1" : "+r"(td_v_), "+m"(*(volatile uint32_t *)(p)) : : "memory"); td_v_; })
-#define td_atomic_load_ptr(p) \
-    ({ void *td_v_ = *(void *volatile *)(p); __asm__ __volatile__("" ::: "memory"); td_v_; })
+#define td_atomic_load_ptr(p) (*(void *volatile *)(p))
 #define td_atomic_store_ptr(p, v) \
     ({ void *td_v_ = (v); \
        __asm__ __volatile__("xchgq %0, %1" : "+r"(td_v_), "+m"(*(void *volatile *)(p)) : : "memory"); (void)0; })
@@ -87,12 +86,16 @@
        *td_e_ = td_prev_; (int)td_ok_; })
 /* 64-bit values written by one thread and read by others (clocks): aligned x86-64 moves are
  * single-copy atomic. */
-#define td_atomic_load_i64(p) \
-    ({ int64_t td_v_ = *(volatile int64_t *)(p); __asm__ __volatile__("" ::: "memory"); td_v_; })
-#define td_atomic_store_release_i64(p, v) \
-    ({ int64_t td_v_ = (v); __asm__ __volatile__("" ::: "memory"); \
-       *(volatile int64_t *)(p) = td_v_; __asm__ __volatile__("" ::: "memory"); (void)0; })
+#define td_atomic_load_i64(p) (*(volatile int64_t *)(p))
+#define td_atomic_store_release_i64(p, v) ((void)(*(volatile int64_t *)(p) = (int64_t)(v)))
 #define td_cpu_relax() ({ __asm__ __volatile__("pause" ::: "memory"); (void)0; })
+/* Zero 24 or 32 bytes at an 8-byte aligned address with immediate word stores (tcc would
+ * compute the address, load a zero and store it for each word: four instructions apiece). */
+#define td_zero_24(p) \
+    ({ __asm__ __volatile__("movq $0, (%0)\n\tmovq $0, 8(%0)\n\tmovq $0, 16(%0)" : : "r"(p) : "memory"); (void)0; })
+#define td_zero_32(p) \
+    ({ __asm__ __volatile__("movq $0, (%0)\n\tmovq $0, 8(%0)\n\tmovq $0, 16(%0)\n\tmovq $0, 24(%0)" \
+                            : : "r"(p) : "memory"); (void)0; })
 /* Thread identity: glibc keeps pthread_self()'s value at %fs:0x10 (as read under clang). */
 /* No thread-local storage under tcc: per-thread pointers live in pthread keys, created by
  * td_runtime_init (TD_TLS_CREATE) and deleted at shutdown. */
@@ -153,6 +156,11 @@ TD_INLINE int64_t td_atomic_load_i64(volatile int64_t *p)
 { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 TD_INLINE void td_atomic_store_release_i64(volatile int64_t *p, int64_t v)
 { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+/* Zero 24 or 32 bytes at an 8-byte aligned address: a constant-size memset, which clang
+ * turns into word stores (and which, unlike stores through a uint64_t pointer, aliases
+ * whatever type the bytes are read as afterwards). */
+#define td_zero_24(p) ((void)__builtin_memset((p), 0, 24))
+#define td_zero_32(p) ((void)__builtin_memset((p), 0, 32))
 #  if defined(__x86_64__) || defined(__i386__)
 TD_INLINE void td_cpu_relax(void) { __builtin_ia32_pause(); }
 #  else

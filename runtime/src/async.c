@@ -9,16 +9,11 @@
  * allocates that much) with four unconditional word stores, larger ones by memset. */
 #define runner_clear(r, frame_size)                                                     \
     do {                                                                                \
-        uint64_t *rc_w_ = (uint64_t *)(void *)(r)->frame;                               \
         (r)->resume = 0;                                                                \
-        if (TD_LIKELY((frame_size) <= TD_RUNNER_SMALL_FRAME_)) {                        \
-            rc_w_[0] = 0;                                                               \
-            rc_w_[1] = 0;                                                               \
-            rc_w_[2] = 0;                                                               \
-            rc_w_[3] = 0;                                                               \
-        } else {                                                                        \
-            memset(rc_w_, 0, ((size_t)(frame_size) + 7) & ~(size_t)7);                  \
-        }                                                                               \
+        if (TD_LIKELY((frame_size) <= TD_RUNNER_SMALL_FRAME_))                          \
+            td_zero_32((r)->frame);                                                     \
+        else                                                                            \
+            memset((r)->frame, 0, ((size_t)(frame_size) + 7) & ~(size_t)7);             \
     } while (0)
 
 /* The release's uncommon cases: tracking on (it forgets the rental before the runner can be
@@ -39,12 +34,12 @@ static TD_NOINLINE void runner_release_slow(td_runner *r)
 #define runner_recycle(r)                                                               \
     do {                                                                                \
         td_method *ru_m_ = (r)->method;                                                 \
-        if (TD_UNLIKELY(td_runtime_settings.tracking | (ru_m_->frame_size > TD_RUNNER_SMALL_FRAME_))) { \
+        if (TD_UNLIKELY(td_runtime_settings.tracking) ||                                \
+            TD_UNLIKELY(ru_m_->frame_size > TD_RUNNER_SMALL_FRAME_)) {                  \
             runner_release_slow(r);                                                     \
         } else {                                                                        \
             runner_clear((r), TD_RUNNER_SMALL_FRAME_);                                  \
-            if (TD_UNLIKELY(!TD_POOL_RETURN_LOCAL_(&ru_m_->pool, (r))))                  \
-                td_pool_return(&ru_m_->pool, (r));                                      \
+            TD_POOL_RETURN_OR_(&ru_m_->pool, (r), td_pool_return);                      \
         }                                                                               \
     } while (0)
 
@@ -120,62 +115,51 @@ static TD_NOINLINE void runner_first_step_observed(td_runner *r, uint32_t token)
     td_context_restore_(caller);
 }
 
-/* Run the step to its first suspension. While it runs, r->sync points at `sync` (async.h):
- * a synchronous completion lands there, not in the word. On success nobody else can hold
- * the token yet, so the runner goes straight back to its pool; a fault or cancellation is
- * published with a plain release store (still nobody to race with). After a suspension
- * only the local `sync` is read: the runner may already be running elsewhere.
- * 1: completed with success, *value set; 0: the task is {r, *token}. A statement expression:
- * tcc, which never inlines, pays no call between td_runner_start and the step. */
-#define runner_start(r, tokp, valp)                                                     \
-    ({  uint32_t rs_sync_ = TD_PENDING, rs_done_ = 0;                                  \
-        uint32_t rs_w_ = td_atomic_load_u32(&(r)->source.word);                        \
-        *(tokp) = TD_WORD_VERSION(rs_w_);                                               \
+/* Run the step to its first suspension and make the method's task in `t` (a td_task or the
+ * untyped view of a td_task_i64), whose token field was set to the runner's version
+ * beforehand. While the step runs, r->sync points at a local (async.h): a synchronous
+ * completion lands there, not in the word. On success nobody else can hold the token yet,
+ * so the runner goes straight back to its pool and the task is source-free (`t.source`
+ * NULL; `on_success` stores the result); a fault or cancellation is published with a plain
+ * release store (still nobody to race with). After a suspension only the local is read: the
+ * runner may already be running elsewhere. A statement expression, and the task is written
+ * in place: tcc, which never inlines, pays no call between td_runner_start and the step and
+ * keeps no temporary for the token or the value. */
+#define runner_start(r, t, on_success)                                                  \
+    do {                                                                                \
+        uint32_t rs_sync_ = TD_PENDING;                                                 \
+        (t).source = &(r)->source;                                                      \
         (r)->sync = &rs_sync_;                                                          \
         if (TD_UNLIKELY(td_runtime_settings.tracking | td_runtime_settings.flow))       \
-            runner_first_step_observed((r), *(tokp));                                   \
+            runner_first_step_observed((r), (t).token);                                 \
         else                                                                            \
             (r)->method->step((r), (r)->frame);                                         \
         if (TD_LIKELY(rs_sync_ == TD_SUCCEEDED)) {                                      \
-            *(valp) = (r)->source.value;                                                \
+            (t).source = NULL;                                                          \
+            on_success;                                                                 \
             runner_start_release_(r);                                                   \
-            rs_done_ = 1;                                                               \
         } else if (rs_sync_ != TD_PENDING) {                                            \
-            (r)->sync = NULL;                                                           \
-            td_atomic_store_release_u32(&(r)->source.word, (rs_w_ & ~TD_WORD_STATUS_MASK) | rs_sync_); \
+            (r)->sync = NULL;     /* the word is still as before the step: nobody else has the token */ \
+            td_atomic_store_release_u32(&(r)->source.word,                              \
+                (td_atomic_load_u32(&(r)->source.word) & ~TD_WORD_STATUS_MASK) | rs_sync_); \
         }                                                                               \
-        rs_done_; })
+    } while (0)
 
-/* The task values are written field by field (td_completed / td_from_result would be calls
- * under tcc). */
 td_task td_runner_start(td_runner *r)
 {
-    uint32_t token;
-    int64_t value;
     td_task t;
-    if (runner_start(r, &token, &value)) {
-        t.source = NULL;
-        t.token = 0;
-    } else {
-        t.source = &r->source;
-        t.token = token;
-    }
+    t.token = TD_WORD_VERSION(td_atomic_load_u32(&r->source.word));
+    runner_start(r, t, t.token = 0);
     return t;
 }
 
+/* The token goes in as the whole second word (the token zero-extended): the same bytes as
+ * td_task_i64_of's value 0 then token, in one store. */
 td_task_i64 td_runner_start_i64(td_runner *r)
 {
-    uint32_t token;
-    int64_t value;
     td_task_i64 t;
-    if (runner_start(r, &token, &value)) {
-        t.task.source = NULL;
-        t.value = value;
-    } else {
-        t.task.source = &r->source;
-        t.value = 0;
-        t.task.token = token;
-    }
+    t.value = (int64_t)TD_WORD_VERSION(td_atomic_load_u32(&r->source.word));
+    runner_start(r, t.task, t.value = r->source.value);
     return t;
 }
 

@@ -27,7 +27,11 @@ void td_context_runtime_shutdown_(void)
 void *td_context_current(void) { return TD_TLS_GET(context_current); }
 void td_context_set(void *ctx) { TD_TLS_SET(context_current, ctx); }
 int td_flow_enabled(void) { return td_runtime_settings.flow; }
-void td_flow_set(int on) { td_runtime_settings.flow = on ? 1 : 0; }
+void td_flow_set(int on)
+{
+    td_runtime_settings.flow = on ? 1 : 0;
+    td_loop_push_markers_refresh_();    /* the inline frame waits push only with flow off */
+}
 
 int td_flow_suppress(void)
 {

@@ -93,8 +93,24 @@ td_loop *td_loop_main_;             /* loop.h: read by the inline waits */
 static td_loop *loop_retired;
 static td_loop *loop_owned;        /* the main loop td_runtime_init created */
 
+/* Never direct (direct_thread 0): td_loop_push_markers_ without a main loop or with flow on. */
+static td_loop_marker_ loop_no_markers[TD_TIMING_COUNT];
+td_loop_marker_ *volatile td_loop_push_markers_ = loop_no_markers;
+
+/* After any change of the main loop or of the flow setting (loop.h). */
+void td_loop_push_markers_refresh_(void)
+{
+    td_loop *main = td_loop_main_;
+    td_atomic_store_ptr((void *volatile *)&td_loop_push_markers_,
+                        main && !td_runtime_settings.flow ? (void *)main->markers : (void *)loop_no_markers);
+}
+
 td_loop *td_loop_main(void) { return td_loop_main_; }
-void td_loop_set_main(td_loop *loop) { td_loop_main_ = loop; }
+void td_loop_set_main(td_loop *loop)
+{
+    td_loop_main_ = loop;
+    td_loop_push_markers_refresh_();
+}
 
 /* ---- clocks ------------------------------------------------------------------------ */
 
@@ -536,8 +552,10 @@ static void loop_retire(td_loop *loop)
     }
     loop_free_arrays(loop);
     /* Only now: the retirement's continuations still see their loop as the main one. */
-    if (td_loop_main_ == loop)
+    if (td_loop_main_ == loop) {
         td_loop_main_ = NULL;
+        td_loop_push_markers_refresh_();
+    }
     loop->next_retired = loop_retired;
     loop_retired = loop;
 }
@@ -548,6 +566,7 @@ int td_loop_runtime_init_(void)
     memset(&cfg, 0, sizeof(cfg));
     cfg.has_end_of_frame = 1;
     loop_owned = td_loop_main_ = td_loop_create(&cfg);
+    td_loop_push_markers_refresh_();
     /* The main loop's thread owns the pools' unlocked segments (pool.h). */
     td_pool_set_owner_thread(td_loop_main_ ? td_loop_main_->thread : 0);
     return td_loop_main_ ? TD_OK : TD_E_NOMEM;
@@ -558,6 +577,7 @@ void td_loop_runtime_shutdown_(void)
     td_loop_destroy(loop_owned);
     loop_owned = NULL;
     td_loop_main_ = NULL;
+    td_loop_push_markers_refresh_();
     td_pool_set_owner_thread(0);
     while (loop_retired) {
         td_loop *next = loop_retired->next_retired;

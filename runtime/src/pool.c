@@ -192,14 +192,11 @@ static TD_NOINLINE void pool_return_shared(td_pool *p, void *obj)
 void *td_pool_rent(td_pool *p)
 {
     void *obj;
-    if (TD_LIKELY(TD_POOL_RENT_LOCAL_(p, &obj)))
-        return obj;
-    return pool_rent_shared(p, pool_on_owner());
+    TD_POOL_RENT_OR_(p, obj, (void)0, pool_rent_shared(p, pool_on_owner()));
+    return obj;
 }
 
 void td_pool_return(td_pool *p, void *obj)
 {
-    if (TD_LIKELY(TD_POOL_RETURN_LOCAL_(p, obj)))
-        return;
-    pool_return_shared(p, obj);
+    TD_POOL_RETURN_OR_(p, obj, pool_return_shared);
 }

@@ -115,9 +115,7 @@ void td_source_recycle(td_source *s)
     s->cont_fn = NULL;
     s->cont_arg = NULL;
     s->value = 0;
-    s->error.code = 0;
-    s->error.message = NULL;
-    s->error.cancel = NULL;
+    td_zero_24(&s->error);
     /* A release store: the cleared slots are visible before the new version, and a
      * holder of the old token reads either CONSUMED or the new version (stale both ways). */
     td_atomic_store_release_u32(&s->word, TD_WORD_NEXT_VERSION_(w) | (w & TD_WORD_IMMORTAL));
@@ -219,14 +217,9 @@ static int task_get(td_source *s, uint32_t token, td_outcome *out)
 
 int (td_task_get)(td_task t, td_outcome *out)
 {
-    /* The inline fast path's checks, for callers that reach here directly (tcc: no inline);
-     * the outcome written field by field (fewest instructions under tcc). */
+    /* The inline fast path's checks, for callers that reach here directly (tcc: no inline). */
     if (t.source == NULL || td_source_stamp_reached_(t.source, t.token)) {
-        out->status = TD_SUCCEEDED;
-        out->value = 0;
-        out->error.code = 0;
-        out->error.message = NULL;
-        out->error.cancel = NULL;
+        td_outcome_succeeded_(out, 0);
         return TD_OK;
     }
     if (TD_SOURCE_CONSUME_SUCCESS_(t.source, t.token, out))
@@ -246,11 +239,7 @@ int td_task_get_from_(td_source *s, uint32_t token, td_outcome *out)
 int (td_task_i64_get)(td_task_i64 t, td_outcome *out)
 {
     if (t.task.source == NULL) {
-        out->status = TD_SUCCEEDED;
-        out->value = t.value;
-        out->error.code = 0;
-        out->error.message = NULL;
-        out->error.cancel = NULL;
+        td_outcome_succeeded_(out, t.value);
         return TD_OK;
     }
     if (TD_SOURCE_CONSUME_SUCCESS_(t.task.source, t.task.token, out))

@@ -20,6 +20,9 @@ extern td_pool td_auto_source_pool;
 /* A recycled source's word: pending, mode NONE, no flags, the version after w's. */
 #define TD_WORD_NEXT_VERSION_(w) (((((w) >> TD_WORD_VERSION_SHIFT) + 1) & TD_TOKEN_MASK) << TD_WORD_VERSION_SHIFT)
 
+/* td_loop_push_markers_ (loop.h) follows the main loop and the flow setting (loop.c). */
+void td_loop_push_markers_refresh_(void);
+
 /* The loop module's per-thread "current context" support lives in context.c (flow). */
 void *td_context_capture_(void);
 /* 1 when flow is suppressed on this thread: a suspension captures nothing. */

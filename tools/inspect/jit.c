@@ -100,14 +100,17 @@ static char *scope_desc(jit_fn **s, int n)
     return d;
 }
 
-/* `st` stores 8 bytes of a register through a pointer (movq %reg, (...)) and `prev` loaded
- * zero into that register (movabsq $0 / movq $0 / xorl of itself): tcc's `*(uint64_t *)p = 0`. */
+/* `st` stores 8 bytes of zero through a pointer: an immediate (movq $0, (...): the runtime's
+ * td_zero_32 under tcc, runtime/port), or a register (movq %reg, (...)) that `prev` loaded
+ * zero into (movabsq $0 / movq $0 / xorl of itself): tcc's `*(uint64_t *)p = 0`. */
 static int jit_zero_store(const jit_insn *prev, const jit_insn *st)
 {
     char reg[16];
     const char *t = st->text;
     while (*t == ' ' || *t == '\t')
         t++;
+    if ((!strncmp(t, "movq $0, ", 9) || !strncmp(t, "movq $0x0, ", 11)) && strchr(t, '('))
+        return 1;
     if (sscanf(t, "movq %%%15[a-z0-9], %*s", reg) != 1 || !strchr(t, '('))
         return 0;
     const char *p = prev->text;

@@ -102,12 +102,15 @@ td_runner *td_runner_rent(td_method *m);
 td_runner *td_runner_ready_(td_method *m, td_runner *r);
 /* Its fast path (a function-like macro over the function of the same name): a runner popped
  * from the owner's segment of the method's pool is ready unless freshly allocated (zeroed:
- * no ops yet). A statement expression: tcc, which never inlines, pays no call for it. */
+ * no ops yet, e.g. td_pool_prefill's). A statement expression: tcc, which never inlines,
+ * pays no call for it. */
 #define td_runner_rent(m)                                                               \
     ({  td_method *rr_m_ = (m);                                                         \
-        td_runner *rr_r_ = NULL;                                                        \
-        if (!TD_POOL_RENT_LOCAL_(&rr_m_->pool, &rr_r_) || TD_UNLIKELY(rr_r_->source.ops == NULL)) \
-            rr_r_ = td_runner_ready_(rr_m_, rr_r_);                                     \
+        td_runner *rr_r_;                                                               \
+        TD_POOL_RENT_OR_(&rr_m_->pool, rr_r_,                                           \
+                         if (TD_UNLIKELY(rr_r_->source.ops == NULL))                    \
+                             rr_r_ = td_runner_ready_(rr_m_, rr_r_),                    \
+                         td_runner_ready_(rr_m_, NULL));                                \
         rr_r_; })
 static inline void *td_runner_frame(td_runner *r) { return (void *)r->frame; }
 /* A cast of the member, not a call of td_runner_frame: tcc never inlines. */
@@ -155,19 +158,20 @@ TD_INLINE int td_runner_suspend_now_(td_runner *r)
 
 /* TD_AWAIT_FRAME_'s fast path: on the main loop's thread with flow off, the timing's marker
  * queue takes the runner (td_runner_move_next) for the target frame and the await is done.
- * No task is stored: `awaiting` stays empty, so the resumption's take sees nothing to
- * consume (the loop runs the entry only once the frame is reached). A retirement that runs
- * the entry instead gives the runner its marker task first, which then reads canceled
- * (loop.c, loop_retire). A statement expression: tcc, which never inlines, pays no call. */
+ * The markers are td_loop_push_markers_ (loop.h), which never match with flow on or no main
+ * loop: no separate test of either. No task is stored: `awaiting` stays empty, so the
+ * resumption's take sees nothing to consume (the loop runs the entry only once the frame is
+ * reached). A retirement that runs the entry instead gives the runner its marker task
+ * first, which then reads canceled (loop.c, loop_retire). A statement expression: tcc,
+ * which never inlines, pays no call. */
 #define TD_RUNNER_FRAME_PUSH_(r, t, yield)                                              \
-    ({  struct td_loop *td_fl_ = td_loop_main_;                                        \
-        int td_pushed_ = 0;                                                             \
-        if (TD_LIKELY(td_fl_ != NULL && (unsigned)(t) < TD_TIMING_COUNT &&             \
-                      !td_runtime_settings.flow)) {                                     \
-            td_loop_marker_ *td_fm_ = (td_loop_marker_ *)td_fl_ + (t);                 \
-            uint32_t td_target_ = (yield) ? TD_LOOP_MARKER_NEXT_RUN_(td_fm_)            \
-                : td_atomic_load_u32((volatile uint32_t *)td_fm_->frame) + 1;           \
-            if (TD_LIKELY(TD_LOOP_MARKER_PUSH_(td_fm_, td_target_, td_runner_move_next, (r)))) { \
+    ({  int td_pushed_ = 0;                                                             \
+        if (TD_LIKELY((unsigned)(t) < TD_TIMING_COUNT)) {                               \
+            td_loop_marker_ *td_fm_ = (td_loop_marker_ *)td_atomic_load_ptr(           \
+                (void *volatile *)&td_loop_push_markers_) + (t);                        \
+            if (TD_LIKELY(TD_LOOP_MARKER_PUSH_(td_fm_, (yield) ? TD_LOOP_MARKER_NEXT_RUN_(td_fm_) \
+                              : td_atomic_load_u32((volatile uint32_t *)td_fm_->frame) + 1, \
+                              td_runner_move_next, (r)))) {                             \
                 (r)->sync = NULL;    /* suspended: a completion no longer reports to start */ \
                 td_pushed_ = 1;                                                         \
             }                                                                           \

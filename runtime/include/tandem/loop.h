@@ -189,7 +189,7 @@ typedef struct td_loop_marker_ {
 /* TD_LOOP_MARKER_PUSH_(m, target, fn, arg): 1 when fn(arg) was appended to m's queue for
  * frame `target`, which only the loop's own thread may do, with the timing installed and
  * the loop alive (direct) and room left; 0: go through the loop's functions instead. */
-#define TD_LOOP_MARKER_PUSH_(m, tgt_, fn_, arg_)                                        \
+#define TD_LOOP_MARKER_PUSH_(m, tgt_, fn_, arg_)     /* tgt_ read only when it pushes */  \
     ({  td_loop_marker_ *td_pm_ = (m);                                                  \
         td_loop_queue_ *td_q_ = td_pm_->queue;                                          \
         int td_ok_ = (uintptr_t)td_atomic_load_ptr(&td_pm_->direct_thread) == td_thread_self() && \
@@ -205,6 +205,14 @@ typedef struct td_loop_marker_ {
 /* The main loop (td_loop_main); a loop's first member is its array of markers, one per
  * timing, so the inline waits below find a marker without knowing the loop's layout. */
 extern struct td_loop *td_loop_main_;
+
+/* The markers that TD_AWAIT_NEXT_FRAME / TD_AWAIT_YIELD append to inline (async.h,
+ * TD_RUNNER_FRAME_PUSH_): the main loop's while flow is off; else, and with no main loop, a
+ * row of markers that are never direct (direct_thread 0). So the one compare of a marker's
+ * direct_thread with this thread (TD_LOOP_MARKER_PUSH_) says all of: a main loop, flow
+ * off, the timing installed, the loop alive, this is its thread. loop.c keeps it current
+ * (td_loop_set_main, the runtime's init and shutdown, a retirement, td_flow_set). */
+extern td_loop_marker_ *volatile td_loop_push_markers_;
 
 /* td_next_frame / td_yield fast paths (function-like macros over the functions of the same
  * name, as for the task queries): the main loop's marker, when its timing is installed and

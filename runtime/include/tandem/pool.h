@@ -71,38 +71,45 @@ void *td_pool_rent(td_pool *p);
 void td_pool_return(td_pool *p, void *obj);
 
 /* The owner segment's fast paths, for the runtime's own hot rent and release sites (the
- * runners, async.h): statement expressions, so tcc, which never inlines, pays no call for
- * them; anything else (another thread, an empty or full segment) falls back to
- * td_pool_rent / td_pool_return. A live thread's identity is never 0, so no owner (0)
- * never matches.
- * TD_POOL_RENT_LOCAL_(p, objp): 1 with *objp set when the owner popped its own segment. */
-#define TD_POOL_RENT_LOCAL_(p, objp)                                                    \
-    ({  td_pool *pl_p_ = (p);                                                           \
-        int pl_ok_ = 0;                                                                 \
+ * runners, async.h, and td_pool_rent / td_pool_return themselves): statements, so tcc,
+ * which never inlines, pays no call for them, and no flag for the caller to test again;
+ * anything else (another thread, an empty or full segment) takes the fallback. A live
+ * thread's identity is never 0, so no owner (0) never matches.
+ * TD_POOL_RENT_OR_(p, obj, popped, fallback): the lvalue obj gets the top of the owner's own
+ * segment when this is the owner and the segment is not empty, and the statement `popped`
+ * runs; else obj gets the value of `fallback`. */
+#define TD_POOL_RENT_OR_(p, obj, popped, fallback)                                      \
+    do {                                                                                \
+        td_pool *pl_p_ = (p);                                                           \
         if (TD_LIKELY(td_pool_owner_thread_ == td_thread_self())) {                     \
             uint32_t pl_n_ = pl_p_->local_count;                                        \
             if (TD_LIKELY(pl_n_ > 0)) {                                                 \
                 td_atomic_store_release_u32(&pl_p_->local_count, pl_n_ - 1);            \
-                *(objp) = pl_p_->local[pl_n_ - 1];                                      \
-                pl_ok_ = 1;                                                             \
+                (obj) = pl_p_->local[pl_n_ - 1];                                        \
+                popped;                                                                 \
+                break;                                                                  \
             }                                                                           \
         }                                                                               \
-        pl_ok_; })
-/* TD_POOL_RETURN_LOCAL_(p, obj): 1 when the owner pushed obj on its own segment (room left
- * in the capacity, and no other thread rents from the shared one). */
-#define TD_POOL_RETURN_LOCAL_(p, obj)                                                   \
-    ({  td_pool *pl_p_ = (p);                                                           \
-        int pl_ok_ = 0;                                                                 \
+        (obj) = (fallback);                                                             \
+    } while (0)
+/* TD_POOL_RETURN_OR_(p, obj, fallback): the owner pushes obj on its own segment when there
+ * is room in the capacity and no other thread rents from the shared one; anything else
+ * calls fallback(p, obj). A statement, not a flag for the caller to test again (under tcc
+ * that test is a stored temporary, a load and a branch). */
+#define TD_POOL_RETURN_OR_(p, obj, fallback)                                            \
+    do {                                                                                \
+        td_pool *pl_p_ = (p);                                                           \
         if (TD_LIKELY(td_pool_owner_thread_ == td_thread_self())) {                     \
             uint32_t pl_n_ = pl_p_->local_count;                                        \
             if (TD_LIKELY(pl_n_ + td_atomic_load_u32(&pl_p_->count) <                   \
                           td_atomic_load_u32(&pl_p_->local_limit))) {                   \
                 pl_p_->local[pl_n_] = (obj);                                            \
                 td_atomic_store_release_u32(&pl_p_->local_count, pl_n_ + 1);            \
-                pl_ok_ = 1;                                                             \
+                break;                                                                  \
             }                                                                           \
         }                                                                               \
-        pl_ok_; })
+        fallback(pl_p_, (obj));                                                         \
+    } while (0)
 
 static inline uint32_t td_pool_count(const td_pool *p)
 {

@@ -87,6 +87,7 @@ typedef struct td_error {
     const char *message;
     struct td_cancel_source *cancel;   /* the token that cancelled, if any */
 } td_error;
+typedef char td_error_is_24_bytes_[sizeof(td_error) == 24 ? 1 : -1];   /* td_outcome_succeeded_ */
 
 typedef struct td_outcome {
     td_status status;
@@ -213,9 +214,7 @@ int td_task_on_completed(td_task t, td_continuation_fn fn, void *arg);
         td_outcome *td_os_ = (out);                                                     \
         td_os_->status = TD_SUCCEEDED;                                                  \
         td_os_->value = (v);                                                            \
-        td_os_->error.code = 0;                                                         \
-        td_os_->error.message = NULL;                                                   \
-        td_os_->error.cancel = NULL;                                                    \
+        td_zero_24(&td_os_->error);     /* code, message, cancel (tcc: three stores) */ \
     } while (0)
 
 TD_INLINE int td_task_status_fast_(td_task t, td_status *out)
