@@ -4,76 +4,33 @@
 #include <string.h>
 #include "td_internal.h"
 
-/* Clear a finished rental's frame and resume point (the frame stays readable until then,
- * async.h): small frames (up to TD_RUNNER_SMALL_FRAME_ bytes, for which TD_RUNNER_SIZE_
- * allocates that much) with four unconditional word stores, larger ones by memset. */
-#define runner_clear(r, frame_size)                                                     \
-    do {                                                                                \
-        (r)->resume = 0;                                                                \
-        if (TD_LIKELY((frame_size) <= TD_RUNNER_SMALL_FRAME_))                          \
-            td_zero_32((r)->frame);                                                     \
-        else                                                                            \
-            memset((r)->frame, 0, ((size_t)(frame_size) + 7) & ~(size_t)7);             \
-    } while (0)
-
-/* The release's uncommon cases: tracking on (it forgets the rental before the runner can be
- * re-rented), a large frame, a pool segment that is not the owner's. */
-static TD_NOINLINE void runner_release_slow(td_runner *r)
-{
-    td_method *m = r->method;
-    if (td_runtime_settings.tracking)
-        td_tracking_end_(r);
-    runner_clear(r, m->frame_size);
-    td_pool_return(&m->pool, r);
-}
-
-/* The frame cleared and the runner pooled, the common case inline: every call in tail
- * position, so the path saves no register. What happens to the version is the caller's:
- * the consumption retires it (runner_release), a synchronous success in td_runner_start
- * has nothing to retire (its token never left the start: runner_release_unpublished). */
-#define runner_recycle(r)                                                               \
-    do {                                                                                \
-        td_method *ru_m_ = (r)->method;                                                 \
-        if (TD_UNLIKELY(td_runtime_settings.tracking) ||                                \
-            TD_UNLIKELY(ru_m_->frame_size > TD_RUNNER_SMALL_FRAME_)) {                  \
-            runner_release_slow(r);                                                     \
-        } else {                                                                        \
-            runner_clear((r), TD_RUNNER_SMALL_FRAME_);                                  \
-            TD_POOL_RETURN_OR_(&ru_m_->pool, (r), td_pool_return);                      \
-        }                                                                               \
-    } while (0)
-
-/* Consumption's release: the next version, the frame cleared, the pool. Nobody can rent the
- * runner before it is pooled, and a query with the old token is stale from the new version
- * on, so the order of the first two does not matter. Nothing else needs resetting, by these
- * invariants:
+/* A runner's release and recycle are generated per method by TD_METHOD_DEFINE (async.h,
+ * td_runner_ops_): the frame's size and the pool are constants there. Consumption's
+ * release retires the version (TD_RUNNER_RETIRE_VERSION_), then recycles: the resume point
+ * and the frame cleared (the frame stays readable until then, async.h), the runner pooled.
+ * Nobody can rent the runner before it is pooled, and a query with the old token is stale
+ * from the new version on, so the order of the two does not matter. Nothing else needs
+ * resetting, by these invariants:
  *   - value and error slots: written by every completion (td_runner_finish_);
  *   - sync: set by every start before the step runs, NULL after a suspension;
  *   - awaiting.task.source: NULL outside an await (every take clears it);
  *   - flowed / context: flowed is set only by a registration that succeeded (a failed one
  *     clears it, td_runner_suspend_) and cleared by the resumption, context read only then;
  *   - a continuation runs only under a mode that the new word clears. */
-static TD_NOINLINE void runner_release(td_source *s)
+
+/* The recycle with tracking on: the rental is forgotten before the runner can be re-rented.
+ * Out of line and generic (the frame's size from the method): rare. */
+void td_runner_recycle_tracked_(td_runner *r)
 {
-    td_runner *r = (td_runner *)s;
-    td_atomic_store_release_u32(&s->word, TD_WORD_NEXT_VERSION_(td_atomic_load_u32(&s->word)));
-    runner_recycle(r);
+    td_method *m = r->method;
+    td_tracking_end_(r);
+    r->resume = 0;
+    memset(r->frame, 0, TD_RUNNER_FRAME_BYTES_(m->frame_size));
+    td_pool_return(&m->pool, r);
 }
 
-static TD_NOINLINE void runner_release_unpublished(td_runner *r)
-{
-    runner_recycle(r);
-}
-
-/* In td_runner_start: a call under clang (the start stays small enough to inline into its
- * callers), the body itself under tcc (which never inlines: the call would cost more). */
-#if TD_PORT_INLINES
-#define runner_start_release_(r) runner_release_unpublished(r)
-#else
-#define runner_start_release_(r) runner_recycle(r)
-#endif
-
-static const td_source_ops runner_ops = { runner_release, NULL, NULL, NULL, "runner" };
+/* In td_runner_start: the method's recycle (its token never left the start). */
+#define runner_start_release_(r) (((const td_runner_ops_ *)(const void *)(r)->source.ops)->recycle(r))
 
 /* Rent's slow path (async.h, td_runner_rent): `r` is NULL when the owner's segment had
  * nothing (the pool's own paths then rent or allocate), or freshly allocated (zeroed) and
@@ -85,7 +42,11 @@ td_runner *td_runner_ready_(td_method *m, td_runner *r)
     if (TD_UNLIKELY(r == NULL))
         return NULL;
     if (TD_UNLIKELY(r->source.ops == NULL)) {   /* freshly allocated (zeroed) */
-        r->source.ops = &runner_ops;
+        if (TD_UNLIKELY(m->ops == NULL)) {      /* not a TD_METHOD_DEFINE method: no recycle */
+            td_pool_return(&m->pool, r);
+            return NULL;
+        }
+        r->source.ops = &m->ops->source;
         r->method = m;
         if (TD_UNLIKELY(!td_atomic_load_u32(&m->registered)))
             td_method_register(m);

@@ -17,8 +17,6 @@ extern td_pool td_auto_source_pool;
 #define TD_WORD_VERSION(w) ((w) >> TD_WORD_VERSION_SHIFT)
 #define TD_WORD_STATUS(w) ((td_status)((w) & TD_WORD_STATUS_MASK))
 #define TD_WORD_MODE(w) ((w) & TD_WORD_MODE_MASK)
-/* A recycled source's word: pending, mode NONE, no flags, the version after w's. */
-#define TD_WORD_NEXT_VERSION_(w) (((((w) >> TD_WORD_VERSION_SHIFT) + 1) & TD_TOKEN_MASK) << TD_WORD_VERSION_SHIFT)
 
 /* td_loop_push_markers_ (loop.h) follows the main loop and the flow setting (loop.c). */
 void td_loop_push_markers_refresh_(void);

@@ -310,6 +310,20 @@ static void refused_registration_leaves_no_flow(void)
     td_completion_source_free(cs);
 }
 
+/* A method descriptor built by hand, not by TD_METHOD_DEFINE, has no runner operations (no
+ * release, no recycle): renting from it is refused with NULL, every time, and nothing leaks. */
+static void *manual_slots[2 * 4];
+static void hand_built_method_is_refused(void)
+{
+    td_method manual = { "manual", (uint32_t)sizeof(add_frame), (td_step_fn)add_step,
+                         TD_POOL_STATIC_INIT(manual_slots, 4, TD_RUNNER_SIZE_(sizeof(add_frame)), "manual"),
+                         0, 0, NULL };
+    TD_CHECK(td_runner_rent(&manual) == NULL);
+    TD_CHECK(td_runner_rent(&manual) == NULL);
+    TD_CHECK((td_runner_rent)(&manual) == NULL);
+    TD_CHECK_EQ(TD_OK, td_pool_set_capacity(&manual.pool, 0));   /* frees what it holds */
+}
+
 int main(void)
 {
     if (td_runtime_init(NULL) != TD_OK)
@@ -323,6 +337,7 @@ int main(void)
     TD_RUN(runner_pool_capacity);
     TD_RUN(release_clears_frames_of_every_size);
     TD_RUN(refused_registration_leaves_no_flow);
+    TD_RUN(hand_built_method_is_refused);
     td_runtime_shutdown();
     return TD_TEST_SUMMARY();
 }

@@ -140,6 +140,8 @@ struct td_source {
 #define TD_WORD_VERSION_SHIFT 8
 #define TD_WORD_VERSION_MASK 0xFFFFFF00u
 #define TD_TOKEN_MASK 0x00FFFFFFu
+/* A recycled source's word: pending, mode NONE, no flags, the version after w's. */
+#define TD_WORD_NEXT_VERSION_(w) (((((w) >> TD_WORD_VERSION_SHIFT) + 1) & TD_TOKEN_MASK) << TD_WORD_VERSION_SHIFT)
 
 /* ---- task values --------------------------------------------------------------- */
 
