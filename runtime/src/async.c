@@ -201,13 +201,34 @@ int td_runner_await_frame_(td_runner *r, td_timing t, int yield)
     return yield ? td_runner_await_task_(r, (td_yield)(t)) : td_runner_await_task_(r, (td_next_frame)(t));
 }
 
+/* td_runner_suspend_'s other cases, out of line (so that its common case needs no register
+ * of its own): flow on, a stamp source, a custom source, a lost CAS. */
+static TD_NOINLINE int runner_suspend_other(td_runner *r, td_source *s, uint32_t token)
+{
+    runner_suspend_return(r, s, token);
+}
+
+/* The common suspension with flow off: a protocol source pending at the token in mode NONE
+ * (TD_SOURCE_REGISTRABLE_) takes td_runner_move_next with one CAS, after leaving the
+ * synchronous mode (after the CAS the runner may already be running on another thread);
+ * anything else is a tail call of runner_suspend_other. */
 int td_runner_suspend_(td_runner *r)
 {
     td_source *s = r->awaiting.task.source;
     uint32_t token = r->awaiting.task.token;
     if (s == NULL)
         return 0;
-    runner_suspend_return(r, s, token);
+    uint32_t w = td_atomic_load_u32(&s->word);
+    if (TD_LIKELY(!td_runtime_settings.flow) && TD_LIKELY(TD_SOURCE_REGISTRABLE_(s, w, token))) {
+        uint32_t *sync = r->sync;
+        r->sync = NULL;
+        s->cont_fn = td_runner_move_next;
+        s->cont_arg = r;
+        if (TD_LIKELY(td_atomic_cas_u32(&s->word, &w, w | TD_MODE_AWAITED)))
+            return 1;
+        r->sync = sync;
+    }
+    return runner_suspend_other(r, s, token);
 }
 
 int td_runner_take_(td_runner *r, int propagate, int64_t *value_out)

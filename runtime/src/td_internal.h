@@ -97,14 +97,17 @@ td_task td_wait_no_loop_(void);
  * that checked it already (the suspension): a stamp source's own ops answer the same. */
 int td_source_on_completed_(td_source *s, uint32_t token, td_continuation_fn fn, void *arg);
 /* Its common case inline (a statement expression: tcc pays no call): a protocol source
- * pending at `token` in mode NONE, claimed or not, takes the continuation with one CAS
- * setting mode AWAITED (task.h); anything else, or a lost CAS, td_source_on_completed_. */
+ * pending at `token` in mode NONE, claimed or not (TD_SOURCE_REGISTRABLE_ of its word w),
+ * takes the continuation with one CAS setting mode AWAITED (task.h); anything else, or a
+ * lost CAS, td_source_on_completed_. */
+#define TD_SOURCE_REGISTRABLE_(s, w, token)                                             \
+    ((s)->ops->on_completed == NULL &&                                                  \
+     ((w) & ~TD_WORD_CLAIMED) == ((uint32_t)(token) << TD_WORD_VERSION_SHIFT))
 #define td_source_register_(s, token, fn, arg)                                          \
     ({  td_source *rg_s_ = (s);                                                         \
         uint32_t rg_w_ = td_atomic_load_u32(&rg_s_->word);                              \
         int rg_rc_;                                                                     \
-        if (TD_LIKELY(rg_s_->ops->on_completed == NULL &&                               \
-                      (rg_w_ & ~TD_WORD_CLAIMED) == ((uint32_t)(token) << TD_WORD_VERSION_SHIFT))) { \
+        if (TD_LIKELY(TD_SOURCE_REGISTRABLE_(rg_s_, rg_w_, (token)))) {                  \
             rg_s_->cont_fn = (fn);                                                      \
             rg_s_->cont_arg = (arg);                                                    \
             rg_rc_ = td_atomic_cas_u32(&rg_s_->word, &rg_w_, rg_w_ | TD_MODE_AWAITED)    \
