@@ -24,6 +24,16 @@ void td_pool_set_owner_thread(uintptr_t thread) { td_pool_owner_thread_ = thread
  * call for it on every rent and return. */
 #define pool_on_owner() (td_pool_owner_thread_ == td_thread_self())
 
+/* The owner's return bound (pool.h, local_limit): room left for the owner segment, the
+ * capacity less what the shared one holds, or 0 once other threads rent from the shared
+ * one. Recomputed under the lock after every change of count, remote_rents or capacity. */
+static void pool_limit_update(td_pool *p)
+{
+    uint32_t n = p->count;
+    td_atomic_store_release_u32(&p->local_limit,
+                                p->remote_rents || n >= p->capacity ? 0 : p->capacity - n);
+}
+
 static void pool_free_object(td_pool *p, void *obj)
 {
     if (p->finalize)
@@ -44,7 +54,7 @@ int td_pool_init(td_pool *p, const char *name, size_t object_size, uint32_t capa
         p->slots_owned = 1;
     }
     p->capacity = capacity;
-    p->local_limit = capacity;
+    pool_limit_update(p);
     return TD_OK;
 }
 
@@ -65,7 +75,7 @@ void td_pool_destroy(td_pool *p)
     p->capacity = 0;
     p->object_size = 0;              /* torn down: rent refuses until td_pool_init */
     td_atomic_store_release_u32(&p->remote_rents, 0);
-    td_atomic_store_release_u32(&p->local_limit, 0);
+    pool_limit_update(p);
     td_spin_unlock(&p->lock);
 }
 
@@ -107,7 +117,7 @@ int td_pool_set_capacity(td_pool *p, uint32_t capacity)
     td_atomic_store_release_u32(&p->count, keep - keep_local);
     td_atomic_store_release_u32(&p->local_count, keep_local);
     td_atomic_store_release_u32(&p->remote_rents, 0);
-    td_atomic_store_release_u32(&p->local_limit, capacity);
+    pool_limit_update(p);
     p->freed += n - keep;
     td_spin_unlock(&p->lock);
     for (uint32_t i = 0; i < n - keep; i++)
@@ -136,6 +146,7 @@ int td_pool_prefill(td_pool *p, uint32_t count)
         if (p->count < p->capacity) {
             p->slots[p->count] = obj;
             td_atomic_store_release_u32(&p->count, p->count + 1);
+            pool_limit_update(p);
             obj = NULL;
         }
         td_spin_unlock(&p->lock);
@@ -153,9 +164,10 @@ static TD_NOINLINE void *pool_rent_shared(td_pool *p, int owner)
     if (n > 0) {
         obj = p->slots[n - 1];
         td_atomic_store_release_u32(&p->count, n - 1);
+        pool_limit_update(p);
     } else if (!owner && !p->remote_rents) {
         td_atomic_store_release_u32(&p->remote_rents, 1);
-        td_atomic_store_release_u32(&p->local_limit, 0);
+        pool_limit_update(p);
     }
     td_spin_unlock(&p->lock);
     if (obj == NULL) {
@@ -180,6 +192,7 @@ static TD_NOINLINE void pool_return_shared(td_pool *p, void *obj)
     if (n + td_atomic_load_u32(&p->local_count) < p->capacity) {
         p->slots[n] = obj;
         td_atomic_store_release_u32(&p->count, n + 1);
+        pool_limit_update(p);
         obj = NULL;
     } else {
         p->freed++;

@@ -39,8 +39,9 @@ typedef struct td_pool {
     void **local;            /* the owner segment: local[0 .. capacity) */
     volatile uint32_t local_count;  /* written by the owner thread only */
     volatile uint32_t remote_rents; /* 1 once another thread found the shared segment empty */
-    volatile uint32_t local_limit;  /* the owner's return bound in one load: `capacity` while
-                                     * remote_rents is 0, else 0 (changed with them, locked) */
+    volatile uint32_t local_limit;  /* the owner's return bound in one load: `capacity` less
+                                     * `count` while remote_rents is 0, else 0 (recomputed
+                                     * under the lock whenever one of them changes) */
 } td_pool;
 
 /* The slot storage of a pool of capacity `cap` holds both segments: 2 * cap pointers.
@@ -101,8 +102,7 @@ void td_pool_return(td_pool *p, void *obj);
         td_pool *pl_p_ = (p);                                                           \
         if (TD_LIKELY(td_pool_owner_thread_ == td_thread_self())) {                     \
             uint32_t pl_n_ = pl_p_->local_count;                                        \
-            if (TD_LIKELY(pl_n_ + td_atomic_load_u32(&pl_p_->count) <                   \
-                          td_atomic_load_u32(&pl_p_->local_limit))) {                   \
+            if (TD_LIKELY(pl_n_ < td_atomic_load_u32(&pl_p_->local_limit))) {           \
                 pl_p_->local[pl_n_] = (obj);                                            \
                 td_atomic_store_release_u32(&pl_p_->local_count, pl_n_ + 1);            \
                 break;                                                                  \
