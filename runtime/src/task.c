@@ -27,6 +27,15 @@ void td_source_init(td_source *s, const td_source_ops *ops)
     (((w) & ~(TD_WORD_STATUS_MASK | TD_WORD_CLAIMED)) | (uint32_t)(st) |                \
      ((st) == TD_SUCCEEDED && (err) != NULL ? TD_WORD_RECORD : 0u))
 
+/* The error slots of a completion: a success without a record leaves them as they are
+ * (its word has no TD_WORD_RECORD, so every reader writes a zero record instead of reading
+ * them: task_read_outcome, the inline queries), anything else writes them. */
+#define task_write_error(s, st, err)                                                    \
+    do {                                                                                \
+        if ((st) != TD_SUCCEEDED || (err) != NULL)                                      \
+            td_source_set_error_((s), (err));                                           \
+    } while (0)
+
 /* Publish an outcome with a release store. Only when no other party may write the word any
  * more: the source is pending with its waiter (or shared handle) registered, so the mode is
  * final, and this thread is the single completer (or holds the claim). Every other query
@@ -40,7 +49,7 @@ int td_source_complete(td_source *s, uint32_t token, td_status st, int64_t value
     if (TD_UNLIKELY(TD_WORD_VERSION(w) != token || TD_WORD_STATUS(w) != TD_PENDING))
         return TD_E_STALE;
     s->value = value;
-    td_source_set_error_(s, err);
+    task_write_error(s, st, err);
     if (task_mode_has_continuation(w)) {
         /* The waiter (or shared handle) registered already: every other party now only
          * reads the word, so a release store publishes the outcome. */
@@ -67,7 +76,7 @@ int td_source_complete(td_source *s, uint32_t token, td_status st, int64_t value
 void td_source_complete_own_(td_source *s, td_status st, int64_t value, const td_error *err)
 {
     s->value = value;
-    td_source_set_error_(s, err);
+    task_write_error(s, st, err);
     uint32_t w = td_atomic_load_u32(&s->word);
     if (task_mode_has_continuation(w)) {
         task_publish(s, w, st, err);
@@ -92,7 +101,7 @@ int td_source_try_complete(td_source *s, uint32_t token, td_status st, int64_t v
             break;
     }
     s->value = value;
-    td_source_set_error_(s, err);
+    task_write_error(s, st, err);
     w = td_atomic_load_u32(&s->word);
     if (task_mode_has_continuation(w)) {
         task_publish(s, w, st, err);     /* claimed and registered: nobody else writes the word */
@@ -187,6 +196,10 @@ static void task_read_outcome(const td_source *s, uint32_t w, td_outcome *out)
 {
     out->status = TD_WORD_STATUS(w);
     out->value = s->value;
+    if (TD_WORD_STATUS(w) == TD_SUCCEEDED && !(w & TD_WORD_RECORD)) {
+        td_zero_24(&out->error);    /* no record: the slots were not written (task_write_error) */
+        return;
+    }
     out->error.code = s->error.code;
     out->error.message = s->error.message;
     out->error.cancel = s->error.cancel;

@@ -310,6 +310,36 @@ static void refused_registration_leaves_no_flow(void)
     td_completion_source_free(cs);
 }
 
+/* A success leaves the error slots unwritten (no record in its word): a runner that faulted
+ * before, re-rented and succeeding, must read a zero record on every path, here the shared
+ * handle's consumption (the out-of-line protocol, not the inline query). */
+static void success_after_fault_reads_no_error(void)
+{
+    td_completion_source *gate = td_completion_source_new();
+    td_task_i64 t = start_add(td_completion_source_task_i64(gate), 1);
+    td_runner *r = (td_runner *)t.task.source;
+    TD_CHECK(r != NULL);
+    TD_CHECK_EQ(TD_OK, td_completion_source_set_error(gate, TD_ERR_USER + 7, "gate failed"));
+    td_outcome o;
+    TD_CHECK_EQ(TD_OK, td_task_i64_get(t, &o));
+    TD_CHECK_EQ(TD_FAULTED, o.status);
+    TD_CHECK_EQ(TD_ERR_USER + 7, o.error.code);
+    td_completion_source_reset(gate);
+    td_task_i64 t2 = start_add(td_completion_source_task_i64(gate), 1);
+    TD_CHECK(t2.task.source == &r->source);     /* the same runner, its slots as the fault left them */
+    td_shared *h = td_task_share_i64(t2);
+    TD_CHECK(h != NULL);
+    TD_CHECK_EQ(TD_OK, td_completion_source_set_result(gate, 41));
+    TD_CHECK_EQ(TD_OK, td_shared_outcome(h, &o));
+    TD_CHECK_EQ(TD_SUCCEEDED, o.status);
+    TD_CHECK_EQ(42, o.value);
+    TD_CHECK_EQ(0, o.error.code);
+    TD_CHECK(o.error.message == NULL);
+    TD_CHECK(o.error.cancel == NULL);
+    td_shared_release(h);
+    td_completion_source_free(gate);
+}
+
 /* A method descriptor built by hand, not by TD_METHOD_DEFINE, has no runner operations (no
  * release, no recycle): renting from it is refused with NULL, every time, and nothing leaks. */
 static void *manual_slots[2 * 4];
@@ -338,6 +368,7 @@ int main(void)
     TD_RUN(release_clears_frames_of_every_size);
     TD_RUN(refused_registration_leaves_no_flow);
     TD_RUN(hand_built_method_is_refused);
+    TD_RUN(success_after_fault_reads_no_error);
     td_runtime_shutdown();
     return TD_TEST_SUMMARY();
 }
