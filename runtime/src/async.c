@@ -209,16 +209,12 @@ static TD_NOINLINE int runner_suspend_other(td_runner *r, td_source *s, uint32_t
 }
 
 /* The common suspension with flow off: a protocol source pending at the token in mode NONE
- * (TD_SOURCE_REGISTRABLE_) takes td_runner_move_next with one CAS, after leaving the
- * synchronous mode (after the CAS the runner may already be running on another thread);
- * anything else is a tail call of runner_suspend_other. */
-int td_runner_suspend_(td_runner *r)
+ * (TD_SOURCE_REGISTRABLE_ of `w`, its word as read by the caller; a stale one only loses the
+ * CAS) takes td_runner_move_next with one CAS, after leaving the synchronous mode (after the
+ * CAS the runner may already be running on another thread); anything else is a tail call
+ * of runner_suspend_other. The inline suspension (async.h) calls it with what it read. */
+int td_runner_suspend_at_(td_runner *r, td_source *s, uint32_t token, uint32_t w)
 {
-    td_source *s = r->awaiting.task.source;
-    uint32_t token = r->awaiting.task.token;
-    if (s == NULL)
-        return 0;
-    uint32_t w = td_atomic_load_u32(&s->word);
     if (TD_LIKELY(!td_runtime_settings.flow) && TD_LIKELY(TD_SOURCE_REGISTRABLE_(s, w, token))) {
         uint32_t *sync = r->sync;
         r->sync = NULL;
@@ -229,6 +225,14 @@ int td_runner_suspend_(td_runner *r)
         r->sync = sync;
     }
     return runner_suspend_other(r, s, token);
+}
+
+int td_runner_suspend_(td_runner *r)
+{
+    td_source *s = r->awaiting.task.source;
+    if (s == NULL)
+        return 0;
+    return td_runner_suspend_at_(r, s, r->awaiting.task.token, td_atomic_load_u32(&s->word));
 }
 
 int td_runner_take_(td_runner *r, int propagate, int64_t *value_out)

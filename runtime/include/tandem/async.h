@@ -186,6 +186,7 @@ void td_runner_move_next(void *runner);
 
 /* Internal: 1 when the step must return (suspended, or the runner completed). */
 int td_runner_suspend_(td_runner *r);
+int td_runner_suspend_at_(td_runner *r, td_source *s, uint32_t token, uint32_t w);
 int td_runner_await_task_(td_runner *r, td_task t);
 int td_runner_await_frame_(td_runner *r, td_timing t, int yield);
 int td_runner_take_(td_runner *r, int propagate, int64_t *value_out);
@@ -199,8 +200,9 @@ TD_INLINE int td_runner_suspend_now_(td_runner *r)
     td_source *s = r->awaiting.task.source;
     if (s == NULL)
         return 0;
-    if (td_atomic_load_u32(&s->word) & TD_WORD_STAMPED) {
-        uint32_t token = r->awaiting.task.token;
+    uint32_t token = r->awaiting.task.token;
+    uint32_t w = td_atomic_load_u32(&s->word);
+    if (w & TD_WORD_STAMPED) {
         if ((int32_t)(td_atomic_load_u32((volatile uint32_t *)s->cont_arg) - token) >= 0)
             return 0;                   /* already reached: continue without suspending */
         if (TD_LIKELY(!td_runtime_settings.flow &&
@@ -209,7 +211,7 @@ TD_INLINE int td_runner_suspend_now_(td_runner *r)
             return 1;
         }
     }
-    return td_runner_suspend_(r);
+    return td_runner_suspend_at_(r, s, token, w);   /* what was read here, not read again */
 }
 #if !TD_PORT_INLINES     /* tcc never inlines: the out-of-line function has the same paths */
 #define td_runner_suspend_now_(r) td_runner_suspend_(r)
