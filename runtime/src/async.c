@@ -11,11 +11,12 @@
  * Nobody can rent the runner before it is pooled, and a query with the old token is stale
  * from the new version on, so the order of the two does not matter. Nothing else needs
  * resetting, by these invariants:
- *   - value and error slots: written by every completion (td_runner_finish_);
+ *   - value and error slots: the value written by every completion (td_runner_finish_), the
+ *     error slots by every one that has a record (task.h), and read only then;
  *   - sync: set by every start before the step runs, NULL after a suspension;
  *   - awaiting.task.source: NULL outside an await (every take clears it);
  *   - flowed / context: flowed is set only by a registration that succeeded (a failed one
- *     clears it, td_runner_suspend_) and cleared by the resumption, context read only then;
+ *     clears it, runner_suspend_return) and cleared by the resumption, context read only then;
  *   - a continuation runs only under a mode that the new word clears. */
 
 /* The recycle with tracking on: the rental is forgotten before the runner can be re-rented.
@@ -201,7 +202,7 @@ int td_runner_await_frame_(td_runner *r, td_timing t, int yield)
     return yield ? td_runner_await_task_(r, (td_yield)(t)) : td_runner_await_task_(r, (td_next_frame)(t));
 }
 
-/* td_runner_suspend_'s other cases, out of line (so that its common case needs no register
+/* td_runner_suspend_at_'s other cases, out of line (so that its common case needs no register
  * of its own): flow on, a stamp source, a custom source, a lost CAS. */
 static TD_NOINLINE int runner_suspend_other(td_runner *r, td_source *s, uint32_t token)
 {

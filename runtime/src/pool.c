@@ -19,11 +19,6 @@ volatile uintptr_t td_pool_owner_thread_;
 
 void td_pool_set_owner_thread(uintptr_t thread) { td_pool_owner_thread_ = thread; }
 
-/* 1 on the owner thread: the unlocked segment is ours. No owner (0) never matches: a live
- * thread's identity is never 0 (td_port.h). A macro: tcc, which never inlines, pays no
- * call for it on every rent and return. */
-#define pool_on_owner() (td_pool_owner_thread_ == td_thread_self())
-
 /* The owner's return bound (pool.h, local_limit): room left for the owner segment, the
  * capacity less what the shared one holds, or 0 once other threads rent from the shared
  * one. Recomputed under the lock after every change of count, remote_rents or capacity. */
@@ -109,7 +104,7 @@ int td_pool_set_capacity(td_pool *p, uint32_t capacity)
     p->capacity = capacity;
     /* The most recently pooled objects (the tail of `held`) stay: in the owner segment when
      * called on the owner thread, else in the shared one. */
-    uint32_t keep_local = pool_on_owner() ? keep : 0;
+    uint32_t keep_local = TD_POOL_ON_OWNER_() ? keep : 0;
     for (uint32_t i = 0; i < keep_local; i++)
         p->local[i] = held[n - keep + i];
     for (uint32_t i = keep_local; i < keep; i++)
@@ -132,7 +127,7 @@ int td_pool_prefill(td_pool *p, uint32_t count)
 {
     if (count > p->capacity)
         count = p->capacity;
-    int owner = pool_on_owner();
+    int owner = TD_POOL_ON_OWNER_();
     while (td_pool_count(p) < count) {
         void *obj = calloc(1, p->object_size);
         if (obj == NULL)
@@ -205,7 +200,7 @@ static TD_NOINLINE void pool_return_shared(td_pool *p, void *obj)
 void *td_pool_rent(td_pool *p)
 {
     void *obj;
-    TD_POOL_RENT_OR_(p, obj, (void)0, pool_rent_shared(p, pool_on_owner()));
+    TD_POOL_RENT_OR_(p, obj, (void)0, pool_rent_shared(p, TD_POOL_ON_OWNER_()));
     return obj;
 }
 

@@ -72,8 +72,9 @@ static inline int64_t td_deadline_after_(int64_t now, int64_t ns)
     return now + ns;
 }
 
-/* The error slot of a completion: the record, or none. Every completion writes it (a
- * success may carry a flag record, compose.h), so a release need not clear it. A macro
+/* The error slot of a completion: the record, or none. Every completion that has a record
+ * writes it (a fault, a cancellation, a success with a flag record, compose.h; task.h says
+ * who may skip it), so a release need not clear it. A macro
  * writing field by field: under tcc a function would be a call on every completion and a
  * struct assignment a memmove call. */
 #define td_source_set_error_(s, err)                                                    \

@@ -66,7 +66,8 @@ typedef struct td_method {
     td_pool pool;                   /* runners of this method */
     struct td_method *next;         /* registered methods (td_method_register) */
     volatile uint32_t registered;   /* 1 once in the registry (set under its lock) */
-    const td_runner_ops_ *ops;      /* its runners' operations (NULL: the generic ones) */
+    const td_runner_ops_ *ops;      /* its runners' operations (NULL: not defined by
+                                     * TD_METHOD_DEFINE, and td_runner_rent refuses it) */
 } td_method;
 
 struct td_runner {
@@ -116,7 +117,7 @@ struct td_runner {
 #define TD_RUNNER_SIZE_(frame_size) (sizeof(td_runner) + \
     ((frame_size) <= TD_RUNNER_SMALL_FRAME_ ? TD_RUNNER_SMALL_FRAME_ : TD_RUNNER_FRAME_BYTES_(frame_size)))
 
-/* The generated release's parts (and the generic one's, async.c). The version after
+/* The generated release's parts. The version after
  * consumption: a release store (nobody can rent the runner before it is pooled, and a query
  * with the old token is stale from the new version on). */
 #define TD_RUNNER_RETIRE_VERSION_(s)                                                    \

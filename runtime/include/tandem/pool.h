@@ -53,6 +53,10 @@ typedef struct td_pool {
  * Cold: set once the pools' objects are quiescent (td_runtime_init / shutdown). */
 void td_pool_set_owner_thread(uintptr_t thread);
 extern volatile uintptr_t td_pool_owner_thread_;
+/* 1 on the owner thread: the unlocked segment is ours. No owner (0) never matches: a live
+ * thread's identity is never 0 (td_port.h). A macro: tcc, which never inlines, pays no
+ * call for it on every rent and return. */
+#define TD_POOL_ON_OWNER_() (td_pool_owner_thread_ == td_thread_self())
 
 /* Set up a pool (cold): allocates the slot array. Returns TD_OK or TD_E_NOMEM. */
 int td_pool_init(td_pool *p, const char *name, size_t object_size, uint32_t capacity);
@@ -74,15 +78,14 @@ void td_pool_return(td_pool *p, void *obj);
 /* The owner segment's fast paths, for the runtime's own hot rent and release sites (the
  * runners, async.h, and td_pool_rent / td_pool_return themselves): statements, so tcc,
  * which never inlines, pays no call for them, and no flag for the caller to test again;
- * anything else (another thread, an empty or full segment) takes the fallback. A live
- * thread's identity is never 0, so no owner (0) never matches.
+ * anything else (another thread, an empty or full segment) takes the fallback.
  * TD_POOL_RENT_OR_(p, obj, popped, fallback): the lvalue obj gets the top of the owner's own
  * segment when this is the owner and the segment is not empty, and the statement `popped`
  * runs; else obj gets the value of `fallback`. */
 #define TD_POOL_RENT_OR_(p, obj, popped, fallback)                                      \
     do {                                                                                \
         td_pool *pl_p_ = (p);                                                           \
-        if (TD_LIKELY(td_pool_owner_thread_ == td_thread_self())) {                     \
+        if (TD_LIKELY(TD_POOL_ON_OWNER_())) {                                           \
             uint32_t pl_n_ = pl_p_->local_count;                                        \
             if (TD_LIKELY(pl_n_ > 0)) {                                                 \
                 td_atomic_store_release_u32(&pl_p_->local_count, pl_n_ - 1);            \
@@ -100,7 +103,7 @@ void td_pool_return(td_pool *p, void *obj);
 #define TD_POOL_RETURN_OR_(p, obj, fallback)                                            \
     do {                                                                                \
         td_pool *pl_p_ = (p);                                                           \
-        if (TD_LIKELY(td_pool_owner_thread_ == td_thread_self())) {                     \
+        if (TD_LIKELY(TD_POOL_ON_OWNER_())) {                                           \
             uint32_t pl_n_ = pl_p_->local_count;                                        \
             if (TD_LIKELY(pl_n_ < td_atomic_load_u32(&pl_p_->local_limit))) {           \
                 pl_p_->local[pl_n_] = (obj);                                            \

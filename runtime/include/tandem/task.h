@@ -27,8 +27,10 @@
  *     threads consuming one task at the same instant is a usage error the runtime does
  *     not arbitrate; a shared handle (shared.h) gives one task to several consumers, and
  *     its own consumption is a CAS to mode CONSUMED.
- *   - every completion writes the value and error slots (no error: a zero record); a
- *     success with a record also sets TD_WORD_RECORD in the word.
+ *   - every completion writes the value slot; the error slots are written by a fault, a
+ *     cancellation and a success with a record (which also sets TD_WORD_RECORD in the word).
+ *     A success without one leaves them as an earlier use left them: every reader of such a
+ *     success writes a zero record instead of reading them.
  *   - a custom source (ops->get set: frame markers, shared handles, switches) never has
  *     status SUCCEEDED in its word, so one compare of the word (TD_WORD_CONSUMABLE_)
  *     tells a protocol source ready for the consumption fast path without loading its ops.
