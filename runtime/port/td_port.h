@@ -56,14 +56,15 @@
 #define td_atomic_store_u32(p, v) \
     ({ uint32_t td_v_ = (v); \
        __asm__ __volatile__("xchgl %0, %1" : "+r"(td_v_), "+m"(*(volatile uint32_t *)(p)) : : "memory"); (void)0; })
-/* On failure *expected receives the current value. */
+/* On failure *expected receives the current value. `*(expected)` is the asm's accumulator
+ * operand itself (every caller passes &local, which tcc folds back to the local): no pointer
+ * or copy of it on the stack. */
 #define td_atomic_cas_u32(p, expected, desired) \
-    ({ uint32_t *td_e_ = (expected); uint32_t td_prev_ = *td_e_; uint32_t td_d_ = (desired); \
-       unsigned char td_ok_; \
+    ({ unsigned char td_ok_; \
        __asm__ __volatile__("lock; cmpxchgl %3, %1\n\tsete %0" \
-                            : "=q"(td_ok_), "+m"(*(volatile uint32_t *)(p)), "+a"(td_prev_) \
-                            : "r"(td_d_) : "memory", "cc"); \
-       *td_e_ = td_prev_; (int)td_ok_; })
+                            : "=q"(td_ok_), "+m"(*(volatile uint32_t *)(p)), "+a"(*(expected)) \
+                            : "r"((uint32_t)(desired)) : "memory", "cc"); \
+       (int)td_ok_; })
 #define td_atomic_fetch_add_u32(p, v) \
     ({ uint32_t td_v_ = (v); \
        __asm__ __volatile__("lock; xaddl %0, %1" : "+r"(td_v_), "+m"(*(volatile uint32_t *)(p)) : : "memory", "cc"); \
@@ -79,11 +80,11 @@
     ({ void *td_v_ = (v); \
        __asm__ __volatile__("xchgq %0, %1" : "+r"(td_v_), "+m"(*(void *volatile *)(p)) : : "memory"); td_v_; })
 #define td_atomic_cas_ptr(p, expected, desired) \
-    ({ void **td_e_ = (expected); void *td_prev_ = *td_e_; void *td_d_ = (desired); unsigned char td_ok_; \
+    ({ unsigned char td_ok_; \
        __asm__ __volatile__("lock; cmpxchgq %3, %1\n\tsete %0" \
-                            : "=q"(td_ok_), "+m"(*(void *volatile *)(p)), "+a"(td_prev_) \
-                            : "r"(td_d_) : "memory", "cc"); \
-       *td_e_ = td_prev_; (int)td_ok_; })
+                            : "=q"(td_ok_), "+m"(*(void *volatile *)(p)), "+a"(*(expected)) \
+                            : "r"((void *)(desired)) : "memory", "cc"); \
+       (int)td_ok_; })
 /* 64-bit values written by one thread and read by others (clocks): aligned x86-64 moves are
  * single-copy atomic. */
 #define td_atomic_load_i64(p) (*(volatile int64_t *)(p))

@@ -240,17 +240,13 @@ int td_runner_take_(td_runner *r, int propagate, int64_t *value_out)
 {
     td_source *s = r->awaiting.task.source;
     uint32_t token = r->awaiting.task.token;
-    /* The inline resumption's fast paths, here too for callers that do not inline (tcc): a
-     * source-free task or a reached stamp source (frame waits) succeeded, nothing to consume. */
+    /* The inline resumption's fast paths in its order, here too for callers that do not
+     * inline (tcc): a source-free task succeeded; a succeeded protocol source is consumed; a
+     * reached stamp source (a frame wait's task) succeeded with nothing to consume (its word
+     * is never consumable: TD_WORD_STAMPED). */
     if (propagate && s == NULL) {
         if (value_out)
             *value_out = r->awaiting.value;
-        return 0;
-    }
-    if (propagate && td_source_stamp_reached_(s, token)) {
-        r->awaiting.task.source = NULL;
-        if (value_out)
-            *value_out = 0;
         return 0;
     }
     int64_t value;
@@ -258,6 +254,12 @@ int td_runner_take_(td_runner *r, int propagate, int64_t *value_out)
         r->awaiting.task.source = NULL;
         if (value_out)
             *value_out = value;
+        return 0;
+    }
+    if (propagate && td_source_stamp_reached_(s, token)) {
+        r->awaiting.task.source = NULL;
+        if (value_out)
+            *value_out = 0;
         return 0;
     }
     td_outcome o;
