@@ -45,7 +45,7 @@ td_task_i64 td_completion_source_task_i64(td_completion_source *cs)
 
 int td_completion_source_set_result(td_completion_source *cs, int64_t value)
 {
-    return td_source_try_complete(&cs->source, td_source_token(&cs->source), TD_SUCCEEDED, value, NULL);
+    return td_source_try_succeed_(&cs->source, td_source_token(&cs->source), value);
 }
 
 int td_completion_source_set_error(td_completion_source *cs, int code, const char *message)
@@ -104,7 +104,7 @@ td_task_i64 td_auto_source_task_i64(td_auto_source *s)
 
 int td_auto_source_set_result(td_auto_source *s, uint32_t token, int64_t value)
 {
-    return td_source_try_complete(&s->source, token, TD_SUCCEEDED, value, NULL);
+    return td_source_try_succeed_(&s->source, token, value);
 }
 
 int td_auto_source_set_error(td_auto_source *s, uint32_t token, int code, const char *message)

@@ -72,50 +72,72 @@ int td_source_complete(td_source *s, uint32_t token, td_status st, int64_t value
 
 /* td_source_complete by a completer that owns the source's pending version (a runner
  * completing itself, async.c): no token to check, the word is pending until this publishes;
- * only the mode may change under it (its waiter registering). */
+ * only the mode may change under it (its waiter registering). A macro, so that the success
+ * (td_source_succeed_own_) gets its constant branches folded, under tcc too. */
+#define task_complete_own(s, st, v, err)                                                \
+    do {                                                                                \
+        uint32_t co_w_;                                                                 \
+        (s)->value = (v);                                                               \
+        task_write_error((s), (st), (err));                                             \
+        co_w_ = td_atomic_load_u32(&(s)->word);                                         \
+        if (task_mode_has_continuation(co_w_)) {                                        \
+            task_publish((s), co_w_, (st), (err));                                      \
+            task_run_continuation(s);                                                   \
+            break;                                                                      \
+        }                                                                               \
+        while (!td_atomic_cas_u32(&(s)->word, &co_w_, task_done_word(co_w_, (st), (err)))) \
+            ;                                                                           \
+        if (task_mode_has_continuation(co_w_))                                          \
+            task_run_continuation(s);                                                   \
+    } while (0)
+
 void td_source_complete_own_(td_source *s, td_status st, int64_t value, const td_error *err)
 {
-    s->value = value;
-    task_write_error(s, st, err);
-    uint32_t w = td_atomic_load_u32(&s->word);
-    if (task_mode_has_continuation(w)) {
-        task_publish(s, w, st, err);
-        task_run_continuation(s);
-        return;
-    }
-    while (!td_atomic_cas_u32(&s->word, &w, task_done_word(w, st, err)))
-        ;
-    if (task_mode_has_continuation(w))
-        task_run_continuation(s);
+    task_complete_own(s, st, value, err);
 }
+
+void td_source_succeed_own_(td_source *s, int64_t value)
+{
+    task_complete_own(s, TD_SUCCEEDED, value, (const td_error *)NULL);
+}
+
+/* Racing completers (td_source_try_complete): claim the pending version with a CAS, write
+ * the outcome, publish it; returns from the enclosing function. A macro, so that a caller
+ * passing constants (td_source_try_succeed_) gets their branches folded, under tcc too. */
+#define task_try_complete_return(s, token, st, v, err)                                  \
+    do {                                                                                \
+        uint32_t tc_w_ = td_atomic_load_u32(&(s)->word);                                \
+        for (;;) {                                                                      \
+            if (TD_WORD_VERSION(tc_w_) != (token))                                      \
+                return TD_E_STALE;                                                      \
+            if (TD_WORD_STATUS(tc_w_) != TD_PENDING || (tc_w_ & TD_WORD_CLAIMED))       \
+                return TD_DONE;                                                         \
+            if (td_atomic_cas_u32(&(s)->word, &tc_w_, tc_w_ | TD_WORD_CLAIMED))         \
+                break;                                                                  \
+        }                                                                               \
+        (s)->value = (v);                                                               \
+        task_write_error((s), (st), (err));                                             \
+        tc_w_ = td_atomic_load_u32(&(s)->word);                                         \
+        if (task_mode_has_continuation(tc_w_)) {                                        \
+            task_publish((s), tc_w_, (st), (err));  /* claimed and registered: nobody else writes the word */ \
+            task_run_continuation(s);                                                   \
+            return TD_OK;                                                               \
+        }                                                                               \
+        while (!td_atomic_cas_u32(&(s)->word, &tc_w_, task_done_word(tc_w_, (st), (err)))) \
+            ;                                                                           \
+        if (task_mode_has_continuation(tc_w_))                                          \
+            task_run_continuation(s);                                                   \
+        return TD_OK;                                                                   \
+    } while (0)
 
 int td_source_try_complete(td_source *s, uint32_t token, td_status st, int64_t value, const td_error *err)
 {
-    uint32_t w = td_atomic_load_u32(&s->word);
-    for (;;) {
-        if (TD_WORD_VERSION(w) != token)
-            return TD_E_STALE;
-        if (TD_WORD_STATUS(w) != TD_PENDING || (w & TD_WORD_CLAIMED))
-            return TD_DONE;
-        if (td_atomic_cas_u32(&s->word, &w, w | TD_WORD_CLAIMED))
-            break;
-    }
-    s->value = value;
-    task_write_error(s, st, err);
-    w = td_atomic_load_u32(&s->word);
-    if (task_mode_has_continuation(w)) {
-        task_publish(s, w, st, err);     /* claimed and registered: nobody else writes the word */
-        task_run_continuation(s);
-        return TD_OK;
-    }
-    for (;;) {
-        uint32_t done = task_done_word(w, st, err);
-        if (td_atomic_cas_u32(&s->word, &w, done))
-            break;
-    }
-    if (task_mode_has_continuation(w))
-        task_run_continuation(s);
-    return TD_OK;
+    task_try_complete_return(s, token, st, value, err);
+}
+
+int td_source_try_succeed_(td_source *s, uint32_t token, int64_t value)
+{
+    task_try_complete_return(s, token, TD_SUCCEEDED, value, (const td_error *)NULL);
 }
 
 void td_source_recycle(td_source *s)

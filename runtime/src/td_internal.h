@@ -120,6 +120,8 @@ int td_source_on_completed_(td_source *s, uint32_t token, td_continuation_fn fn,
 
 /* td_source_complete by the completer that owns the pending version (a runner, async.c). */
 void td_source_complete_own_(td_source *s, td_status st, int64_t value, const td_error *err);
+/* td_source_try_complete of a success without an error record (completion sources). */
+int td_source_try_succeed_(td_source *s, uint32_t token, int64_t value);
 
 /* td_task_get of {s, token} (s not NULL) without building the task value. */
 int td_task_get_from_(td_source *s, uint32_t token, td_outcome *out);

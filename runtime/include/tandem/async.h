@@ -192,6 +192,9 @@ int td_runner_await_task_(td_runner *r, td_task t);
 int td_runner_await_frame_(td_runner *r, td_timing t, int yield);
 int td_runner_take_(td_runner *r, int propagate, int64_t *value_out);
 void td_runner_finish_(td_runner *r, td_status st, int64_t value, const td_error *err);
+/* A success outside td_runner_start (r->sync NULL): the runner publishes it as its source's
+ * single completer (task.c), one call where td_runner_finish_ would make two under tcc. */
+void td_source_succeed_own_(td_source *s, int64_t value);
 
 /* The suspension's fast path (inline): a frame wait (the loop's marker, loop.h) awaited on
  * the loop's own thread with flow off is one entry appended to the timing's queue, which the
@@ -338,7 +341,8 @@ TD_INLINE int td_runner_take_now_(td_runner *r, int64_t *value_out)
     } while (0)
 
 /* A success inside td_runner_start (r->sync set) is reported in place, as td_runner_finish_
- * would: tcc pays no call for the synchronous completion. */
+ * would: tcc pays no call for the synchronous completion; any other is published by
+ * td_source_succeed_own_, as td_runner_finish_ would. */
 #define TD_RETURN_VALUE(r, v)                                                          \
     do {                                                                               \
         int64_t td_rv_ = (int64_t)(v);                                                 \
@@ -347,7 +351,7 @@ TD_INLINE int td_runner_take_now_(td_runner *r, int64_t *value_out)
             *(r)->sync = (uint32_t)TD_SUCCEEDED;                                       \
             return;                                                                    \
         }                                                                              \
-        td_runner_finish_((r), TD_SUCCEEDED, td_rv_, NULL);                            \
+        td_source_succeed_own_(&(r)->source, td_rv_);                                  \
         return;                                                                        \
     } while (0)
 #define TD_RETURN(r) TD_RETURN_VALUE((r), 0)
