@@ -11,7 +11,8 @@
  * Nobody can rent the runner before it is pooled, and a query with the old token is stale
  * from the new version on, so the order of the two does not matter. Nothing else needs
  * resetting, by these invariants:
- *   - value and error slots: the value written by every completion (td_runner_finish_), the
+ *   - value and error slots: the value written by every completion (td_runner_finish_,
+ *     td_source_succeed_own_, the start's in-place success), the
  *     error slots by every one that has a record (task.h), and read only then;
  *   - sync: set by every start before the step runs, NULL after a suspension;
  *   - awaiting.task.source: NULL outside an await (every take clears it);
