@@ -203,6 +203,24 @@ int td_runner_await_frame_(td_runner *r, td_timing t, int yield)
     return yield ? td_runner_await_task_(r, (td_yield)(t)) : td_runner_await_task_(r, (td_next_frame)(t));
 }
 
+/* TD_AWAIT_FRAME_'s slow paths where the compiler inlines (async.h): the step's tail calls.
+ * When the await does not suspend, or the taken outcome lets the method go on, the step runs
+ * on from its resume point here (r->resume is the await's; a take cleared `awaiting`). Never
+ * inlined: inlined into the step, the call would no longer be the step's last. */
+TD_NOINLINE void td_runner_await_frame_then_(td_runner *r, td_timing t, int yield)
+{
+    if (td_runner_await_frame_(r, t, yield))
+        return;
+    r->method->step(r, r->frame);
+}
+
+TD_NOINLINE void td_runner_take_frame_then_(td_runner *r)
+{
+    if (td_runner_take_(r, 1, NULL))
+        return;
+    r->method->step(r, r->frame);
+}
+
 /* td_runner_suspend_at_'s other cases, out of line (so that its common case needs no register
  * of its own): flow on, a stamp source, a custom source, a lost CAS. */
 static TD_NOINLINE int runner_suspend_other(td_runner *r, td_source *s, uint32_t token)

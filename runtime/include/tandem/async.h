@@ -190,6 +190,8 @@ int td_runner_suspend_(td_runner *r);
 int td_runner_suspend_at_(td_runner *r, td_source *s, uint32_t token, uint32_t w);
 int td_runner_await_task_(td_runner *r, td_task t);
 int td_runner_await_frame_(td_runner *r, td_timing t, int yield);
+void td_runner_await_frame_then_(td_runner *r, td_timing t, int yield);
+void td_runner_take_frame_then_(td_runner *r);
 int td_runner_take_(td_runner *r, int propagate, int64_t *value_out);
 void td_runner_finish_(td_runner *r, td_status st, int64_t value, const td_error *err);
 /* A success outside td_runner_start (r->sync NULL): the runner publishes it as its source's
@@ -322,6 +324,33 @@ TD_INLINE int td_runner_take_now_(td_runner *r, int64_t *value_out)
  * the task's: canceled if the loop is retired first, TD_ERR_NO_LOOP without a main loop. */
 #define TD_AWAIT_NEXT_FRAME(r, t) TD_AWAIT_FRAME_((r), (t), 0)
 #define TD_AWAIT_YIELD(r, t) TD_AWAIT_FRAME_((r), (t), 1)
+#if TD_PORT_INLINES
+/* Where the compiler inlines, both slow paths are the step's last call (a tail call), so
+ * the step keeps no register across a call on its frame-wait paths and needs none saved:
+ * the queue entry inline, else td_runner_await_frame_then_ (which runs the step on from
+ * here itself when the await does not suspend); at resumption nothing to take (the loop
+ * resumes the entry only once the frame is reached), or the frame wait's task (the generic
+ * path's): a reached stamp inline, else td_runner_take_frame_then_ (the outcome taken, a
+ * fault propagated, or the step run on past the await). The step re-entered by either runs
+ * on from the same resume point: a frame wait that does not suspend is rare (no main loop,
+ * a retired loop), so the re-entry does not nest. */
+#define TD_AWAIT_FRAME_(r, t, yield)                                                   \
+    do {                                                                               \
+        (r)->resume = __LINE__;                                                        \
+        if (TD_RUNNER_FRAME_PUSH_((r), (t), (yield))) return;                          \
+        td_runner_await_frame_then_((r), (t), (yield));                                \
+        return;                                                                        \
+    case __LINE__:                                                                     \
+        if (TD_UNLIKELY((r)->awaiting.task.source != NULL)) {                          \
+            if (!td_source_stamp_reached_((r)->awaiting.task.source,                   \
+                                          (r)->awaiting.task.token)) {                 \
+                td_runner_take_frame_then_(r);                                         \
+                return;                                                                \
+            }                                                                          \
+            (r)->awaiting.task.source = NULL;                                          \
+        }                                                                              \
+    } while (0)
+#else
 #define TD_AWAIT_FRAME_(r, t, yield)                                                   \
     do {                                                                               \
         (r)->resume = __LINE__;                                                        \
@@ -329,6 +358,7 @@ TD_INLINE int td_runner_take_now_(td_runner *r, int64_t *value_out)
     case __LINE__:                                                                     \
         if (td_runner_take_now_((r), NULL)) return;                                    \
     } while (0)
+#endif
 
 /* Await without propagation: the outcome lands in (r)->last (suppression). */
 #define TD_AWAIT_OUTCOME(r, task_i64_expr)                                             \
