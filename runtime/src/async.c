@@ -193,12 +193,22 @@ int td_runner_await_task_(td_runner *r, td_task t)
     runner_suspend_return(r, t.source, t.token);
 }
 
-/* TD_AWAIT_NEXT_FRAME / TD_AWAIT_YIELD out of line: the task of td_next_frame / td_yield,
- * then the suspension (the marker's queue on the loop's thread, see td_runner_suspend_). */
+/* TD_AWAIT_VALUE and TD_AWAIT_OUTCOME under tcc: the same with a typed task, its second word
+ * (the token, or a source-free task's result) stored whole, after the source. */
+int td_runner_await_task_i64_(td_runner *r, td_task_i64 t)
+{
+    r->awaiting.task.source = t.task.source;
+    r->awaiting.value = t.value;
+    if (t.task.source == NULL)
+        return 0;
+    runner_suspend_return(r, t.task.source, t.task.token);
+}
+
+/* TD_AWAIT_NEXT_FRAME / TD_AWAIT_YIELD when the inline queue entry was refused
+ * (TD_AWAIT_FRAME_ tried TD_RUNNER_FRAME_PUSH_ first, under both compilers): the task of
+ * td_next_frame / td_yield, then the generic suspension on it (td_runner_await_task_). */
 int td_runner_await_frame_(td_runner *r, td_timing t, int yield)
 {
-    if (TD_RUNNER_FRAME_PUSH_(r, t, yield))      /* tcc's fast path (clang's is inline) */
-        return 1;
     /* The task goes straight to the call (in registers: no struct store, tcc) */
     return yield ? td_runner_await_task_(r, (td_yield)(t)) : td_runner_await_task_(r, (td_next_frame)(t));
 }

@@ -189,6 +189,7 @@ void td_runner_move_next(void *runner);
 int td_runner_suspend_(td_runner *r);
 int td_runner_suspend_at_(td_runner *r, td_source *s, uint32_t token, uint32_t w);
 int td_runner_await_task_(td_runner *r, td_task t);
+int td_runner_await_task_i64_(td_runner *r, td_task_i64 t);
 int td_runner_await_frame_(td_runner *r, td_timing t, int yield);
 void td_runner_await_frame_then_(td_runner *r, td_timing t, int yield);
 void td_runner_take_frame_then_(td_runner *r);
@@ -245,16 +246,6 @@ TD_INLINE int td_runner_suspend_now_(td_runner *r)
         }                                                                               \
         td_pushed_; })
 
-TD_INLINE int td_runner_await_frame_now_(td_runner *r, td_timing t, int yield)
-{
-    if (TD_RUNNER_FRAME_PUSH_(r, t, yield))
-        return 1;
-    return td_runner_await_frame_(r, t, yield);
-}
-#if !TD_PORT_INLINES
-#define td_runner_await_frame_now_(r, t, yield) td_runner_await_frame_((r), (t), (yield))
-#endif
-
 /* The resumption's fast path (inline): a source-free task or a reached stamp source (frame
  * waits) succeeded and needs no consumption; a succeeded protocol source is consumed inline
  * (TD_SOURCE_TAKE_SUCCESS_); anything else takes td_runner_take_. */
@@ -308,6 +299,7 @@ TD_INLINE int td_runner_take_now_(td_runner *r, int64_t *value_out)
 #endif
 
 /* Await a typed task and store its result in `dst`; faults propagate. */
+#if TD_PORT_INLINES
 #define TD_AWAIT_VALUE(r, task_i64_expr, dst)                                          \
     do {                                                                               \
         (r)->awaiting = (task_i64_expr);                                               \
@@ -316,6 +308,15 @@ TD_INLINE int td_runner_take_now_(td_runner *r, int64_t *value_out)
     case __LINE__:                                                                     \
         if (td_runner_take_now_((r), &(dst))) return;                                  \
     } while (0)
+#else   /* tcc: the task goes to the call in registers; storing it would be a memmove */
+#define TD_AWAIT_VALUE(r, task_i64_expr, dst)                                          \
+    do {                                                                               \
+        (r)->resume = __LINE__;                                                        \
+        if (td_runner_await_task_i64_((r), (task_i64_expr))) return;                   \
+    case __LINE__:                                                                     \
+        if (td_runner_take_((r), 1, &(dst))) return;                                   \
+    } while (0)
+#endif
 
 /* Await a frame wait of the main loop without building its task first: the next frame's
  * run of timing `t` (TD_AWAIT_NEXT_FRAME, as td_next_frame) or the next run of `t`
@@ -350,17 +351,20 @@ TD_INLINE int td_runner_take_now_(td_runner *r, int64_t *value_out)
             (r)->awaiting.task.source = NULL;                                          \
         }                                                                              \
     } while (0)
-#else
+#else   /* tcc: the queue entry in place (no call), and the take called only when there is a
+         * task to take (a queue entry has none) */
 #define TD_AWAIT_FRAME_(r, t, yield)                                                   \
     do {                                                                               \
         (r)->resume = __LINE__;                                                        \
-        if (td_runner_await_frame_now_((r), (t), (yield))) return;                     \
+        if (TD_RUNNER_FRAME_PUSH_((r), (t), (yield)) ||                                \
+            td_runner_await_frame_((r), (t), (yield))) return;                         \
     case __LINE__:                                                                     \
-        if (td_runner_take_now_((r), NULL)) return;                                    \
+        if ((r)->awaiting.task.source != NULL && td_runner_take_((r), 1, NULL)) return; \
     } while (0)
 #endif
 
 /* Await without propagation: the outcome lands in (r)->last (suppression). */
+#if TD_PORT_INLINES
 #define TD_AWAIT_OUTCOME(r, task_i64_expr)                                             \
     do {                                                                               \
         (r)->awaiting = (task_i64_expr);                                               \
@@ -369,6 +373,15 @@ TD_INLINE int td_runner_take_now_(td_runner *r, int64_t *value_out)
     case __LINE__:                                                                     \
         td_runner_take_((r), 0, NULL);                                                 \
     } while (0)
+#else   /* tcc: as TD_AWAIT_VALUE */
+#define TD_AWAIT_OUTCOME(r, task_i64_expr)                                             \
+    do {                                                                               \
+        (r)->resume = __LINE__;                                                        \
+        if (td_runner_await_task_i64_((r), (task_i64_expr))) return;                   \
+    case __LINE__:                                                                     \
+        td_runner_take_((r), 0, NULL);                                                 \
+    } while (0)
+#endif
 
 /* A success inside td_runner_start (r->sync set) is reported in place, as td_runner_finish_
  * would: tcc pays no call for the synchronous completion; any other is published by
