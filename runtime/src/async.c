@@ -269,10 +269,11 @@ int td_runner_take_(td_runner *r, int propagate, int64_t *value_out)
 {
     td_source *s = r->awaiting.task.source;
     uint32_t token = r->awaiting.task.token;
-    /* The inline resumption's fast paths in its order, here too for callers that do not
-     * inline (tcc): a source-free task succeeded; a succeeded protocol source is consumed; a
-     * reached stamp source (a frame wait's task) succeeded with nothing to consume (its word
-     * is never consumable: TD_WORD_STAMPED). */
+    /* td_runner_take_now_'s fast paths in its order, here too for the callers that come
+     * straight here (the frame wait's slow take, td_runner_take_frame_then_ and tcc's): a
+     * source-free task succeeded; a succeeded protocol source is consumed; a reached stamp
+     * source (a frame wait's task) succeeded with nothing to consume (its word is never
+     * consumable: TD_WORD_STAMPED). */
     if (propagate && s == NULL) {
         if (value_out)
             *value_out = r->awaiting.value;

@@ -246,35 +246,28 @@ TD_INLINE int td_runner_suspend_now_(td_runner *r)
         }                                                                               \
         td_pushed_; })
 
-/* The resumption's fast path (inline): a source-free task or a reached stamp source (frame
- * waits) succeeded and needs no consumption; a succeeded protocol source is consumed inline
- * (TD_SOURCE_TAKE_SUCCESS_); anything else takes td_runner_take_. */
-TD_INLINE int td_runner_take_now_(td_runner *r, int64_t *value_out)
-{
-    td_source *s = r->awaiting.task.source;
-    int64_t value;
-    if (s == NULL) {
-        if (value_out)
-            *value_out = r->awaiting.value;
-        return 0;
-    }
-    if (TD_SOURCE_TAKE_SUCCESS_(s, r->awaiting.task.token, &value)) {
-        r->awaiting.task.source = NULL;
-        if (value_out)
-            *value_out = value;
-        return 0;
-    }
-    if (td_source_stamp_reached_(s, r->awaiting.task.token)) {
-        r->awaiting.task.source = NULL;
-        if (value_out)
-            *value_out = 0;
-        return 0;
-    }
-    return td_runner_take_(r, 1, value_out);
-}
-#if !TD_PORT_INLINES     /* tcc never inlines: the wrapper would only add a call */
-#define td_runner_take_now_(r, value_out) td_runner_take_((r), 1, (value_out))
-#endif
+/* The resumption's fast path, in place: a source-free task succeeded (its value is the
+ * task's); a succeeded protocol source is consumed (TD_SOURCE_TAKE_SUCCESS_); a reached stamp
+ * source (a frame wait's task) succeeded with nothing to consume; anything else takes
+ * td_runner_take_, which writes the value itself. `valp`: an int64_t * for the value, or
+ * NULL. 0: go on; 1: the step returns (a fault propagated). A statement expression: tcc,
+ * which never inlines, pays no call for it either. */
+#define td_runner_take_now_(r, valp)                                                    \
+    ({  td_source *td_ts_ = (r)->awaiting.task.source;                                  \
+        int64_t *td_tv_ = (valp);                                                       \
+        int64_t td_tval_ = 0;                                                           \
+        int td_trc_ = 0;                                                                \
+        if (td_ts_ == NULL) {                                                           \
+            if (td_tv_)                                                                 \
+                *td_tv_ = (r)->awaiting.value;                                          \
+        } else if (TD_SOURCE_TAKE_SUCCESS_(td_ts_, (r)->awaiting.task.token, &td_tval_) || \
+                   td_source_stamp_reached_(td_ts_, (r)->awaiting.task.token)) {        \
+            (r)->awaiting.task.source = NULL;                                           \
+            if (td_tv_)                                                                 \
+                *td_tv_ = td_tval_;                                                     \
+        } else                                                                          \
+            td_trc_ = td_runner_take_((r), 1, td_tv_);                                  \
+        td_trc_; })
 
 #define TD_BEGIN(r) switch ((r)->resume) { case 0:
 
@@ -288,13 +281,14 @@ TD_INLINE int td_runner_take_now_(td_runner *r, int64_t *value_out)
     case __LINE__:                                                                     \
         if (td_runner_take_now_((r), NULL)) return;                                    \
     } while (0)
-#else   /* tcc: the task goes to the call in registers; storing it would be a memmove */
+#else   /* tcc: the task goes to the call in registers (storing it would be a memmove); the
+         * take in place, as above */
 #define TD_AWAIT(r, task_expr)                                                         \
     do {                                                                               \
         (r)->resume = __LINE__;                                                        \
         if (td_runner_await_task_((r), (task_expr))) return;                           \
     case __LINE__:                                                                     \
-        if (td_runner_take_((r), 1, NULL)) return;                                     \
+        if (td_runner_take_now_((r), NULL)) return;                                    \
     } while (0)
 #endif
 
@@ -314,7 +308,7 @@ TD_INLINE int td_runner_take_now_(td_runner *r, int64_t *value_out)
         (r)->resume = __LINE__;                                                        \
         if (td_runner_await_task_i64_((r), (task_i64_expr))) return;                   \
     case __LINE__:                                                                     \
-        if (td_runner_take_((r), 1, &(dst))) return;                                   \
+        if (td_runner_take_now_((r), &(dst))) return;                                  \
     } while (0)
 #endif
 
