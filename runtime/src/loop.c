@@ -434,6 +434,8 @@ void td_loop_run_frame(td_loop *loop)
         return;                      /* a retired loop runs nothing (its waits were canceled) */
     uint32_t frame = td_loop_frame(loop) + 1;
     td_atomic_store_u32(&loop->frame, frame);
+    for (uint32_t t = 0; t < LOOP_SLOTS; t++)
+        loop->markers[t].next_frame = frame + 1;
     int64_t real = loop->now(loop->now_arg);
     int64_t delta = real - loop->real_last;
     loop->real_last = real;
@@ -478,6 +480,7 @@ td_loop *td_loop_create(const td_loop_config *cfg)
         loop->markers[t].timing = t;
         loop->markers[t].queue = &loop->queues[t];
         loop->markers[t].frame = &loop->frame;
+        loop->markers[t].next_frame = loop->frame + 1;
         loop->markers[t].current = &loop->current;
         loop->markers[t].direct_thread = ((loop->installed >> t) & 1u) ? (void *)loop->thread : NULL;
     }

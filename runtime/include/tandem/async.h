@@ -238,7 +238,7 @@ TD_INLINE int td_runner_suspend_now_(td_runner *r)
             td_loop_marker_ *td_fm_ = (td_loop_marker_ *)td_atomic_load_ptr(           \
                 (void *volatile *)&td_loop_push_markers_) + (t);                        \
             if (TD_LIKELY(TD_LOOP_MARKER_PUSH_(td_fm_, (yield) ? TD_LOOP_MARKER_NEXT_RUN_(td_fm_) \
-                              : td_atomic_load_u32((volatile uint32_t *)td_fm_->frame) + 1, \
+                              : td_fm_->next_frame,                                     \
                               td_runner_move_next, (r)))) {                             \
                 (r)->sync = NULL;    /* suspended: a completion no longer reports to start */ \
                 td_pushed_ = 1;                                                         \

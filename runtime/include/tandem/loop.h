@@ -171,6 +171,9 @@ typedef struct td_loop_marker_ {
     td_loop_queue_ *queue;              /* the timing's continuation queue */
     const volatile uint32_t *frame;     /* the loop's frame counter */
     const volatile uint32_t *current;   /* the loop's running timing */
+    uint32_t next_frame;                /* *frame + 1, written by the loop's thread when the
+                                         * frame starts: the inline push's target (only that
+                                         * thread pushes inline, so it reads its own store) */
 } td_loop_marker_;
 
 /* 1 while the marker's timing is installed and its loop alive: its tasks are made inline. */
