@@ -265,33 +265,12 @@ int td_runner_suspend_(td_runner *r)
     return td_runner_suspend_at_(r, s, r->awaiting.task.token, td_atomic_load_u32(&s->word));
 }
 
-int td_runner_take_(td_runner *r, int propagate, int64_t *value_out)
+/* The take's rest (td_runner_take_): the outcome through the protocol, a fault propagated
+ * or (without propagation) kept in r->last. */
+static int runner_take_rest(td_runner *r, int propagate, int64_t *value_out)
 {
     td_source *s = r->awaiting.task.source;
     uint32_t token = r->awaiting.task.token;
-    /* td_runner_take_now_'s fast paths in its order, here too for the callers that come
-     * straight here (the frame wait's slow take, td_runner_take_frame_then_ and tcc's): a
-     * source-free task succeeded; a succeeded protocol source is consumed; a reached stamp
-     * source (a frame wait's task) succeeded with nothing to consume (its word is never
-     * consumable: TD_WORD_STAMPED). */
-    if (propagate && s == NULL) {
-        if (value_out)
-            *value_out = r->awaiting.value;
-        return 0;
-    }
-    int64_t value;
-    if (propagate && TD_SOURCE_TAKE_SUCCESS_(s, token, &value)) {
-        r->awaiting.task.source = NULL;
-        if (value_out)
-            *value_out = value;
-        return 0;
-    }
-    if (propagate && td_source_stamp_reached_(s, token)) {
-        r->awaiting.task.source = NULL;
-        if (value_out)
-            *value_out = 0;
-        return 0;
-    }
     td_outcome o;
     int rc = TD_OK;
     if (s == NULL)          /* a source-free task awaited without propagation: succeeded */
@@ -321,6 +300,16 @@ int td_runner_take_(td_runner *r, int propagate, int64_t *value_out)
     }
     td_runner_finish_(r, o.status, 0, &o.error);
     return 1;
+}
+
+/* td_runner_take_now_'s fast paths here too, for the callers that come straight here (the
+ * frame wait's slow take, td_runner_take_frame_then_, and tcc's); without propagation
+ * (TD_AWAIT_OUTCOME) the rest keeps any outcome in r->last. */
+int td_runner_take_(td_runner *r, int propagate, int64_t *value_out)
+{
+    if (!propagate)
+        return runner_take_rest(r, 0, value_out);
+    return TD_RUNNER_TAKE_OR_(r, value_out, runner_take_rest(r, 1, value_out));
 }
 
 void td_runner_finish_(td_runner *r, td_status st, int64_t value, const td_error *err)

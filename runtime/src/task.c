@@ -101,8 +101,9 @@ void td_source_succeed_own_(td_source *s, int64_t value)
     task_complete_own(s, TD_SUCCEEDED, value, (const td_error *)NULL);
 }
 
-/* Racing completers (td_source_try_complete): claim the pending version with a CAS, write
- * the outcome, publish it; returns from the enclosing function. A macro, so that a caller
+/* Racing completers (td_source_try_complete): claim the pending version with a CAS, then
+ * write and publish the outcome as task_complete_own does; returns from the enclosing
+ * function. A macro, so that a caller
  * passing constants (td_source_try_succeed_) gets their branches folded, under tcc too. */
 #define task_try_complete_return(s, token, st, v, err)                                  \
     do {                                                                                \
@@ -115,18 +116,9 @@ void td_source_succeed_own_(td_source *s, int64_t value)
             if (td_atomic_cas_u32(&(s)->word, &tc_w_, tc_w_ | TD_WORD_CLAIMED))         \
                 break;                                                                  \
         }                                                                               \
-        (s)->value = (v);                                                               \
-        task_write_error((s), (st), (err));                                             \
-        tc_w_ = td_atomic_load_u32(&(s)->word);                                         \
-        if (task_mode_has_continuation(tc_w_)) {                                        \
-            task_publish((s), tc_w_, (st), (err));  /* claimed and registered: nobody else writes the word */ \
-            task_run_continuation(s);                                                   \
-            return TD_OK;                                                               \
-        }                                                                               \
-        while (!td_atomic_cas_u32(&(s)->word, &tc_w_, task_done_word(tc_w_, (st), (err)))) \
-            ;                                                                           \
-        if (task_mode_has_continuation(tc_w_))                                          \
-            task_run_continuation(s);                                                   \
+        /* The claim holder is now the single completer: the own completion's publication \
+         * (with a waiter registered, nobody else writes the word). */                 \
+        task_complete_own((s), (st), (v), (err));                                       \
         return TD_OK;                                                                   \
     } while (0)
 

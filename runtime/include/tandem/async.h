@@ -246,13 +246,13 @@ TD_INLINE int td_runner_suspend_now_(td_runner *r)
         }                                                                               \
         td_pushed_; })
 
-/* The resumption's fast path, in place: a source-free task succeeded (its value is the
- * task's); a succeeded protocol source is consumed (TD_SOURCE_TAKE_SUCCESS_); a reached stamp
- * source (a frame wait's task) succeeded with nothing to consume; anything else takes
- * td_runner_take_, which writes the value itself. `valp`: an int64_t * for the value, or
- * NULL. 0: go on; 1: the step returns (a fault propagated). A statement expression: tcc,
- * which never inlines, pays no call for it either. */
-#define td_runner_take_now_(r, valp)                                                    \
+/* The resumption's take: a source-free task succeeded (its value is the task's); a succeeded
+ * protocol source is consumed (TD_SOURCE_TAKE_SUCCESS_); a reached stamp source (a frame
+ * wait's task) succeeded with nothing to consume; anything else is `rest`, which writes the
+ * value itself. `valp`: an int64_t * for the value, or NULL. 0: go on; 1: the step returns
+ * (a fault propagated). A statement expression: tcc, which never inlines, pays no call for
+ * the fast paths either. td_runner_take_ has the same fast paths with its own rest. */
+#define TD_RUNNER_TAKE_OR_(r, valp, rest)                                               \
     ({  td_source *td_ts_ = (r)->awaiting.task.source;                                  \
         int64_t *td_tv_ = (valp);                                                       \
         int64_t td_tval_ = 0;                                                           \
@@ -266,8 +266,9 @@ TD_INLINE int td_runner_suspend_now_(td_runner *r)
             if (td_tv_)                                                                 \
                 *td_tv_ = td_tval_;                                                     \
         } else                                                                          \
-            td_trc_ = td_runner_take_((r), 1, td_tv_);                                  \
+            td_trc_ = (rest);                                                           \
         td_trc_; })
+#define td_runner_take_now_(r, valp) TD_RUNNER_TAKE_OR_((r), (valp), td_runner_take_((r), 1, td_tv_))
 
 #define TD_BEGIN(r) switch ((r)->resume) { case 0:
 
