@@ -10,7 +10,8 @@
  *   - thread identity (pthread_self's value on both; read inline under clang/glibc);
  *   - per-thread pointers (TD_TLS_*: __thread under clang, pthread keys under tcc);
  *   - inlining and branch hints (no-ops under tcc);
- *   - td_zero_24 / td_zero_32, fixed-size clears (immediate stores under tcc).
+ *   - td_zero_24 / td_zero_32, fixed-size clears (immediate stores under tcc);
+ *   - td_compiler_barrier, the light side of the ownership's asymmetric fence (ownership.c).
  * Read-modify-writes (CAS, exchange, fetch-add) and td_atomic_store_* are sequentially
  * consistent. td_atomic_store_release_u32 is a release store (x86-64: a plain mov, no
  * lock): for a store that only publishes what was written before it (a spin unlock, a
@@ -90,6 +91,8 @@
 #define td_atomic_load_i64(p) (*(volatile int64_t *)(p))
 #define td_atomic_store_release_i64(p, v) ((void)(*(volatile int64_t *)(p) = (int64_t)(v)))
 #define td_cpu_relax() ({ __asm__ __volatile__("pause" ::: "memory"); (void)0; })
+/* No compiler reordering across it (tcc reorders nothing, but the asm says so). */
+#define td_compiler_barrier() ({ __asm__ __volatile__("" ::: "memory"); (void)0; })
 /* Zero 24 or 32 bytes at an 8-byte aligned address with immediate word stores (tcc would
  * compute the address, load a zero and store it for each word: four instructions apiece). */
 #define td_zero_24(p) \
@@ -162,6 +165,8 @@ TD_INLINE void td_atomic_store_release_i64(volatile int64_t *p, int64_t v)
  * whatever type the bytes are read as afterwards). */
 #define td_zero_24(p) ((void)__builtin_memset((p), 0, 24))
 #define td_zero_32(p) ((void)__builtin_memset((p), 0, 32))
+/* No compiler reordering across it; no instruction (the asymmetric fence's light side). */
+#define td_compiler_barrier() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 #  if defined(__x86_64__) || defined(__i386__)
 TD_INLINE void td_cpu_relax(void) { __builtin_ia32_pause(); }
 #  else

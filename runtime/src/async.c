@@ -53,6 +53,7 @@ td_runner *td_runner_ready_(td_method *m, td_runner *r)
         if (TD_UNLIKELY(!td_atomic_load_u32(&m->registered)))
             td_method_register(m);
     }
+    TD_SOURCE_OWN_(&r->source);
     return r;
 }
 
@@ -239,20 +240,23 @@ static TD_NOINLINE int runner_suspend_other(td_runner *r, td_source *s, uint32_t
 }
 
 /* The common suspension with flow off: a protocol source pending at the token in mode NONE
- * (TD_SOURCE_REGISTRABLE_ of `w`, its word as read by the caller; a stale one only loses the
- * CAS) takes td_runner_move_next with one CAS, after leaving the synchronous mode (after the
- * CAS the runner may already be running on another thread); anything else is a tail call
- * of runner_suspend_other. The inline suspension (async.h) calls it with what it read. */
+ * (TD_SOURCE_REGISTRABLE_ of `w`, its word as read by the caller) that the main thread owns,
+ * awaited on the main thread, takes td_runner_move_next with a plain store in the main
+ * thread's window (task.h): `w` is still the word, since while the source is owned only this
+ * thread writes it. The synchronous mode is left before the store (after it the runner may
+ * be resumed as soon as the window closes). Anything else is a tail call of
+ * runner_suspend_other (the CAS protocol). The inline suspension (async.h) calls it with what
+ * it read. */
 int td_runner_suspend_at_(td_runner *r, td_source *s, uint32_t token, uint32_t w)
 {
-    if (TD_LIKELY(!td_runtime_settings.flow) && TD_LIKELY(TD_SOURCE_REGISTRABLE_(s, w, token))) {
-        uint32_t *sync = r->sync;
+    if (TD_LIKELY(!td_runtime_settings.flow) && TD_LIKELY(TD_SOURCE_REGISTRABLE_(s, w, token)) &&
+        TD_LIKELY(TD_MAIN_OWNS_BEGIN_(s))) {
         r->sync = NULL;
         s->cont_fn = td_runner_move_next;
         s->cont_arg = r;
-        if (TD_LIKELY(td_atomic_cas_u32(&s->word, &w, w | TD_MODE_AWAITED)))
-            return 1;
-        r->sync = sync;
+        td_atomic_store_release_u32(&s->word, w | TD_MODE_AWAITED);
+        TD_MAIN_OWNS_END_();
+        return 1;
     }
     return runner_suspend_other(r, s, token);
 }

@@ -17,13 +17,20 @@ static const td_source_ops completion_manual_ops = { completion_manual_release, 
 td_completion_source *td_completion_source_new(void)
 {
     td_completion_source *cs = (td_completion_source *)malloc(sizeof(*cs));
-    if (cs)
+    if (cs) {
         td_source_init(&cs->source, &completion_manual_ops);
+        TD_SOURCE_OWN_(&cs->source);
+    }
     return cs;
 }
 
 void td_completion_source_free(td_completion_source *cs) { free(cs); }
-void td_completion_source_reset(td_completion_source *cs) { td_source_recycle(&cs->source); }
+/* The resetting thread owns the new version (task.h): nobody else holds its token yet. */
+void td_completion_source_reset(td_completion_source *cs)
+{
+    td_source_recycle(&cs->source);
+    TD_SOURCE_OWN_(&cs->source);
+}
 
 /* The tasks are written field by field: td_task_of / td_task_i64_of would be calls under tcc. */
 td_task td_completion_source_task(td_completion_source *cs)
@@ -80,8 +87,11 @@ static const td_source_ops completion_auto_ops = { completion_auto_release, NULL
 td_auto_source *td_auto_source_rent(void)
 {
     td_source *s = (td_source *)td_pool_rent(&td_auto_source_pool);
-    if (s && s->ops == NULL)
+    if (s == NULL)
+        return NULL;
+    if (s->ops == NULL)
         s->ops = &completion_auto_ops;
+    TD_SOURCE_OWN_(s);
     return (td_auto_source *)s;
 }
 

@@ -43,8 +43,24 @@ void td_source_init(td_source *s, const td_source_ops *ops)
 #define task_publish(s, w, st, err)                                                     \
     td_atomic_store_release_u32(&(s)->word, task_done_word((w), (st), (err)))
 
-int td_source_complete(td_source *s, uint32_t token, td_status st, int64_t value, const td_error *err)
+/* The main thread's completion inside its window on an owned source (TD_MAIN_OWNS_BEGIN_),
+ * of the pending word w it read there: nobody else writes the word, so a plain release
+ * store publishes the outcome; the window closes before the continuation runs. */
+#define task_complete_owned(s, w, st, v, err)                                           \
+    do {                                                                                \
+        (s)->value = (v);                                                               \
+        task_write_error((s), (st), (err));                                             \
+        task_publish((s), (w), (st), (err));                                            \
+        TD_MAIN_OWNS_END_();                                                            \
+        if (task_mode_has_continuation(w))                                              \
+            task_run_continuation(s);                                                   \
+    } while (0)
+
+/* td_source_complete's CAS protocol (a source nobody owns, or taken from its owner). */
+static TD_NOINLINE int task_complete_shared(td_source *s, uint32_t token, td_status st, int64_t value,
+                                            const td_error *err)
 {
+    TD_SOURCE_SHARE_(s);
     uint32_t w = td_atomic_load_u32(&s->word);
     if (TD_UNLIKELY(TD_WORD_VERSION(w) != token || TD_WORD_STATUS(w) != TD_PENDING))
         return TD_E_STALE;
@@ -70,11 +86,25 @@ int td_source_complete(td_source *s, uint32_t token, td_status st, int64_t value
     return TD_OK;
 }
 
+int td_source_complete(td_source *s, uint32_t token, td_status st, int64_t value, const td_error *err)
+{
+    if (TD_MAIN_OWNS_BEGIN_(s)) {
+        uint32_t w = td_atomic_load_u32(&s->word);
+        if (TD_UNLIKELY(TD_WORD_VERSION(w) != token || TD_WORD_STATUS(w) != TD_PENDING)) {
+            TD_MAIN_OWNS_END_();
+            return TD_E_STALE;
+        }
+        task_complete_owned(s, w, st, value, err);
+        return TD_OK;
+    }
+    return task_complete_shared(s, token, st, value, err);
+}
+
 /* td_source_complete by a completer that owns the source's pending version (a runner
- * completing itself, async.c): no token to check, the word is pending until this publishes;
- * only the mode may change under it (its waiter registering). A macro, so that the success
- * (td_source_succeed_own_) gets its constant branches folded, under tcc too. */
-#define task_complete_own(s, st, v, err)                                                \
+ * completing itself, async.c; a claim holder): no token to check, the word is pending until
+ * this publishes; only the mode may change under it (its waiter registering). The CAS
+ * protocol's part, after TD_SOURCE_SHARE_. */
+#define task_complete_own_cas(s, st, v, err)                                            \
     do {                                                                                \
         uint32_t co_w_;                                                                 \
         (s)->value = (v);                                                               \
@@ -91,6 +121,24 @@ int td_source_complete(td_source *s, uint32_t token, td_status st, int64_t value
             task_run_continuation(s);                                                   \
     } while (0)
 
+static TD_NOINLINE void task_complete_own_shared(td_source *s, td_status st, int64_t value, const td_error *err)
+{
+    TD_SOURCE_SHARE_(s);
+    task_complete_own_cas(s, st, value, err);
+}
+
+/* The own completion: the owner's window, else the CAS protocol out of line. A macro, so that
+ * the success (td_source_succeed_own_) gets its constant branches folded, under tcc too. */
+#define task_complete_own(s, st, v, err)                                                \
+    do {                                                                                \
+        if (TD_MAIN_OWNS_BEGIN_(s)) {                                                   \
+            uint32_t cw_w_ = td_atomic_load_u32(&(s)->word);                            \
+            task_complete_owned((s), cw_w_, (st), (v), (err));                          \
+        } else {                                                                        \
+            task_complete_own_shared((s), (st), (v), (err));                            \
+        }                                                                               \
+    } while (0)
+
 void td_source_complete_own_(td_source *s, td_status st, int64_t value, const td_error *err)
 {
     task_complete_own(s, st, value, err);
@@ -101,25 +149,45 @@ void td_source_succeed_own_(td_source *s, int64_t value)
     task_complete_own(s, TD_SUCCEEDED, value, (const td_error *)NULL);
 }
 
-/* Racing completers (td_source_try_complete): claim the pending version with a CAS, then
- * write and publish the outcome as task_complete_own does; returns from the enclosing
- * function. A macro, so that a caller
- * passing constants (td_source_try_succeed_) gets their branches folded, under tcc too. */
+/* Racing completers (td_source_try_complete) under the CAS protocol: claim the pending
+ * version with a CAS, then write and publish the outcome as the own completion does (with a
+ * waiter registered, nobody else writes the word). */
+static TD_NOINLINE int task_try_complete_shared(td_source *s, uint32_t token, td_status st, int64_t value,
+                                                const td_error *err)
+{
+    TD_SOURCE_SHARE_(s);
+    uint32_t w = td_atomic_load_u32(&s->word);
+    for (;;) {
+        if (TD_WORD_VERSION(w) != token)
+            return TD_E_STALE;
+        if (TD_WORD_STATUS(w) != TD_PENDING || (w & TD_WORD_CLAIMED))
+            return TD_DONE;
+        if (td_atomic_cas_u32(&s->word, &w, w | TD_WORD_CLAIMED))
+            break;
+    }
+    task_complete_own_cas(s, st, value, err);
+    return TD_OK;
+}
+
+/* The owner needs no claim: in its window nobody else writes the word. Returns from the
+ * enclosing function. A macro, so that a caller passing constants (td_source_try_succeed_)
+ * gets their branches folded, under tcc too. */
 #define task_try_complete_return(s, token, st, v, err)                                  \
     do {                                                                                \
-        uint32_t tc_w_ = td_atomic_load_u32(&(s)->word);                                \
-        for (;;) {                                                                      \
-            if (TD_WORD_VERSION(tc_w_) != (token))                                      \
+        if (TD_MAIN_OWNS_BEGIN_(s)) {                                                   \
+            uint32_t tc_w_ = td_atomic_load_u32(&(s)->word);                            \
+            if (TD_UNLIKELY(TD_WORD_VERSION(tc_w_) != (token))) {                       \
+                TD_MAIN_OWNS_END_();                                                    \
                 return TD_E_STALE;                                                      \
-            if (TD_WORD_STATUS(tc_w_) != TD_PENDING || (tc_w_ & TD_WORD_CLAIMED))       \
+            }                                                                           \
+            if (TD_UNLIKELY(TD_WORD_STATUS(tc_w_) != TD_PENDING)) {                     \
+                TD_MAIN_OWNS_END_();                                                    \
                 return TD_DONE;                                                         \
-            if (td_atomic_cas_u32(&(s)->word, &tc_w_, tc_w_ | TD_WORD_CLAIMED))         \
-                break;                                                                  \
+            }                                                                           \
+            task_complete_owned((s), tc_w_, (st), (v), (err));                          \
+            return TD_OK;                                                               \
         }                                                                               \
-        /* The claim holder is now the single completer: the own completion's publication \
-         * (with a waiter registered, nobody else writes the word). */                 \
-        task_complete_own((s), (st), (v), (err));                                       \
-        return TD_OK;                                                                   \
+        return task_try_complete_shared((s), (token), (st), (v), (err));                \
     } while (0)
 
 int td_source_try_complete(td_source *s, uint32_t token, td_status st, int64_t value, const td_error *err)
@@ -176,8 +244,26 @@ int td_source_on_completed_(td_source *s, uint32_t token, td_continuation_fn fn,
 {
     if (s->ops->on_completed)
         return s->ops->on_completed(s, token, fn, arg);
-    uint32_t w = td_atomic_load_u32(&s->word);
-    int rc = task_check(w, token);
+    uint32_t w;
+    int rc;
+    if (TD_MAIN_OWNS_BEGIN_(s)) {
+        w = td_atomic_load_u32(&s->word);
+        rc = task_check(w, token);
+        if (rc == TD_OK && TD_WORD_MODE(w) == TD_MODE_AWAITED)
+            rc = TD_E_AWAITED;
+        else if (rc == TD_OK && TD_WORD_STATUS(w) != TD_PENDING)
+            rc = TD_DONE;
+        else if (rc == TD_OK) {
+            s->cont_fn = fn;
+            s->cont_arg = arg;
+            td_atomic_store_release_u32(&s->word, w | TD_MODE_AWAITED);
+        }
+        TD_MAIN_OWNS_END_();
+        return rc;
+    }
+    TD_SOURCE_SHARE_(s);
+    w = td_atomic_load_u32(&s->word);
+    rc = task_check(w, token);
     if (rc != TD_OK)
         return rc;
     if (TD_WORD_MODE(w) == TD_MODE_AWAITED)
@@ -282,6 +368,7 @@ void td_task_forget_result(td_task t)
 
 int td_source_mark_shared(td_source *s, uint32_t token, td_continuation_fn fn, void *arg)
 {
+    TD_SOURCE_SHARE_(s);    /* a shared handle's parties may be on any thread */
     uint32_t w = td_atomic_load_u32(&s->word);
     int rc = task_check(w, token);
     if (rc != TD_OK)
@@ -304,6 +391,7 @@ int td_source_mark_shared(td_source *s, uint32_t token, td_continuation_fn fn, v
 
 int td_source_take_shared(td_source *s, uint32_t token, td_outcome *out)
 {
+    TD_SOURCE_SHARE_(s);
     uint32_t w = td_atomic_load_u32(&s->word);
     for (;;) {
         if (TD_WORD_VERSION(w) != token || TD_WORD_MODE(w) != TD_MODE_SHARED)

@@ -94,28 +94,59 @@ void td_wait_abandon_(td_source *held, uint32_t token);
 /* The task a wait returns when it has no loop (TD_ERR_NO_LOOP). */
 td_task td_wait_no_loop_(void);
 
+/* ---- ownership (task.h's last invariant; ownership.c) ------------------------------ */
+
+/* 1 while the main thread is inside a window in which it writes an owned source's word with
+ * plain stores; written by the main thread only, read by td_source_disown_. */
+extern volatile uint32_t td_main_busy_;
+/* Open the main thread's window on s: 1 when this is the main thread and it owns s (the
+ * window is then open: write the word with plain stores, then TD_MAIN_OWNS_END_, before any
+ * call); 0 otherwise (no window). busy is set before `owned` is read: a revocation either
+ * is seen here or sees the window open and waits for it (the asymmetric fence, ownership.c). */
+#define TD_MAIN_OWNS_BEGIN_(s)                                                          \
+    (TD_POOL_ON_OWNER_() &&                                                             \
+     (td_atomic_store_release_u32(&td_main_busy_, 1), td_compiler_barrier(),            \
+      td_atomic_load_u32(&(s)->owned) == TD_SOURCE_OWNED_MAIN                          \
+          ? 1 : (td_atomic_store_release_u32(&td_main_busy_, 0), 0)))
+#define TD_MAIN_OWNS_END_() td_atomic_store_release_u32(&td_main_busy_, 0)
+/* Ownership at a rental or reset, on the renting thread (nobody else holds a token yet). */
+#define TD_SOURCE_OWN_(s)                                                               \
+    td_atomic_store_release_u32(&(s)->owned,                                            \
+                                TD_POOL_ON_OWNER_() ? TD_SOURCE_OWNED_MAIN : TD_SOURCE_OWNED_SHARED)
+/* Take the ownership away, and wait until the main thread can no longer be writing the word
+ * with a plain store: before any CAS on the word of a source that may be owned. */
+void td_source_disown_(td_source *s);
+#define TD_SOURCE_SHARE_(s)                                                             \
+    do {                                                                                \
+        if (TD_UNLIKELY(td_atomic_load_u32(&(s)->owned) != TD_SOURCE_OWNED_SHARED))     \
+            td_source_disown_(s);                                                       \
+    } while (0)
+
 /* td_task_on_completed of {s, token} (s not NULL) without the stamp shortcut, for callers
  * that checked it already (the suspension): a stamp source's own ops answer the same. */
 int td_source_on_completed_(td_source *s, uint32_t token, td_continuation_fn fn, void *arg);
 /* Its common case inline (a statement expression: tcc pays no call): a protocol source
  * pending at `token` in mode NONE, claimed or not (TD_SOURCE_REGISTRABLE_ of its word w),
- * takes the continuation with one CAS setting mode AWAITED (task.h); anything else, or a
- * lost CAS, td_source_on_completed_. */
+ * owned by the main thread and registered on it, takes the continuation with a plain store
+ * setting mode AWAITED; anything else is td_source_on_completed_ (the CAS, task.h). */
 #define TD_SOURCE_REGISTRABLE_(s, w, token)                                             \
     ((s)->ops->on_completed == NULL &&                                                  \
      ((w) & ~TD_WORD_CLAIMED) == ((uint32_t)(token) << TD_WORD_VERSION_SHIFT))
 #define td_source_register_(s, token, fn, arg)                                          \
     ({  td_source *rg_s_ = (s);                                                         \
-        uint32_t rg_w_ = td_atomic_load_u32(&rg_s_->word);                              \
-        int rg_rc_;                                                                     \
-        if (TD_LIKELY(TD_SOURCE_REGISTRABLE_(rg_s_, rg_w_, (token)))) {                  \
-            rg_s_->cont_fn = (fn);                                                      \
-            rg_s_->cont_arg = (arg);                                                    \
-            rg_rc_ = td_atomic_cas_u32(&rg_s_->word, &rg_w_, rg_w_ | TD_MODE_AWAITED)    \
-                ? TD_OK : td_source_on_completed_(rg_s_, (token), (fn), (arg));         \
-        } else {                                                                        \
-            rg_rc_ = td_source_on_completed_(rg_s_, (token), (fn), (arg));              \
+        int rg_rc_ = 1;                                                                 \
+        if (TD_MAIN_OWNS_BEGIN_(rg_s_)) {                                               \
+            uint32_t rg_w_ = td_atomic_load_u32(&rg_s_->word);                          \
+            if (TD_LIKELY(TD_SOURCE_REGISTRABLE_(rg_s_, rg_w_, (token)))) {              \
+                rg_s_->cont_fn = (fn);                                                  \
+                rg_s_->cont_arg = (arg);                                                \
+                td_atomic_store_release_u32(&rg_s_->word, rg_w_ | TD_MODE_AWAITED);     \
+                rg_rc_ = TD_OK;                                                         \
+            }                                                                           \
+            TD_MAIN_OWNS_END_();                                                        \
         }                                                                               \
+        if (rg_rc_ != TD_OK)                                                            \
+            rg_rc_ = td_source_on_completed_(rg_s_, (token), (fn), (arg));              \
         rg_rc_; })
 
 /* td_source_complete by the completer that owns the pending version (a runner, async.c). */

@@ -161,15 +161,18 @@ int td_method_set_capacity(td_method *m, uint32_t capacity);
 td_runner *td_runner_rent(td_method *m);
 td_runner *td_runner_ready_(td_method *m, td_runner *r);
 /* Its fast path (a function-like macro over the function of the same name): a runner popped
- * from the owner's segment of the method's pool is ready unless freshly allocated (zeroed:
- * no ops yet, e.g. td_pool_prefill's). A statement expression: tcc, which never inlines,
- * pays no call for it. */
+ * from the owner's segment of the method's pool (on the main thread, then) is ready, owned
+ * by the main thread (task.h), unless freshly allocated (zeroed: no ops yet, e.g.
+ * td_pool_prefill's). A statement expression: tcc, which never inlines, pays no call for it. */
 #define td_runner_rent(m)                                                               \
     ({  td_method *rr_m_ = (m);                                                         \
         td_runner *rr_r_;                                                               \
         TD_POOL_RENT_OR_(&rr_m_->pool, rr_r_,                                           \
                          if (TD_UNLIKELY(rr_r_->source.ops == NULL))                    \
-                             rr_r_ = td_runner_ready_(rr_m_, rr_r_),                    \
+                             rr_r_ = td_runner_ready_(rr_m_, rr_r_);                    \
+                         else                                                           \
+                             td_atomic_store_release_u32(&rr_r_->source.owned,          \
+                                                         TD_SOURCE_OWNED_MAIN),         \
                          td_runner_ready_(rr_m_, NULL));                                \
         rr_r_; })
 static inline void *td_runner_frame(td_runner *r) { return (void *)r->frame; }

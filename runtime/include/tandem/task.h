@@ -9,7 +9,8 @@
  *
  * Invariants of a protocol source (stated once, relied on everywhere):
  *   - word = [version:24][flags:2][mode:2][status:2]... see TD_WORD_* below. Status,
- *     consumption mode and version change only by CAS on this one word.
+ *     consumption mode and version change only by CAS on this one word (or by the plain
+ *     stores of its owner, the last invariant).
  *   - completion: the single completer writes value/error, then one CAS publishes the
  *     status. Sources that several producers may race to complete claim first (a CAS
  *     that sets the CLAIMED flag), write, then publish.
@@ -36,6 +37,15 @@
  *     tells a protocol source ready for the consumption fast path without loading its ops.
  *   - a source whose pool was full when it was released is freed; like any freed object
  *     it must not be queried again (the pools keep SourcePoolCapacity sources alive).
+ *   - ownership (src/ownership.c) takes the read-modify-writes above off the path where one
+ *     thread does everything. A source rented or reset on the main thread (the pools' owner
+ *     thread, pool.h) is owned by it (`owned` TD_SOURCE_OWNED_MAIN): the main thread then
+ *     writes its word with plain stores, each inside a window bracketed by a flag of its
+ *     own (td_main_busy_) whose opening re-reads `owned`. Any other thread takes the
+ *     ownership away before it writes the word (td_source_disown_: REVOKING, an asymmetric
+ *     heavy barrier, a wait for the window to close, SHARED); from then on every party uses
+ *     the CAS protocol until the source is rented again. Sources of every other kind, and
+ *     those rented on other threads, are SHARED from the start. Reads need neither.
  */
 #ifndef TANDEM_TASK_H
 #define TANDEM_TASK_H
@@ -115,13 +125,18 @@ typedef struct td_source_ops {
 
 struct td_source {
     volatile uint32_t word;
-    uint32_t refs;                      /* owners besides the consumer (waits use it) */
+    volatile uint32_t owned;            /* TD_SOURCE_OWNED_*: who may write the word (below) */
     const td_source_ops *ops;
     td_continuation_fn cont_fn;
     void *cont_arg;
     int64_t value;
     td_error error;
 };
+
+/* td_source.owned */
+#define TD_SOURCE_OWNED_SHARED 0u       /* the CAS protocol, for every party */
+#define TD_SOURCE_OWNED_MAIN 1u         /* the main thread writes the word with plain stores */
+#define TD_SOURCE_OWNED_REVOKING 2u     /* another thread is taking it away (ownership.c) */
 
 #define TD_WORD_STATUS_MASK 0x3u
 #define TD_WORD_MODE_SHIFT 2

@@ -1,0 +1,220 @@
+/* Ownership (task.h's last invariant, ownership.c): sources rented on the main thread are
+ * written there with plain stores until another thread takes them; these tests race a
+ * worker's write against the main thread's plain ones, round after round, and check that
+ * exactly one completion wins and every continuation runs exactly once. Built with TSan too. */
+#include <pthread.h>
+#include <tandem/tandem.h>
+#include "td_test.h"
+
+#define ROUNDS 3000
+
+/* A delay that differs from round to round (odd rounds 0 to 15 pauses, even ones 0 to 383),
+ * so that each side of a race wins in some rounds: the worker needs a cache miss and, to take
+ * the ownership, a system call before it writes. */
+static void spread(uint32_t round)
+{
+    for (uint32_t i = (round * 7919u) % (round & 1 ? 16u : 384u); i > 0; i--)
+        td_cpu_relax();
+}
+
+/* ---- who owns what -------------------------------------------------------------------- */
+
+static td_source *rented_on_worker;
+static void *rent_on_worker(void *arg)
+{
+    (void)arg;
+    td_auto_source *s = td_auto_source_rent();
+    rented_on_worker = s ? td_auto_source_task(s).source : NULL;
+    return NULL;
+}
+
+static void *complete_on_worker(void *arg)
+{
+    td_auto_source *s = (td_auto_source *)arg;
+    td_auto_source_set_result(s, td_auto_source_task(s).token, 7);
+    return NULL;
+}
+
+static void owned_on_main_shared_elsewhere(void)
+{
+    td_auto_source *s = td_auto_source_rent();
+    TD_CHECK(s != NULL);
+    td_task_i64 t = td_auto_source_task_i64(s);
+    TD_CHECK_EQ(TD_SOURCE_OWNED_MAIN, t.task.source->owned);
+    /* a worker's completion takes the ownership away, and its outcome is the one read */
+    pthread_t th;
+    TD_CHECK(pthread_create(&th, NULL, complete_on_worker, s) == 0);
+    pthread_join(th, NULL);
+    TD_CHECK_EQ(TD_SOURCE_OWNED_SHARED, t.task.source->owned);
+    td_outcome o;
+    TD_CHECK_EQ(TD_OK, td_task_i64_get(t, &o));
+    TD_CHECK_EQ(7, o.value);
+    /* rented on a worker: never owned */
+    TD_CHECK(pthread_create(&th, NULL, rent_on_worker, NULL) == 0);
+    pthread_join(th, NULL);
+    TD_CHECK(rented_on_worker != NULL);
+    TD_CHECK_EQ(TD_SOURCE_OWNED_SHARED, rented_on_worker->owned);
+    td_auto_source_set_result((td_auto_source *)rented_on_worker, td_source_token(rented_on_worker), 1);
+    td_task_forget_result(td_task_of(rented_on_worker, td_source_token(rented_on_worker)));
+    /* a completion source made or reset on the main thread is owned by it */
+    td_completion_source *cs = td_completion_source_new();
+    TD_CHECK(cs != NULL);
+    TD_CHECK_EQ(TD_SOURCE_OWNED_MAIN, td_completion_source_task(cs).source->owned);
+    td_completion_source_set_result(cs, 3);
+    td_task_forget_result(td_completion_source_task(cs));
+    td_completion_source_reset(cs);
+    TD_CHECK_EQ(TD_SOURCE_OWNED_MAIN, td_completion_source_task(cs).source->owned);
+    td_completion_source_free(cs);
+}
+
+/* ---- racing completers: the main thread's plain completion against a worker's ---------- */
+
+typedef struct {
+    td_auto_source *volatile source;
+    volatile uint32_t token;
+    volatile uint32_t round;     /* the round the worker completes, 0 = none */
+    volatile uint32_t done;      /* the last round it completed */
+    volatile uint32_t stop;
+    volatile int wins;           /* the worker's TD_OK results */
+} race;
+
+static void *race_completer(void *arg)
+{
+    race *h = (race *)arg;
+    uint32_t seen = 0;
+    while (!td_atomic_load_u32(&h->stop)) {
+        uint32_t r = td_atomic_load_u32(&h->round);
+        if (r == seen) {
+            td_cpu_relax();
+            continue;
+        }
+        td_auto_source *s = (td_auto_source *)td_atomic_load_ptr((void *volatile *)&h->source);
+        if (td_auto_source_set_result(s, td_atomic_load_u32(&h->token), -(int64_t)r) == TD_OK)
+            h->wins++;
+        seen = r;
+        td_atomic_store_u32(&h->done, r);
+    }
+    return NULL;
+}
+
+static void racing_completers_one_wins(void)
+{
+    race h;
+    memset(&h, 0, sizeof(h));
+    pthread_t th;
+    TD_CHECK(pthread_create(&th, NULL, race_completer, &h) == 0);
+    int bad = 0, main_wins = 0;
+    for (uint32_t round = 1; round <= ROUNDS && !bad; round++) {
+        td_auto_source *s = td_auto_source_rent();
+        td_task_i64 t = td_auto_source_task_i64(s);
+        td_atomic_store_ptr((void *volatile *)&h.source, s);
+        td_atomic_store_u32(&h.token, t.task.token);
+        int before = h.wins;
+        td_atomic_store_u32(&h.round, round);      /* the worker completes now, and so do we */
+        spread(round);
+        int mine = td_auto_source_set_result(s, t.task.token, (int64_t)round) == TD_OK;
+        while (td_atomic_load_u32(&h.done) != round)
+            td_cpu_relax();
+        int theirs = h.wins - before;
+        td_outcome o;
+        if (mine + theirs != 1 || td_task_i64_get(t, &o) != TD_OK ||
+            o.value != (mine ? (int64_t)round : -(int64_t)round))
+            bad = (int)round;
+        main_wins += mine;
+    }
+    td_atomic_store_u32(&h.stop, 1);
+    pthread_join(th, NULL);
+    TD_CHECK_EQ(0, bad);
+    printf("     main won %d of %d rounds\n", main_wins, ROUNDS);
+}
+
+/* ---- a runner's own completion on the main thread against a worker's registration ------- */
+
+typedef struct { td_task_i64 gate; int64_t v; } gate_frame;
+static void gate_step(td_runner *r, gate_frame *f)
+{
+    TD_BEGIN(r);
+    TD_AWAIT_VALUE(r, f->gate, f->v);
+    TD_RETURN_VALUE(r, f->v * 2);
+    TD_END(r);
+}
+TD_METHOD_DEFINE(gate_waiter, gate_frame, gate_step);
+
+typedef struct {
+    volatile uint32_t round, done, stop;
+    td_task_i64 task;                /* the runner's task of this round (written before round) */
+    volatile uint32_t runs;          /* continuation runs, all rounds */
+    volatile int64_t got;            /* the value the worker's side consumed this round */
+    volatile uint32_t registered;    /* rounds in which the worker's registration was taken */
+} reg;
+
+static reg regs;
+
+static void reg_continuation(void *arg)
+{
+    (void)arg;
+    td_outcome o;
+    regs.got = td_task_i64_get(regs.task, &o) == TD_OK ? o.value : -1;
+    td_atomic_fetch_add_u32(&regs.runs, 1);
+}
+
+static void *reg_worker(void *arg)
+{
+    (void)arg;
+    uint32_t seen = 0;
+    while (!td_atomic_load_u32(&regs.stop)) {
+        uint32_t r = td_atomic_load_u32(&regs.round);
+        if (r == seen) {
+            td_cpu_relax();
+            continue;
+        }
+        int rc = td_task_on_completed(regs.task.task, reg_continuation, NULL);
+        if (rc == TD_DONE)
+            reg_continuation(NULL);   /* complete already: not registered, consume it here */
+        else if (rc == TD_OK)
+            regs.registered++;
+        seen = r;
+        td_atomic_store_u32(&regs.done, r);
+    }
+    return NULL;
+}
+
+static void own_completion_races_registration(void)
+{
+    memset(&regs, 0, sizeof(regs));
+    td_completion_source *gate = td_completion_source_new();
+    TD_CHECK(gate != NULL);
+    pthread_t th;
+    TD_CHECK(pthread_create(&th, NULL, reg_worker, NULL) == 0);
+    int bad = 0;
+    for (uint32_t round = 1; round <= ROUNDS && !bad; round++) {
+        td_completion_source_reset(gate);
+        td_runner *r = td_runner_rent(&gate_waiter_method);
+        TD_FRAME(r, gate_frame)->gate = td_completion_source_task_i64(gate);
+        regs.task = td_runner_start_i64(r);          /* suspended on the gate */
+        uint32_t runs = td_atomic_load_u32(&regs.runs);
+        td_atomic_store_u32(&regs.round, round);     /* the worker registers now ... */
+        spread(round);
+        td_completion_source_set_result(gate, (int64_t)round);   /* ... as the runner completes */
+        while (td_atomic_load_u32(&regs.done) != round || td_atomic_load_u32(&regs.runs) == runs)
+            td_cpu_relax();
+        if (td_atomic_load_u32(&regs.runs) != runs + 1 || regs.got != 2 * (int64_t)round)
+            bad = (int)round;
+    }
+    td_atomic_store_u32(&regs.stop, 1);
+    pthread_join(th, NULL);
+    td_completion_source_free(gate);
+    TD_CHECK_EQ(0, bad);
+    printf("     the worker registered first in %u of %d rounds\n", regs.registered, ROUNDS);
+}
+
+int main(void)
+{
+    if (td_runtime_init(NULL) != TD_OK)
+        return 2;
+    TD_RUN(owned_on_main_shared_elsewhere);
+    TD_RUN(racing_completers_one_wins);
+    TD_RUN(own_completion_races_registration);
+    td_runtime_shutdown();
+    return TD_TEST_SUMMARY();
+}
