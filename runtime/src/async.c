@@ -239,24 +239,27 @@ static TD_NOINLINE int runner_suspend_other(td_runner *r, td_source *s, uint32_t
     runner_suspend_return(r, s, token);
 }
 
-/* The common suspension with flow off: a protocol source pending at the token in mode NONE
- * (TD_SOURCE_REGISTRABLE_ of `w`, its word as read by the caller) that the main thread owns,
- * awaited on the main thread, takes td_runner_move_next with a plain store in the main
- * thread's window (task.h): `w` is still the word, since while the source is owned only this
- * thread writes it. The synchronous mode is left before the store (after it the runner may
- * be resumed as soon as the window closes). Anything else is a tail call of
+/* The common suspension with flow off: a source that the main thread owns, awaited on the main
+ * thread, pending at the token in mode NONE (its word `w` as read by the caller) takes
+ * td_runner_move_next with a plain release store in the main thread's window (task.h). `w` is
+ * still the word: while the source is owned only this thread writes it. An owned source is a
+ * protocol source (a runner, a completion or auto source) and never claimed, so its word is
+ * compared whole, without loading its ops. The synchronous mode is left before the store (the
+ * runner may be resumed as soon as the window closes). Anything else is a tail call of
  * runner_suspend_other (the CAS protocol). The inline suspension (async.h) calls it with what
  * it read. */
 int td_runner_suspend_at_(td_runner *r, td_source *s, uint32_t token, uint32_t w)
 {
-    if (TD_LIKELY(!td_runtime_settings.flow) && TD_LIKELY(TD_SOURCE_REGISTRABLE_(s, w, token)) &&
-        TD_LIKELY(TD_MAIN_OWNS_BEGIN_(s))) {
-        r->sync = NULL;
-        s->cont_fn = td_runner_move_next;
-        s->cont_arg = r;
-        td_atomic_store_release_u32(&s->word, w | TD_MODE_AWAITED);
+    if (TD_LIKELY(!td_runtime_settings.flow) && TD_LIKELY(TD_MAIN_OWNS_BEGIN_(s))) {
+        if (TD_LIKELY(w == ((uint32_t)token << TD_WORD_VERSION_SHIFT))) {
+            r->sync = NULL;
+            s->cont_fn = td_runner_move_next;
+            s->cont_arg = r;
+            td_atomic_store_release_u32(&s->word, w | TD_MODE_AWAITED);
+            TD_MAIN_OWNS_END_();
+            return 1;
+        }
         TD_MAIN_OWNS_END_();
-        return 1;
     }
     return runner_suspend_other(r, s, token);
 }

@@ -7,59 +7,50 @@
  * (TD_MAIN_OWNS_BEGIN_ / _END_, td_internal.h). Another thread that must write the word
  * takes the ownership away first:
  *     owned: MAIN -> REVOKING (CAS); heavy barrier; wait until busy is 0; owned = SHARED
- * The heavy barrier (membarrier, or a TLB shootdown) runs a full fence on every thread of
- * the process, the main thread included, between the CAS and the read of busy: either the
- * main thread's read of `owned` comes after the fence and sees REVOKING (no plain store
- * follows), or its busy = 1 came before and is seen here, and the revoker waits for the
- * window to close. That is the asymmetric Dekker pattern (the main thread pays a compiler
+ * The heavy barrier (membarrier, registered by td_runtime_init; without it nothing is ever
+ * owned) runs a full fence on every thread of the process, the main thread included,
+ * between the CAS and the read of busy: either the main thread's read of `owned` comes
+ * after the fence and sees REVOKING (no plain store follows), or its busy = 1 came before
+ * and is seen here, and the revoker waits for the window to close. That is the asymmetric Dekker pattern (the main thread pays a compiler
  * barrier, the rare revoker a system call): no window is open once owned is SHARED, and
  * nobody but the main thread opens one on a MAIN source.
  */
 #include <stdlib.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 #include "td_internal.h"
 
-volatile uint32_t td_main_busy_;
-
-/* membarrier(2) commands (linux/membarrier.h, stable ABI). */
-#define OWNERSHIP_MEMBARRIER_PRIVATE_EXPEDITED 8
+/* membarrier(2), called through syscall(2) declared here rather than with <unistd.h> and
+ * <sys/syscall.h>: under libtcc every header is parsed at the JIT player's start, and those
+ * two cost about 4 M of tcc's instructions (7% of the player's unit). */
+#if defined(__linux__) && defined(__x86_64__)
+extern long syscall(long number, ...);
+#define OWNERSHIP_SYS_MEMBARRIER 324L       /* x86-64 */
+#else
+#include <unistd.h>
+#include <sys/syscall.h>
+#define OWNERSHIP_SYS_MEMBARRIER ((long)SYS_membarrier)
+#endif
+#define OWNERSHIP_MEMBARRIER_PRIVATE_EXPEDITED 8            /* linux/membarrier.h */
 #define OWNERSHIP_MEMBARRIER_REGISTER_PRIVATE_EXPEDITED 16
 
-static volatile uint32_t ownership_membarrier;      /* 0 not tried, 1 registered, 2 refused */
-static td_spinlock ownership_page_lock = TD_SPINLOCK_INIT;
-static char *ownership_page;
+volatile uint32_t td_main_busy_;
+/* What a rental on the main thread gets: MAIN once the heavy barrier is known to work, else
+ * SHARED (no ownership: a kernel without membarrier, or a sandbox that refuses it). */
+uint32_t td_source_owned_on_main_ = TD_SOURCE_OWNED_SHARED;
 
-/* A full memory barrier on every running thread of the process. membarrier when the kernel
- * has it (registered on first use); else a change of protection of a page this thread has
- * written, whose TLB shootdown interrupts every CPU that runs the process (the fallback
- * folly's asymmetric heavy barrier uses too). */
+int td_ownership_runtime_init_(void)
+{
+    if (td_source_owned_on_main_ == TD_SOURCE_OWNED_SHARED &&
+        syscall(OWNERSHIP_SYS_MEMBARRIER, OWNERSHIP_MEMBARRIER_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+        td_source_owned_on_main_ = TD_SOURCE_OWNED_MAIN;
+    return TD_OK;
+}
+
+/* A full memory barrier on every running thread of the process (registered above, so it
+ * cannot be refused; if it were, going on could lose a store: stop instead). */
 static void ownership_heavy_barrier(void)
 {
-#if defined(SYS_membarrier)
-    uint32_t state = td_atomic_load_u32(&ownership_membarrier);
-    if (state == 0) {
-        state = syscall(SYS_membarrier, OWNERSHIP_MEMBARRIER_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 ? 1u : 2u;
-        td_atomic_store_u32(&ownership_membarrier, state);
-    }
-    if (state == 1 && syscall(SYS_membarrier, OWNERSHIP_MEMBARRIER_PRIVATE_EXPEDITED, 0, 0) == 0)
-        return;
-#endif
-    td_spin_lock(&ownership_page_lock);
-    if (ownership_page == NULL) {
-        void *p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED)
-            abort();        /* no barrier at all: a plain store could be lost; never go on */
-        ownership_page = (char *)p;
-    }
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    if (mprotect(ownership_page, page, PROT_READ | PROT_WRITE) != 0)
+    if (syscall(OWNERSHIP_SYS_MEMBARRIER, OWNERSHIP_MEMBARRIER_PRIVATE_EXPEDITED, 0, 0) != 0)
         abort();
-    *(volatile char *)ownership_page = 1;   /* the page is in this CPU's TLB */
-    if (mprotect(ownership_page, page, PROT_READ) != 0)
-        abort();
-    td_spin_unlock(&ownership_page_lock);
 }
 
 void td_source_disown_(td_source *s)

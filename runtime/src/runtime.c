@@ -59,6 +59,7 @@ static int runtime_context_init(uint32_t cap) { (void)cap; return td_context_run
 static int runtime_runners_init(uint32_t cap) { (void)cap; return td_async_set_all_capacities_(td_runtime_settings.runner_pool_capacity); }
 static int runtime_loop_init(uint32_t cap) { (void)cap; return td_loop_runtime_init_(); }
 static int runtime_tracking_init(uint32_t cap) { (void)cap; return td_tracking_runtime_init_(); }
+static int runtime_ownership_init(uint32_t cap) { (void)cap; return td_ownership_runtime_init_(); }
 
 typedef struct runtime_module {
     const char *name;
@@ -67,6 +68,7 @@ typedef struct runtime_module {
 } runtime_module;
 
 static const runtime_module runtime_modules[] = {
+    { "ownership", runtime_ownership_init, NULL },
     { "context", runtime_context_init, NULL },
     { "error and auto sources", runtime_error_pools_init, runtime_error_pools_set_capacity },
     { "runners", runtime_runners_init, NULL },

@@ -57,6 +57,7 @@ int td_forget_runtime_init_(uint32_t capacity);
 void td_forget_runtime_shutdown_(void);
 int td_forget_set_capacity_(uint32_t capacity);
 int td_tracking_runtime_init_(void);
+int td_ownership_runtime_init_(void);
 void td_tracking_runtime_shutdown_(void);
 /* Tracking hooks of async.c, called only when td_runtime_settings.tracking is on. */
 void td_tracking_begin_(td_runner *r, uint32_t token);
@@ -112,7 +113,7 @@ extern volatile uint32_t td_main_busy_;
 /* Ownership at a rental or reset, on the renting thread (nobody else holds a token yet). */
 #define TD_SOURCE_OWN_(s)                                                               \
     td_atomic_store_release_u32(&(s)->owned,                                            \
-                                TD_POOL_ON_OWNER_() ? TD_SOURCE_OWNED_MAIN : TD_SOURCE_OWNED_SHARED)
+                                TD_POOL_ON_OWNER_() ? td_source_owned_on_main_ : TD_SOURCE_OWNED_SHARED)
 /* Take the ownership away, and wait until the main thread can no longer be writing the word
  * with a plain store: before any CAS on the word of a source that may be owned. */
 void td_source_disown_(td_source *s);
@@ -125,19 +126,19 @@ void td_source_disown_(td_source *s);
 /* td_task_on_completed of {s, token} (s not NULL) without the stamp shortcut, for callers
  * that checked it already (the suspension): a stamp source's own ops answer the same. */
 int td_source_on_completed_(td_source *s, uint32_t token, td_continuation_fn fn, void *arg);
-/* Its common case inline (a statement expression: tcc pays no call): a protocol source
- * pending at `token` in mode NONE, claimed or not (TD_SOURCE_REGISTRABLE_ of its word w),
- * owned by the main thread and registered on it, takes the continuation with a plain store
- * setting mode AWAITED; anything else is td_source_on_completed_ (the CAS, task.h). */
-#define TD_SOURCE_REGISTRABLE_(s, w, token)                                             \
-    ((s)->ops->on_completed == NULL &&                                                  \
-     ((w) & ~TD_WORD_CLAIMED) == ((uint32_t)(token) << TD_WORD_VERSION_SHIFT))
+/* Its common case inline (a statement expression: tcc pays no call): a source owned by the
+ * main thread and registered on it, pending at `token` in mode NONE, takes the continuation
+ * with a plain store setting mode AWAITED; anything else is td_source_on_completed_ (the CAS,
+ * task.h). An owned source is a protocol source and never claimed: its word is compared
+ * whole, its ops not loaded. `owned` is read once before the window too: a frame marker or
+ * another custom source (flow on) then goes to td_source_on_completed_ at once. */
 #define td_source_register_(s, token, fn, arg)                                          \
     ({  td_source *rg_s_ = (s);                                                         \
         int rg_rc_ = 1;                                                                 \
-        if (TD_MAIN_OWNS_BEGIN_(rg_s_)) {                                               \
+        if (td_atomic_load_u32(&rg_s_->owned) == TD_SOURCE_OWNED_MAIN &&                \
+            TD_MAIN_OWNS_BEGIN_(rg_s_)) {                                               \
             uint32_t rg_w_ = td_atomic_load_u32(&rg_s_->word);                          \
-            if (TD_LIKELY(TD_SOURCE_REGISTRABLE_(rg_s_, rg_w_, (token)))) {              \
+            if (TD_LIKELY(rg_w_ == ((uint32_t)(token) << TD_WORD_VERSION_SHIFT))) {      \
                 rg_s_->cont_fn = (fn);                                                  \
                 rg_s_->cont_arg = (arg);                                                \
                 td_atomic_store_release_u32(&rg_s_->word, rg_w_ | TD_MODE_AWAITED);     \

@@ -45,7 +45,8 @@
  *     ownership away before it writes the word (td_source_disown_: REVOKING, an asymmetric
  *     heavy barrier, a wait for the window to close, SHARED); from then on every party uses
  *     the CAS protocol until the source is rented again. Sources of every other kind, and
- *     those rented on other threads, are SHARED from the start. Reads need neither.
+ *     those rented on other threads, are SHARED from the start. Reads need neither. An
+ *     owned source is a protocol source and never claimed (the claim is the CAS protocol's).
  */
 #ifndef TANDEM_TASK_H
 #define TANDEM_TASK_H
@@ -137,6 +138,9 @@ struct td_source {
 #define TD_SOURCE_OWNED_SHARED 0u       /* the CAS protocol, for every party */
 #define TD_SOURCE_OWNED_MAIN 1u         /* the main thread writes the word with plain stores */
 #define TD_SOURCE_OWNED_REVOKING 2u     /* another thread is taking it away (ownership.c) */
+/* What a rental on the main thread stores: MAIN, or SHARED when the process has no heavy
+ * barrier (ownership.c; set by td_runtime_init). */
+extern uint32_t td_source_owned_on_main_;
 
 #define TD_WORD_STATUS_MASK 0x3u
 #define TD_WORD_MODE_SHIFT 2
