@@ -149,6 +149,16 @@ void td_runner_move_next(void *arg)
     r->method->step(r, r->frame);
 }
 
+/* The resumption of a frame wait queued on the loop's own thread with flow off
+ * (TD_RUNNER_FRAME_PUSH_, td_runner_suspend_now_): flowed is 0 whenever a step runs (set only
+ * by a registration with flow on, cleared by its resumption), and this queuing captured
+ * nothing, so the step is called without the test. */
+void td_runner_resume_frame_(void *arg)
+{
+    td_runner *r = (td_runner *)arg;
+    r->method->step(r, r->frame);
+}
+
 /* The suspension on the awaited task {s, token} (s not NULL), returning 1 (suspended) or 0
  * (go on: completed already, or the registration was refused) from the enclosing function.
  * A macro, so both entries below run it without a call under tcc (which never inlines).

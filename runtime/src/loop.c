@@ -171,7 +171,7 @@ static int loop_marker_on_completed(td_source *s, uint32_t token, td_continuatio
     if (loop_marker_done(m, token) || td_atomic_load_u32(&loop->retired))
         return TD_DONE;
     /* The loop's own thread queues directly (td_loop_post_at's local path, inlined). */
-    if (TD_LIKELY(td_thread_self() == loop->thread && ((loop->installed >> m->timing) & 1u)))
+    if (TD_LIKELY(td_thread_self() == loop->thread && ((td_atomic_load_u32(&loop->installed) >> m->timing) & 1u)))
         return loop_queue_push(&loop->queues[m->timing], fn, arg, token);
     int rc = td_loop_post_at(loop, (td_timing)m->timing, token, fn, arg);
     /* Retired in the meantime: the marker now answers canceled, so the caller takes it. */
@@ -300,7 +300,7 @@ int td_loop_post_at(td_loop *loop, td_timing t, uint32_t target, td_continuation
     if (TD_LIKELY(td_thread_self() == loop->thread)) {
         if (TD_UNLIKELY(loop->retired))
             return TD_E_RETIRED;
-        if (TD_UNLIKELY(!((loop->installed >> t) & 1u)))
+        if (TD_UNLIKELY(!((td_atomic_load_u32(&loop->installed) >> t) & 1u)))
             td_loop_install_(loop, t);
         return loop_queue_push(&loop->queues[t], fn, arg, target);
     }
@@ -329,7 +329,7 @@ int td_loop_add_item_retire_(td_loop *loop, td_timing t, td_item_fn fn, td_conti
     if (td_thread_self() == loop->thread) {
         if (loop->retired)
             return TD_E_RETIRED;
-        if (!((loop->installed >> t) & 1u))
+        if (!((td_atomic_load_u32(&loop->installed) >> t) & 1u))
             td_loop_install_(loop, t);
         return loop_items_push(&loop->items[t], fn, retire, arg);
     }
@@ -393,7 +393,7 @@ static void loop_run_timing(td_loop *loop, uint32_t t, uint32_t frame)
             loop_queue_push(queue, e->fn, e->arg, e->target);
             continue;
         }
-        /* A suspended method's entry is td_runner_move_next: a tail call into its step. */
+        /* A suspended method's entry is td_runner_resume_frame_: a tail call into its step. */
         e->fn(e->arg);
         if (TD_UNLIKELY(loop->retired)) {
             /* Destroyed from this continuation: the rest is run by the retirement. */
@@ -445,10 +445,10 @@ void td_loop_run_frame(td_loop *loop)
     loop_merge_inbox(loop);
     for (uint32_t i = 0; i < TD_TIMING_COUNT && !loop->retired; i++) {
         uint32_t t = td_timing_order[i];
-        if ((loop->installed >> t) & 1u)
+        if ((td_atomic_load_u32(&loop->installed) >> t) & 1u)
             loop_run_timing(loop, t, frame);
     }
-    if (loop->has_end_of_frame && ((loop->installed >> LOOP_EOF) & 1u) && !loop->retired)
+    if (loop->has_end_of_frame && ((td_atomic_load_u32(&loop->installed) >> LOOP_EOF) & 1u) && !loop->retired)
         loop_run_timing(loop, LOOP_EOF, frame);
     td_atomic_store_u32(&loop->current, TD_TIMING_COUNT);
     /* A destroy from inside this frame finishes here, once nothing walks the queues. */
@@ -542,7 +542,7 @@ static void loop_retire(td_loop *loop)
         for (uint32_t i = 0; i < q.count; i++) {
             /* A frame await queued without its task (TD_RUNNER_FRAME_PUSH_) gets it now, so
              * that its resumption reads the retirement (the marker answers canceled). */
-            if (q.items[i].fn == td_runner_move_next && t < TD_TIMING_COUNT) {
+            if (q.items[i].fn == td_runner_resume_frame_ && t < TD_TIMING_COUNT) {
                 td_runner *r = (td_runner *)q.items[i].arg;
                 if (r->awaiting.task.source == NULL) {
                     r->awaiting.task.source = &loop->markers[t].source;

@@ -185,6 +185,8 @@ td_task td_runner_start(td_runner *r);
 td_task_i64 td_runner_start_i64(td_runner *r);
 /* Resume a suspended runner (the continuation registered by TD_AWAIT). */
 void td_runner_move_next(void *runner);
+/* The same for a frame wait queued with flow off (nothing captured: no flow test). */
+void td_runner_resume_frame_(void *runner);
 
 /* ---- step-function macros ------------------------------------------------------ */
 
@@ -204,7 +206,7 @@ void td_source_succeed_own_(td_source *s, int64_t value);
 
 /* The suspension's fast path (inline): a frame wait (the loop's marker, loop.h) awaited on
  * the loop's own thread with flow off is one entry appended to the timing's queue, which the
- * loop's drain resumes with td_runner_move_next. Everything else: td_runner_suspend_. */
+ * loop's drain resumes with td_runner_resume_frame_. Everything else: td_runner_suspend_. */
 TD_INLINE int td_runner_suspend_now_(td_runner *r)
 {
     td_source *s = r->awaiting.task.source;
@@ -216,7 +218,7 @@ TD_INLINE int td_runner_suspend_now_(td_runner *r)
         if ((int32_t)(td_atomic_load_u32((volatile uint32_t *)s->cont_arg) - token) >= 0)
             return 0;                   /* already reached: continue without suspending */
         if (TD_LIKELY(!td_runtime_settings.flow &&
-                      TD_LOOP_MARKER_PUSH_((td_loop_marker_ *)s, token, td_runner_move_next, r))) {
+                      TD_LOOP_MARKER_PUSH_((td_loop_marker_ *)s, token, td_runner_resume_frame_, r))) {
             r->sync = NULL;             /* suspended: a completion no longer reports to start */
             return 1;
         }
@@ -228,7 +230,7 @@ TD_INLINE int td_runner_suspend_now_(td_runner *r)
 #endif
 
 /* TD_AWAIT_FRAME_'s fast path: on the main loop's thread with flow off, the timing's marker
- * queue takes the runner (td_runner_move_next) for the target frame and the await is done.
+ * queue takes the runner (td_runner_resume_frame_) for the target frame and the await is done.
  * The markers are td_loop_push_markers_ (loop.h), which never match with flow on or no main
  * loop: no separate test of either. No task is stored: `awaiting` stays empty, so the
  * resumption's take sees nothing to consume (the loop runs the entry only once the frame is
@@ -242,7 +244,7 @@ TD_INLINE int td_runner_suspend_now_(td_runner *r)
                 (void *volatile *)&td_loop_push_markers_) + (t);                        \
             if (TD_LIKELY(TD_LOOP_MARKER_PUSH_(td_fm_, (yield) ? TD_LOOP_MARKER_NEXT_RUN_(td_fm_) \
                               : td_fm_->next_frame,                                     \
-                              td_runner_move_next, (r)))) {                             \
+                              td_runner_resume_frame_, (r)))) {                         \
                 (r)->sync = NULL;    /* suspended: a completion no longer reports to start */ \
                 td_pushed_ = 1;                                                         \
             }                                                                           \
