@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <tandem/tandem.h>
 #include "td_test.h"
+#include "td_test_rounds.h"
 
 #define ROUNDS 3000
 
@@ -70,39 +71,25 @@ static void owned_on_main_shared_elsewhere(void)
 /* ---- racing completers: the main thread's plain completion against a worker's ---------- */
 
 typedef struct {
-    td_auto_source *volatile source;
+    td_auto_source *volatile source;    /* the round's source and token, written before it */
     volatile uint32_t token;
-    volatile uint32_t round;     /* the round the worker completes, 0 = none */
-    volatile uint32_t done;      /* the last round it completed */
-    volatile uint32_t stop;
-    volatile int wins;           /* the worker's TD_OK results */
+    volatile int wins;                  /* the worker's TD_OK results */
 } race;
 
-static void *race_completer(void *arg)
+static void race_complete(uint32_t round, void *arg)
 {
     race *h = (race *)arg;
-    uint32_t seen = 0;
-    while (!td_atomic_load_u32(&h->stop)) {
-        uint32_t r = td_atomic_load_u32(&h->round);
-        if (r == seen) {
-            td_cpu_relax();
-            continue;
-        }
-        td_auto_source *s = (td_auto_source *)td_atomic_load_ptr((void *volatile *)&h->source);
-        if (td_auto_source_set_result(s, td_atomic_load_u32(&h->token), -(int64_t)r) == TD_OK)
-            h->wins++;
-        seen = r;
-        td_atomic_store_u32(&h->done, r);
-    }
-    return NULL;
+    td_auto_source *s = (td_auto_source *)td_atomic_load_ptr((void *volatile *)&h->source);
+    if (td_auto_source_set_result(s, td_atomic_load_u32(&h->token), -(int64_t)round) == TD_OK)
+        h->wins++;
 }
 
 static void racing_completers_one_wins(void)
 {
     race h;
     memset(&h, 0, sizeof(h));
-    pthread_t th;
-    TD_CHECK(pthread_create(&th, NULL, race_completer, &h) == 0);
+    td_test_rounds w;
+    TD_CHECK(td_test_rounds_start(&w, race_complete, &h) == 0);
     int bad = 0, main_wins = 0;
     for (uint32_t round = 1; round <= ROUNDS && !bad; round++) {
         td_auto_source *s = td_auto_source_rent();
@@ -110,11 +97,10 @@ static void racing_completers_one_wins(void)
         td_atomic_store_ptr((void *volatile *)&h.source, s);
         td_atomic_store_u32(&h.token, t.task.token);
         int before = h.wins;
-        td_atomic_store_u32(&h.round, round);      /* the worker completes now, and so do we */
+        td_test_rounds_go(&w, round);              /* the worker completes now, and so do we */
         spread(round);
         int mine = td_auto_source_set_result(s, t.task.token, (int64_t)round) == TD_OK;
-        while (td_atomic_load_u32(&h.done) != round)
-            td_cpu_relax();
+        td_test_rounds_wait(&w, round);
         int theirs = h.wins - before;
         td_outcome o;
         if (mine + theirs != 1 || td_task_i64_get(t, &o) != TD_OK ||
@@ -122,8 +108,7 @@ static void racing_completers_one_wins(void)
             bad = (int)round;
         main_wins += mine;
     }
-    td_atomic_store_u32(&h.stop, 1);
-    pthread_join(th, NULL);
+    td_test_rounds_stop(&w);
     TD_CHECK_EQ(0, bad);
     printf("     main won %d of %d rounds\n", main_wins, ROUNDS);
 }
@@ -141,10 +126,9 @@ static void gate_step(td_runner *r, gate_frame *f)
 TD_METHOD_DEFINE(gate_waiter, gate_frame, gate_step);
 
 typedef struct {
-    volatile uint32_t round, done, stop;
-    td_task_i64 task;                /* the runner's task of this round (written before round) */
+    td_task_i64 task;                /* the runner's task of this round (written before it) */
     volatile uint32_t runs;          /* continuation runs, all rounds */
-    volatile int64_t got;            /* the value the worker's side consumed this round */
+    volatile int64_t got;            /* the value the continuation consumed this round */
     volatile uint32_t registered;    /* rounds in which the worker's registration was taken */
 } reg;
 
@@ -158,25 +142,15 @@ static void reg_continuation(void *arg)
     td_atomic_fetch_add_u32(&regs.runs, 1);
 }
 
-static void *reg_worker(void *arg)
+static void reg_register(uint32_t round, void *arg)
 {
+    (void)round;
     (void)arg;
-    uint32_t seen = 0;
-    while (!td_atomic_load_u32(&regs.stop)) {
-        uint32_t r = td_atomic_load_u32(&regs.round);
-        if (r == seen) {
-            td_cpu_relax();
-            continue;
-        }
-        int rc = td_task_on_completed(regs.task.task, reg_continuation, NULL);
-        if (rc == TD_DONE)
-            reg_continuation(NULL);   /* complete already: not registered, consume it here */
-        else if (rc == TD_OK)
-            regs.registered++;
-        seen = r;
-        td_atomic_store_u32(&regs.done, r);
-    }
-    return NULL;
+    int rc = td_task_on_completed(regs.task.task, reg_continuation, NULL);
+    if (rc == TD_DONE)
+        reg_continuation(NULL);   /* complete already: not registered, consume it here */
+    else if (rc == TD_OK)
+        regs.registered++;
 }
 
 static void own_completion_races_registration(void)
@@ -184,8 +158,8 @@ static void own_completion_races_registration(void)
     memset(&regs, 0, sizeof(regs));
     td_completion_source *gate = td_completion_source_new();
     TD_CHECK(gate != NULL);
-    pthread_t th;
-    TD_CHECK(pthread_create(&th, NULL, reg_worker, NULL) == 0);
+    td_test_rounds w;
+    TD_CHECK(td_test_rounds_start(&w, reg_register, NULL) == 0);
     int bad = 0;
     for (uint32_t round = 1; round <= ROUNDS && !bad; round++) {
         td_completion_source_reset(gate);
@@ -193,16 +167,16 @@ static void own_completion_races_registration(void)
         TD_FRAME(r, gate_frame)->gate = td_completion_source_task_i64(gate);
         regs.task = td_runner_start_i64(r);          /* suspended on the gate */
         uint32_t runs = td_atomic_load_u32(&regs.runs);
-        td_atomic_store_u32(&regs.round, round);     /* the worker registers now ... */
+        td_test_rounds_go(&w, round);                /* the worker registers now ... */
         spread(round);
         td_completion_source_set_result(gate, (int64_t)round);   /* ... as the runner completes */
-        while (td_atomic_load_u32(&regs.done) != round || td_atomic_load_u32(&regs.runs) == runs)
+        td_test_rounds_wait(&w, round);
+        while (td_atomic_load_u32(&regs.runs) == runs)
             td_cpu_relax();
         if (td_atomic_load_u32(&regs.runs) != runs + 1 || regs.got != 2 * (int64_t)round)
             bad = (int)round;
     }
-    td_atomic_store_u32(&regs.stop, 1);
-    pthread_join(th, NULL);
+    td_test_rounds_stop(&w);
     td_completion_source_free(gate);
     TD_CHECK_EQ(0, bad);
     printf("     the worker registered first in %u of %d rounds\n", regs.registered, ROUNDS);

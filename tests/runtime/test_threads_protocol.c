@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <tandem/tandem.h>
 #include "td_test.h"
+#include "td_test_rounds.h"
 
 #define ROUNDS 5000
 
@@ -17,45 +18,29 @@ static void wait_step(td_runner *r, wait_frame *f)
 }
 TD_METHOD_DEFINE(waiter, wait_frame, wait_step);
 
-typedef struct {
-    td_auto_source *volatile source;
-    volatile uint32_t token;
-    volatile uint32_t round;     /* round the worker should complete, 0 = none */
-    volatile uint32_t done;      /* last round completed */
-    volatile uint32_t stop;
-} handoff;
+/* The source and token of the round (written before the round starts). */
+typedef struct { td_auto_source *volatile source; volatile uint32_t token; } handoff;
 
-static void *completer(void *arg)
+static void complete_round(uint32_t round, void *arg)
 {
     handoff *h = (handoff *)arg;
-    uint32_t seen = 0;
-    while (!td_atomic_load_u32(&h->stop)) {
-        uint32_t r = td_atomic_load_u32(&h->round);
-        if (r == seen) {
-            td_cpu_relax();
-            continue;
-        }
-        td_auto_source_set_result((td_auto_source *)td_atomic_load_ptr((void *volatile *)&h->source),
-                                  td_atomic_load_u32(&h->token), r);
-        seen = r;
-        td_atomic_store_u32(&h->done, r);
-    }
-    return NULL;
+    td_auto_source_set_result((td_auto_source *)td_atomic_load_ptr((void *volatile *)&h->source),
+                              td_atomic_load_u32(&h->token), round);
 }
 
 static void worker_completion_races_registration(void)
 {
     handoff h;
     memset(&h, 0, sizeof(h));
-    pthread_t th;
-    TD_CHECK(pthread_create(&th, NULL, completer, &h) == 0);
+    td_test_rounds w;
+    TD_CHECK(td_test_rounds_start(&w, complete_round, &h) == 0);
     int bad = 0;
     for (uint32_t round = 1; round <= ROUNDS && !bad; round++) {
         td_auto_source *s = td_auto_source_rent();
         td_task_i64 g = td_auto_source_task_i64(s);
         td_atomic_store_ptr((void *volatile *)&h.source, s);
         td_atomic_store_u32(&h.token, g.task.token);
-        td_atomic_store_u32(&h.round, round);      /* the worker may complete right now */
+        td_test_rounds_go(&w, round);              /* the worker may complete right now */
         td_runner *r = td_runner_rent(&waiter_method);
         TD_FRAME(r, wait_frame)->gate = g;
         td_task_i64 t = td_runner_start_i64(r);
@@ -65,11 +50,9 @@ static void worker_completion_races_registration(void)
         td_outcome o;
         if (td_task_i64_get(t, &o) != TD_OK || o.value != -(int64_t)round)
             bad = (int)round;
-        while (td_atomic_load_u32(&h.done) != round)
-            td_cpu_relax();
+        td_test_rounds_wait(&w, round);
     }
-    td_atomic_store_u32(&h.stop, 1);
-    pthread_join(th, NULL);
+    td_test_rounds_stop(&w);
     TD_CHECK_EQ(0, bad);
 }
 
