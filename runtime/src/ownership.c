@@ -7,8 +7,8 @@
  * (TD_MAIN_OWNS_BEGIN_ / _END_, td_internal.h). Another thread that must write the word
  * takes the ownership away first:
  *     owned: MAIN -> REVOKING (CAS); heavy barrier; wait until busy is 0; owned = SHARED
- * The heavy barrier (membarrier, registered by td_runtime_init; without it nothing is ever
- * owned) runs a full fence on every thread of the process, the main thread included,
+ * The heavy barrier (membarrier, registered by td_runtime_init; without it no window is
+ * ever opened, td_main_writer_thread_ 0) runs a full fence on every thread of the process, the main thread included,
  * between the CAS and the read of busy: either the main thread's read of `owned` comes
  * after the fence and sees REVOKING (no plain store follows), or its busy = 1 came before
  * and is seen here, and the revoker waits for the window to close. That is the asymmetric Dekker pattern (the main thread pays a compiler
@@ -33,17 +33,24 @@ extern long syscall(long number, ...);
 #define OWNERSHIP_MEMBARRIER_REGISTER_PRIVATE_EXPEDITED 16
 
 volatile uint32_t td_main_busy_;
-/* What a rental on the main thread gets: MAIN once the heavy barrier is known to work, else
- * SHARED (no ownership: a kernel without membarrier, or a sandbox that refuses it). */
-uint32_t td_source_owned_on_main_ = TD_SOURCE_OWNED_SHARED;
+volatile uintptr_t td_main_writer_thread_;
+static volatile uint32_t ownership_barrier;     /* 1 once membarrier is registered (per process) */
 
+/* The main thread (td_runtime_init's) writes owned words with plain stores only where the
+ * heavy barrier exists; elsewhere td_main_writer_thread_ stays 0 and every write is a CAS
+ * (rentals on the main thread are still marked MAIN, which then means nothing). */
 int td_ownership_runtime_init_(void)
 {
-    if (td_source_owned_on_main_ == TD_SOURCE_OWNED_SHARED &&
+    /* TANDEM_NO_MEMBARRIER=1 behaves as a kernel without it (the tests run both ways). */
+    const char *off = getenv("TANDEM_NO_MEMBARRIER");
+    if (!td_atomic_load_u32(&ownership_barrier) && !(off && off[0] == '1') &&
         syscall(OWNERSHIP_SYS_MEMBARRIER, OWNERSHIP_MEMBARRIER_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
-        td_source_owned_on_main_ = TD_SOURCE_OWNED_MAIN;
+        td_atomic_store_u32(&ownership_barrier, 1);
+    td_main_writer_thread_ = td_atomic_load_u32(&ownership_barrier) ? td_thread_self() : 0;
     return TD_OK;
 }
+
+void td_ownership_runtime_shutdown_(void) { td_main_writer_thread_ = 0; }
 
 /* A full memory barrier on every running thread of the process (registered above, so it
  * cannot be refused; if it were, going on could lose a store: stop instead). */
@@ -55,6 +62,11 @@ static void ownership_heavy_barrier(void)
 
 void td_source_disown_(td_source *s)
 {
+    /* Without the barrier no window is ever opened (td_main_writer_thread_ is 0, and
+     * td_runtime_init, which could register it later, runs while no other thread uses the
+     * runtime): every party already writes with a CAS, nothing needs taking away. */
+    if (!td_atomic_load_u32(&ownership_barrier))
+        return;
     uint32_t o = td_atomic_load_u32(&s->owned);
     for (;;) {
         if (o == TD_SOURCE_OWNED_SHARED)
@@ -64,7 +76,7 @@ void td_source_disown_(td_source *s)
             o = td_atomic_load_u32(&s->owned);
             continue;
         }
-        if (TD_POOL_ON_OWNER_()) {
+        if (td_main_writer_thread_ == td_thread_self()) {
             /* The main thread itself, outside any window (windows make no calls). */
             if (td_atomic_cas_u32(&s->owned, &o, TD_SOURCE_OWNED_SHARED))
                 return;

@@ -102,6 +102,7 @@ static void (*const runtime_shutdown_order[])(void) = {
     td_stream_runtime_shutdown_,
     runtime_error_pools_shutdown,
     td_context_runtime_shutdown_,
+    td_ownership_runtime_shutdown_,
 };
 
 #define RUNTIME_COUNT(a) (sizeof(a) / sizeof((a)[0]))

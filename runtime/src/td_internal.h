@@ -58,6 +58,7 @@ void td_forget_runtime_shutdown_(void);
 int td_forget_set_capacity_(uint32_t capacity);
 int td_tracking_runtime_init_(void);
 int td_ownership_runtime_init_(void);
+void td_ownership_runtime_shutdown_(void);
 void td_tracking_runtime_shutdown_(void);
 /* Tracking hooks of async.c, called only when td_runtime_settings.tracking is on. */
 void td_tracking_begin_(td_runner *r, uint32_t token);
@@ -100,12 +101,13 @@ td_task td_wait_no_loop_(void);
 /* 1 while the main thread is inside a window in which it writes an owned source's word with
  * plain stores; written by the main thread only, read by td_source_disown_. */
 extern volatile uint32_t td_main_busy_;
-/* Open the main thread's window on s: 1 when this is the main thread and it owns s (the
+/* Open the main thread's window on s: 1 when this is the main thread (td_main_writer_thread_,
+ * task.h) and it owns s (the
  * window is then open: write the word with plain stores, then TD_MAIN_OWNS_END_, before any
  * call); 0 otherwise (no window). busy is set before `owned` is read: a revocation either
  * is seen here or sees the window open and waits for it (the asymmetric fence, ownership.c). */
 #define TD_MAIN_OWNS_BEGIN_(s)                                                          \
-    (TD_POOL_ON_OWNER_() &&                                                             \
+    (td_main_writer_thread_ == td_thread_self() &&                                      \
      (td_atomic_store_release_u32(&td_main_busy_, 1), td_compiler_barrier(),            \
       td_atomic_load_u32(&(s)->owned) == TD_SOURCE_OWNED_MAIN                          \
           ? 1 : (td_atomic_store_release_u32(&td_main_busy_, 0), 0)))
@@ -113,7 +115,7 @@ extern volatile uint32_t td_main_busy_;
 /* Ownership at a rental or reset, on the renting thread (nobody else holds a token yet). */
 #define TD_SOURCE_OWN_(s)                                                               \
     td_atomic_store_release_u32(&(s)->owned,                                            \
-                                TD_POOL_ON_OWNER_() ? td_source_owned_on_main_ : TD_SOURCE_OWNED_SHARED)
+                                TD_POOL_ON_OWNER_() ? TD_SOURCE_OWNED_MAIN : TD_SOURCE_OWNED_SHARED)
 /* Take the ownership away, and wait until the main thread can no longer be writing the word
  * with a plain store: before any CAS on the word of a source that may be owned. */
 void td_source_disown_(td_source *s);

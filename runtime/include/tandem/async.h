@@ -172,7 +172,7 @@ td_runner *td_runner_ready_(td_method *m, td_runner *r);
                              rr_r_ = td_runner_ready_(rr_m_, rr_r_);                    \
                          else                                                           \
                              td_atomic_store_release_u32(&rr_r_->source.owned,          \
-                                                         td_source_owned_on_main_),     \
+                                                         TD_SOURCE_OWNED_MAIN),         \
                          td_runner_ready_(rr_m_, NULL));                                \
         rr_r_; })
 static inline void *td_runner_frame(td_runner *r) { return (void *)r->frame; }

@@ -40,7 +40,8 @@
  *   - ownership (src/ownership.c) takes the read-modify-writes above off the path where one
  *     thread does everything. A source rented or reset on the main thread (the pools' owner
  *     thread, pool.h) is owned by it (`owned` TD_SOURCE_OWNED_MAIN): the main thread then
- *     writes its word with plain stores, each inside a window bracketed by a flag of its
+ *     (td_main_writer_thread_, where the process has membarrier) writes its word with plain
+ *     stores, each inside a window bracketed by a flag of its
  *     own (td_main_busy_) whose opening re-reads `owned`. Any other thread takes the
  *     ownership away before it writes the word (td_source_disown_: REVOKING, an asymmetric
  *     heavy barrier, a wait for the window to close, SHARED); from then on every party uses
@@ -138,9 +139,9 @@ struct td_source {
 #define TD_SOURCE_OWNED_SHARED 0u       /* the CAS protocol, for every party */
 #define TD_SOURCE_OWNED_MAIN 1u         /* the main thread writes the word with plain stores */
 #define TD_SOURCE_OWNED_REVOKING 2u     /* another thread is taking it away (ownership.c) */
-/* What a rental on the main thread stores: MAIN, or SHARED when the process has no heavy
- * barrier (ownership.c; set by td_runtime_init). */
-extern uint32_t td_source_owned_on_main_;
+/* The thread that writes owned words with plain stores: the main thread where the process
+ * has the heavy barrier (ownership.c; set by td_runtime_init), else 0. */
+extern volatile uintptr_t td_main_writer_thread_;
 
 #define TD_WORD_STATUS_MASK 0x3u
 #define TD_WORD_MODE_SHIFT 2
