@@ -149,10 +149,10 @@ void td_runner_move_next(void *arg)
     r->method->step(r, r->frame);
 }
 
-/* The resumption of a frame wait queued on the loop's own thread with flow off
- * (TD_RUNNER_FRAME_PUSH_, td_runner_suspend_now_): flowed is 0 whenever a step runs (set only
- * by a registration with flow on, cleared by its resumption), and this queuing captured
- * nothing, so the step is called without the test. */
+/* The resumption of a frame wait queued with flow off (TD_RUNNER_FRAME_PUSH_,
+ * td_runner_suspend_now_, runner_suspend_return's marker path): flowed is 0 whenever a step
+ * runs (set only by a registration with flow on, cleared by its resumption), and this
+ * queuing captured nothing, so the step is called without the test. */
 void td_runner_resume_frame_(void *arg)
 {
     td_runner *r = (td_runner *)arg;
@@ -175,7 +175,7 @@ void td_runner_resume_frame_(void *arg)
             if ((int32_t)(td_atomic_load_u32((volatile uint32_t *)(s)->cont_arg) - (token)) >= 0) \
                 return 0;                                                               \
             (r)->sync = NULL;                                                           \
-            if (td_loop_marker_await_((s), (token), td_runner_move_next, (r)) == TD_OK) \
+            if (td_loop_marker_await_((s), (token), td_runner_resume_frame_, (r)) == TD_OK) \
                 return 1;                                                               \
             (r)->sync = su_sync_;                                                       \
             return 0;                                                                   \

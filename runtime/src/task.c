@@ -86,17 +86,31 @@ static TD_NOINLINE int task_complete_shared(td_source *s, uint32_t token, td_sta
     return TD_OK;
 }
 
+/* The main thread's completion of a source it owns at `token`, returning from the enclosing
+ * function when its window opens: TD_E_STALE for another version, `not_pending` when the
+ * version completed already, else TD_OK once published. The owner needs no claim: in its
+ * window nobody else writes the word. A macro, so that a caller passing constants
+ * (td_source_try_succeed_) gets their branches folded, under tcc too. */
+#define task_complete_owned_return(s, token, not_pending, st, v, err)                   \
+    do {                                                                                \
+        if (TD_MAIN_OWNS_BEGIN_(s)) {                                                   \
+            uint32_t ow_w_ = td_atomic_load_u32(&(s)->word);                            \
+            if (TD_UNLIKELY(TD_WORD_VERSION(ow_w_) != (token))) {                       \
+                TD_MAIN_OWNS_END_();                                                    \
+                return TD_E_STALE;                                                      \
+            }                                                                           \
+            if (TD_UNLIKELY(TD_WORD_STATUS(ow_w_) != TD_PENDING)) {                     \
+                TD_MAIN_OWNS_END_();                                                    \
+                return (not_pending);                                                   \
+            }                                                                           \
+            task_complete_owned((s), ow_w_, (st), (v), (err));                          \
+            return TD_OK;                                                               \
+        }                                                                               \
+    } while (0)
+
 int td_source_complete(td_source *s, uint32_t token, td_status st, int64_t value, const td_error *err)
 {
-    if (TD_MAIN_OWNS_BEGIN_(s)) {
-        uint32_t w = td_atomic_load_u32(&s->word);
-        if (TD_UNLIKELY(TD_WORD_VERSION(w) != token || TD_WORD_STATUS(w) != TD_PENDING)) {
-            TD_MAIN_OWNS_END_();
-            return TD_E_STALE;
-        }
-        task_complete_owned(s, w, st, value, err);
-        return TD_OK;
-    }
+    task_complete_owned_return(s, token, TD_E_STALE, st, value, err);
     return task_complete_shared(s, token, st, value, err);
 }
 
@@ -169,24 +183,11 @@ static TD_NOINLINE int task_try_complete_shared(td_source *s, uint32_t token, td
     return TD_OK;
 }
 
-/* The owner needs no claim: in its window nobody else writes the word. Returns from the
- * enclosing function. A macro, so that a caller passing constants (td_source_try_succeed_)
- * gets their branches folded, under tcc too. */
+/* The main thread's window on a source it owns, else the claim (CAS protocol, out of line);
+ * returns from the enclosing function. A macro for td_source_try_succeed_'s constants. */
 #define task_try_complete_return(s, token, st, v, err)                                  \
     do {                                                                                \
-        if (TD_MAIN_OWNS_BEGIN_(s)) {                                                   \
-            uint32_t tc_w_ = td_atomic_load_u32(&(s)->word);                            \
-            if (TD_UNLIKELY(TD_WORD_VERSION(tc_w_) != (token))) {                       \
-                TD_MAIN_OWNS_END_();                                                    \
-                return TD_E_STALE;                                                      \
-            }                                                                           \
-            if (TD_UNLIKELY(TD_WORD_STATUS(tc_w_) != TD_PENDING)) {                     \
-                TD_MAIN_OWNS_END_();                                                    \
-                return TD_DONE;                                                         \
-            }                                                                           \
-            task_complete_owned((s), tc_w_, (st), (v), (err));                          \
-            return TD_OK;                                                               \
-        }                                                                               \
+        task_complete_owned_return((s), (token), TD_DONE, (st), (v), (err));            \
         return task_try_complete_shared((s), (token), (st), (v), (err));                \
     } while (0)
 
@@ -237,6 +238,13 @@ int (td_task_status)(td_task t, td_status *out)
     return TD_OK;
 }
 
+/* A registration's answer on a protocol source's word w (a local copy): TD_OK when the task
+ * is pending at `token` in mode NONE (take the waiter), else the query's return code. */
+#define task_registration_check(w, token)                                               \
+    (task_check((w), (token)) != TD_OK ? task_check((w), (token))                       \
+     : TD_WORD_MODE(w) == TD_MODE_AWAITED ? TD_E_AWAITED                                \
+     : TD_WORD_STATUS(w) != TD_PENDING ? TD_DONE : TD_OK)
+
 /* Registration on a source (the stamp shortcut already taken, or left to a stamp source's
  * own ops): a custom source answers through its ops; a protocol source takes the waiter with
  * one CAS (task.h). One function for both entries, so tcc pays one call on either. */
@@ -248,12 +256,8 @@ int td_source_on_completed_(td_source *s, uint32_t token, td_continuation_fn fn,
     int rc;
     if (TD_MAIN_OWNS_BEGIN_(s)) {
         w = td_atomic_load_u32(&s->word);
-        rc = task_check(w, token);
-        if (rc == TD_OK && TD_WORD_MODE(w) == TD_MODE_AWAITED)
-            rc = TD_E_AWAITED;
-        else if (rc == TD_OK && TD_WORD_STATUS(w) != TD_PENDING)
-            rc = TD_DONE;
-        else if (rc == TD_OK) {
+        rc = task_registration_check(w, token);
+        if (rc == TD_OK) {
             s->cont_fn = fn;
             s->cont_arg = arg;
             td_atomic_store_release_u32(&s->word, w | TD_MODE_AWAITED);
@@ -263,13 +267,9 @@ int td_source_on_completed_(td_source *s, uint32_t token, td_continuation_fn fn,
     }
     TD_SOURCE_SHARE_(s);
     w = td_atomic_load_u32(&s->word);
-    rc = task_check(w, token);
+    rc = task_registration_check(w, token);
     if (rc != TD_OK)
         return rc;
-    if (TD_WORD_MODE(w) == TD_MODE_AWAITED)
-        return TD_E_AWAITED;
-    if (TD_WORD_STATUS(w) != TD_PENDING)
-        return TD_DONE;
     s->cont_fn = fn;
     s->cont_arg = arg;
     for (;;) {

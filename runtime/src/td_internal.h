@@ -102,9 +102,8 @@ td_task td_wait_no_loop_(void);
  * plain stores; written by the main thread only, read by td_source_disown_. */
 extern volatile uint32_t td_main_busy_;
 /* Open the main thread's window on s: 1 when this is the main thread (td_main_writer_thread_,
- * task.h) and it owns s (the
- * window is then open: write the word with plain stores, then TD_MAIN_OWNS_END_, before any
- * call); 0 otherwise (no window). busy is set before `owned` is read: a revocation either
+ * task.h) and it owns s (the window is then open: write the word with plain stores, then
+ * TD_MAIN_OWNS_END_, before any call); 0 otherwise (no window). busy is set before `owned` is read: a revocation either
  * is seen here or sees the window open and waits for it (the asymmetric fence, ownership.c). */
 #define TD_MAIN_OWNS_BEGIN_(s)                                                          \
     (td_main_writer_thread_ == td_thread_self() &&                                      \

@@ -180,7 +180,7 @@ static int threads_pool_switch_on_completed(td_source *s, uint32_t token, td_con
     /* A runner that switches goes on, and completes, on a worker: its source leaves the
      * main thread's ownership here, before the hand-off, not by a revocation there. */
     if (fn == td_runner_move_next)
-        td_source_disown_(&((td_runner *)arg)->source);
+        TD_SOURCE_SHARE_(&((td_runner *)arg)->source);
     return td_thread_pool_post(fn, arg);
 }
 
