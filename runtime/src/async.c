@@ -20,16 +20,30 @@
  *     clears it, runner_suspend_return) and cleared by the resumption, context read only then;
  *   - a continuation runs only under a mode that the new word clears. */
 
-/* The recycle with tracking on: the rental is forgotten before the runner can be re-rented.
- * Out of line and generic (the frame's size from the method): rare. */
+/* Tracking (tracking.h) costs the default path nothing but the start's test: a runner
+ * started with tracking on gets these operations in place of its method's until its
+ * recycle, which forgets the rental before the runner can be re-rented and gives it back
+ * its method's operations. A runner started with tracking off keeps its method's, whatever
+ * tracking does meanwhile (it was never recorded). Generic (the frame's size from the
+ * method) and out of line: rare. */
 void td_runner_recycle_tracked_(td_runner *r)
 {
     td_method *m = r->method;
     td_tracking_end_(r);
+    r->source.ops = &m->ops->source;
     r->resume = 0;
     memset(r->frame, 0, TD_RUNNER_FRAME_BYTES_(m->frame_size));
     td_pool_return(&m->pool, r);
 }
+
+static void runner_release_tracked(td_source *s)
+{
+    TD_RUNNER_RETIRE_VERSION_(s);
+    td_runner_recycle_tracked_((td_runner *)s);
+}
+
+static const td_runner_ops_ runner_tracked_ops = {
+    { runner_release_tracked, NULL, NULL, NULL, "tracked runner" }, td_runner_recycle_tracked_ };
 
 /* In td_runner_start: the method's recycle (its token never left the start). */
 #define runner_start_release_(r) (((const td_runner_ops_ *)(const void *)(r)->source.ops)->recycle(r))
@@ -63,13 +77,15 @@ td_runner *(td_runner_rent)(td_method *m)
 }
 
 /* The first step with tracking or flow on (both off by default): tracking records the
- * rental; with flow on, like an async method's builder, the caller's context survives the
+ * rental and gives the runner the tracked operations (above); with flow on, like an async method's builder, the caller's context survives the
  * call whatever the method does to it. Out of line, behind one branch on both settings, so
  * the default start stays small enough to inline (runtime/contract.json). */
 static TD_NOINLINE void runner_first_step_observed(td_runner *r, uint32_t token)
 {
-    if (td_runtime_settings.tracking)
+    if (td_runtime_settings.tracking) {
         td_tracking_begin_(r, token);
+        r->source.ops = &runner_tracked_ops.source;
+    }
     if (!td_runtime_settings.flow) {
         r->method->step(r, r->frame);
         return;

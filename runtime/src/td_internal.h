@@ -63,6 +63,8 @@ void td_tracking_runtime_shutdown_(void);
 /* Tracking hooks of async.c, called only when td_runtime_settings.tracking is on. */
 void td_tracking_begin_(td_runner *r, uint32_t token);
 void td_tracking_end_(td_runner *r);
+/* A tracked runner's recycle (async.c): the rental forgotten, the method's operations back. */
+void td_runner_recycle_tracked_(td_runner *r);
 
 /* now + ns without overflow: a deadline past the clock's range saturates (never reached). */
 static inline int64_t td_deadline_after_(int64_t now, int64_t ns)

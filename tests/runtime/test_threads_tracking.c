@@ -84,6 +84,54 @@ static void entries_with_sites_until_consumed(void)
     td_tracking_enable(0);
 }
 
+/* Tracking switched between a start and its release: the start decides (a tracked runner
+ * carries the tracked operations until its recycle gives it back its method's). */
+static void switched_between_start_and_release(void)
+{
+    const td_source_ops *plain = &tracked_gate_method.ops->source;
+    td_outcome o;
+    /* started untracked, released tracked: never recorded, still the method's operations */
+    td_auto_source *g = td_auto_source_rent();
+    td_task_i64 gt = td_auto_source_task_i64(g);
+    td_runner *r = td_runner_rent(&tracked_gate_method);
+    TD_FRAME(r, gate_frame)->gate = gt;
+    td_task_i64 t = TD_START_I64(r);
+    TD_CHECK(r->source.ops == plain);
+    td_tracking_enable(1);
+    td_auto_source_set_result(g, gt.task.token, 5);
+    TD_CHECK_EQ(0, td_tracking_count());
+    TD_CHECK_EQ(TD_OK, td_task_i64_get(t, &o));
+    TD_CHECK_EQ(5, o.value);
+    TD_CHECK_EQ(0, td_tracking_count());
+    /* started tracked: the tracked operations until the release, then the method's again */
+    g = td_auto_source_rent();
+    gt = td_auto_source_task_i64(g);
+    td_runner *r2 = td_runner_rent(&tracked_gate_method);
+    TD_CHECK(r2 == r);                                    /* the pool's last one back */
+    TD_CHECK(r2->source.ops == plain);
+    TD_FRAME(r2, gate_frame)->gate = gt;
+    t = TD_START_I64(r2);
+    TD_CHECK(r2->source.ops != plain);
+    TD_CHECK_EQ(1, td_tracking_count());
+    td_tracking_enable(0);                                /* clears the table */
+    td_auto_source_set_result(g, gt.task.token, 6);
+    TD_CHECK_EQ(TD_OK, td_task_i64_get(t, &o));
+    TD_CHECK_EQ(6, o.value);
+    TD_CHECK(r2->source.ops == plain);                    /* pooled with its method's */
+    TD_CHECK_EQ(TD_E_STALE, td_task_i64_get(t, &o));
+    /* a tracked synchronous success goes back with its method's operations too */
+    td_tracking_enable(1);
+    td_runner *r3 = td_runner_rent(&tracked_gate_method);
+    TD_CHECK(r3 == r);
+    TD_FRAME(r3, gate_frame)->gate = td_from_result(7);
+    t = TD_START_I64(r3);
+    TD_CHECK(t.task.source == NULL);
+    TD_CHECK_EQ(7, t.value);
+    TD_CHECK_EQ(0, td_tracking_count());
+    TD_CHECK(r3->source.ops == plain);
+    td_tracking_enable(0);
+}
+
 static void starts_and_releases_across_threads(void)
 {
     td_tracking_enable(1);
@@ -113,6 +161,7 @@ int main(void)
     td_method_register(&tracked_pool_method);
     TD_RUN(off_by_default_records_nothing);
     TD_RUN(entries_with_sites_until_consumed);
+    TD_RUN(switched_between_start_and_release);
     TD_RUN(starts_and_releases_across_threads);
     td_runtime_shutdown();
     return TD_TEST_SUMMARY();

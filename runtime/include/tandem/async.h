@@ -53,7 +53,9 @@ typedef void (*td_step_fn)(td_runner *r, void *frame);
  * pool's address known at compile time: `source` is its runners' source ops (the release
  * after consumption: the next version, then the recycle); `recycle` clears the frame and
  * pools the runner without touching the version (td_runner_start's synchronous success:
- * its token never left the start). */
+ * its token never left the start). A runner started with tracking on carries generic
+ * tracked operations (async.c) from its start to its recycle, which forget the rental and
+ * give it back the method's. */
 typedef struct td_runner_ops_ {
     td_source_ops source;           /* first: a runner's source.ops points here */
     void (*recycle)(td_runner *r);
@@ -133,15 +135,11 @@ struct td_runner {
         : (void)memset((r)->frame, 0, TD_RUNNER_FRAME_BYTES_(frame_size)))
 #endif
 /* The recycle: resume point and frame cleared, the runner pooled (its owner's segment
- * inline). Nothing else needs resetting (the invariants are in async.c). Tracking forgets
- * the rental first, out of line (td_runner_recycle_tracked_). */
-void td_runner_recycle_tracked_(td_runner *r);
+ * inline). Nothing else needs resetting (the invariants are in async.c). No tracking test:
+ * a runner started with tracking on has the tracked operations instead of these until it
+ * is recycled (async.c, runner_tracked_ops). */
 #define TD_RUNNER_RECYCLE_(r, m, frame_size)                                            \
     do {                                                                                \
-        if (TD_UNLIKELY(td_runtime_settings.tracking)) {                                \
-            td_runner_recycle_tracked_(r);                                              \
-            break;                                                                      \
-        }                                                                               \
         (r)->resume = 0;                                                                \
         TD_RUNNER_CLEAR_FRAME_((r), (frame_size));                                      \
         TD_POOL_RETURN_OR_(&(m)->pool, (r), td_pool_return);                            \
