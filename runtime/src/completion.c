@@ -10,7 +10,7 @@ struct td_completion_source {
 };
 
 /* Consumption leaves a manual source consumed until its owner resets it. */
-static void completion_manual_release(td_source *s) { (void)s; }
+static void completion_manual_release(td_source *s) { td_source_keep_consumed_(s); }
 
 static const td_source_ops completion_manual_ops = { completion_manual_release, NULL, NULL, NULL, "completion-source" };
 

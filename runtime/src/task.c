@@ -208,8 +208,9 @@ void td_source_recycle(td_source *s)
     s->cont_arg = NULL;
     s->value = 0;
     td_zero_24(&s->error);
-    /* A release store: the cleared slots are visible before the new version, and a
-     * holder of the old token reads either CONSUMED or the new version (stale both ways). */
+    /* A release store: the cleared slots are visible before the new version, from which on
+     * every query with the old token is stale. Until then the word reads as completed: only
+     * the task's single consumer, which is here, may read the slots (task.h). */
     td_atomic_store_release_u32(&s->word, TD_WORD_NEXT_VERSION_(w) | (w & TD_WORD_IMMORTAL));
 }
 
@@ -324,7 +325,7 @@ static int task_get(td_source *s, uint32_t token, td_outcome *out)
         return TD_WORD_MODE(w) == TD_MODE_AWAITED ? TD_E_AWAITED : TD_E_PENDING;
     task_read_outcome(s, w, out);
     if (!(w & TD_WORD_IMMORTAL))
-        TD_SOURCE_RELEASE_CONSUMED_(s, w);
+        TD_SOURCE_RELEASE_CONSUMED_(s);
     return TD_OK;
 }
 

@@ -22,8 +22,9 @@
  *     status with a release store instead of a CAS. A manual source's owner must not reset
  *     it while a completion is in flight (the reset would be lost, as any racing reset is).
  *   - consumption, by the task's single consumer once the status is final, copies the
- *     result out and releases the source with plain release stores (mode CONSUMED, then
- *     the pool's next version), no read-modify-write (after completion nobody else writes the word). Every later query
+ *     result out and releases the source, whose release ends the token with a plain release
+ *     store (the pool's next version, or mode CONSUMED for a source that keeps its outcome),
+ *     no read-modify-write (after completion nobody else writes the word). Every later query
  *     with the old token fails with TD_E_STALE, never reads another rental's result. Two
  *     threads consuming one task at the same instant is a usage error the runtime does
  *     not arbitrate; a shared handle (shared.h) gives one task to several consumers, and
@@ -115,7 +116,10 @@ typedef void (*td_continuation_fn)(void *arg);
 typedef struct td_source td_source;
 
 typedef struct td_source_ops {
-    /* Called once after consumption (protocol sources): return to a pool, bump version. */
+    /* Called once by the consumer after it copied the result out (protocol sources), with
+     * the word still as completed: it ends the token, with a release store of the next
+     * version (td_source_recycle) before pooling the source, or, for a source that keeps
+     * its outcome until a reset, of mode CONSUMED (td_source_keep_consumed_). */
     void (*release)(td_source *s);
     /* Custom sources (frame markers, shared handles) override the protocol entirely.
      * NULL for protocol sources. Same return codes as the td_task_* functions. */
@@ -258,15 +262,15 @@ TD_INLINE int td_task_status_fast_(td_task t, td_status *out)
 #define TD_WORD_SUCCEEDED_AT_(token) (((uint32_t)(token) << TD_WORD_VERSION_SHIFT) | (uint32_t)TD_SUCCEEDED)
 #define TD_WORD_CONSUMABLE_(w, token) (((w) & ~TD_MODE_AWAITED) == TD_WORD_SUCCEEDED_AT_(token))
 
-/* The consumer's release of a completed, mortal source whose word it read as `w` (mode NONE
- * or AWAITED, so OR-ing sets CONSUMED): mode CONSUMED with a release store (what a manual
- * completion source keeps until its owner resets it), then the source's release (the others
- * store the next version and pool the source). */
-#define TD_SOURCE_RELEASE_CONSUMED_(s, w)                                                \
-    do {                                                                                \
-        td_atomic_store_release_u32(&(s)->word, (w) | TD_MODE_CONSUMED);                \
-        (s)->ops->release(s);                                                           \
-    } while (0)
+/* The consumer's release of a completed, mortal source, its result copied out: the source's
+ * release ends the token itself (td_source_ops.release), in one store; the consumer writes
+ * nothing to the word first. */
+#define TD_SOURCE_RELEASE_CONSUMED_(s) ((s)->ops->release(s))
+/* A release that keeps the outcome (a manual completion source until its reset): mode
+ * CONSUMED, so every later query with the token is stale. The word is still as completed
+ * (mode NONE or AWAITED): OR-ing sets CONSUMED. */
+#define td_source_keep_consumed_(s)                                                     \
+    td_atomic_store_release_u32(&(s)->word, td_atomic_load_u32(&(s)->word) | TD_MODE_CONSUMED)
 
 /* Consumption's common case (the invariants above): if `s`'s task `token` succeeded, `copy`
  * copies the result out of the source, named `sv` there, and the source is released
@@ -279,7 +283,7 @@ TD_INLINE int td_task_status_fast_(td_task t, td_status *out)
         int td_ct_ = TD_WORD_CONSUMABLE_(td_cw_, (token));                              \
         if (TD_LIKELY(td_ct_)) {                                                        \
             copy;                                                                       \
-            TD_SOURCE_RELEASE_CONSUMED_(sv, td_cw_);                                    \
+            TD_SOURCE_RELEASE_CONSUMED_(sv);                                            \
         }                                                                               \
         td_ct_; })
 /* ... the whole outcome into `out` (a query): the value; a success on this path has no
