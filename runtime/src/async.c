@@ -1,6 +1,7 @@
 /*
  * async.c - pooled runners for stackless async methods (see include/tandem/async.h).
  */
+#include <stdlib.h>
 #include <string.h>
 #include "td_internal.h"
 
@@ -48,18 +49,17 @@ static const td_runner_ops_ runner_tracked_ops = {
 /* In td_runner_start: the method's recycle (its token never left the start). */
 #define runner_start_release_(r) (((const td_runner_ops_ *)(const void *)(r)->source.ops)->recycle(r))
 
-/* Rent's slow path (async.h, td_runner_rent): `r` is NULL when the owner's segment had
- * nothing (the pool's own paths then rent or allocate), or freshly allocated (zeroed) and
- * set up here. */
-td_runner *td_runner_ready_(td_method *m, td_runner *r)
+/* Rent's slow path (async.h, td_runner_rent): anything but a pop from the owner's segment
+ * on the main thread (another thread, an empty segment). The pool's own paths rent or
+ * allocate; a freshly allocated or prefilled runner (zeroed: no ops yet) is set up here. */
+td_runner *td_runner_ready_(td_method *m)
 {
-    if (r == NULL)
-        r = (td_runner *)td_pool_rent(&m->pool);
+    td_runner *r = (td_runner *)td_pool_rent(&m->pool);
     if (TD_UNLIKELY(r == NULL))
         return NULL;
-    if (TD_UNLIKELY(r->source.ops == NULL)) {   /* freshly allocated (zeroed) */
+    if (TD_UNLIKELY(r->source.ops == NULL)) {   /* freshly allocated or prefilled (zeroed) */
         if (TD_UNLIKELY(m->ops == NULL)) {      /* not a TD_METHOD_DEFINE method: no recycle */
-            td_pool_return(&m->pool, r);
+            free(r);    /* not pooled: the owner's segment holds only set-up runners (pool.h) */
             return NULL;
         }
         r->source.ops = &m->ops->source;

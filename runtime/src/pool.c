@@ -5,6 +5,8 @@
  *   - `local[0 .. local_count)` is touched only by the owner thread (td_pool_owner_thread_)
  *     and by the cold functions (which run on the owner thread or with no owner set);
  *     local_count is stored with release stores so other threads may read it (bounds).
+ *   - `local` holds only returned objects (pool.h): prefill fills `slots`, a capacity change
+ *     keeps each object in its segment.
  *   - `slots[0 .. count)` and the statistics are touched only under the spin lock.
  *   - both segments have `capacity` slots; together they hold at most `capacity` objects,
  *     except that returns racing on two threads may each see room for the last one.
@@ -82,7 +84,7 @@ int td_pool_set_capacity(td_pool *p, uint32_t capacity)
         if (fresh == NULL)
             return TD_E_NOMEM;
     }
-    /* Everything held, owner segment first (it is the one rented next on the owner). */
+    /* Everything held: the shared segment, then the owner's (each oldest first). */
     uint32_t held_max = p->capacity * 2;
     void **held = held_max ? (void **)malloc(held_max * sizeof(void *)) : NULL;
     if (held_max && held == NULL) {
@@ -93,29 +95,41 @@ int td_pool_set_capacity(td_pool *p, uint32_t capacity)
     uint32_t n = 0;
     for (uint32_t i = 0; i < p->count; i++)
         held[n++] = p->slots[i];
+    uint32_t n_shared = n;
     for (uint32_t i = 0; i < p->local_count; i++)
         held[n++] = p->local[i];
-    uint32_t keep = n < capacity ? n : capacity;
     void **old = p->slots;
     int old_owned = p->slots_owned;
     p->slots = fresh;
     p->local = fresh ? fresh + capacity : NULL;
     p->slots_owned = fresh != NULL;
     p->capacity = capacity;
-    /* The most recently pooled objects (the tail of `held`) stay: in the owner segment when
-     * called on the owner thread, else in the shared one. */
-    uint32_t keep_local = TD_POOL_ON_OWNER_() ? keep : 0;
-    for (uint32_t i = 0; i < keep_local; i++)
-        p->local[i] = held[n - keep + i];
-    for (uint32_t i = keep_local; i < keep; i++)
-        p->slots[i - keep_local] = held[n - keep + i];
-    td_atomic_store_release_u32(&p->count, keep - keep_local);
-    td_atomic_store_release_u32(&p->local_count, keep_local);
+    /* The most recently pooled objects of each segment stay, the owner's first; on the owner
+     * thread each stays in its segment (the owner's holds only returned objects, never a
+     * prefilled one: pool.h), elsewhere all go to the shared one. */
+    uint32_t n_local = n - n_shared;
+    uint32_t keep_local = n_local < capacity ? n_local : capacity;
+    uint32_t keep_shared = n_shared < capacity - keep_local ? n_shared : capacity - keep_local;
+    uint32_t from_local = n - keep_local, from_shared = n_shared - keep_shared;
+    uint32_t to_local = TD_POOL_ON_OWNER_() ? keep_local : 0, to_shared = 0;
+    for (uint32_t i = 0; i < keep_shared; i++)
+        p->slots[to_shared++] = held[from_shared + i];
+    for (uint32_t i = 0; i < keep_local; i++) {
+        if (i < to_local)
+            p->local[i] = held[from_local + i];
+        else
+            p->slots[to_shared++] = held[from_local + i];
+    }
+    td_atomic_store_release_u32(&p->count, to_shared);
+    td_atomic_store_release_u32(&p->local_count, to_local);
     td_atomic_store_release_u32(&p->remote_rents, 0);
     pool_limit_update(p);
-    p->freed += n - keep;
+    p->freed += n - keep_local - keep_shared;
     td_spin_unlock(&p->lock);
-    for (uint32_t i = 0; i < n - keep; i++)
+    /* The rest: the older objects of each segment. */
+    for (uint32_t i = 0; i < n_shared - keep_shared; i++)
+        pool_free_object(p, held[i]);
+    for (uint32_t i = n_shared; i < n - keep_local; i++)
         pool_free_object(p, held[i]);
     free(held);
     if (old_owned)
@@ -123,29 +137,28 @@ int td_pool_set_capacity(td_pool *p, uint32_t capacity)
     return TD_OK;
 }
 
+/* Prefilled objects go to the shared segment (under the lock), on every thread: the owner's
+ * segment holds only returned objects (pool.h). */
 int td_pool_prefill(td_pool *p, uint32_t count)
 {
     if (count > p->capacity)
         count = p->capacity;
-    int owner = TD_POOL_ON_OWNER_();
     while (td_pool_count(p) < count) {
         void *obj = calloc(1, p->object_size);
         if (obj == NULL)
             return TD_E_NOMEM;
-        if (owner) {
-            p->local[p->local_count] = obj;
-            td_atomic_store_release_u32(&p->local_count, p->local_count + 1);
-            continue;
-        }
         td_spin_lock(&p->lock);
-        if (p->count < p->capacity) {
+        if (p->count + td_atomic_load_u32(&p->local_count) < p->capacity) {
             p->slots[p->count] = obj;
             td_atomic_store_release_u32(&p->count, p->count + 1);
             pool_limit_update(p);
             obj = NULL;
         }
         td_spin_unlock(&p->lock);
-        free(obj);
+        if (obj != NULL) {          /* another thread filled it meanwhile */
+            free(obj);
+            break;
+        }
     }
     return TD_OK;
 }

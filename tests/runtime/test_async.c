@@ -351,7 +351,38 @@ static void hand_built_method_is_refused(void)
     TD_CHECK(td_runner_rent(&manual) == NULL);
     TD_CHECK(td_runner_rent(&manual) == NULL);
     TD_CHECK((td_runner_rent)(&manual) == NULL);
+    TD_CHECK_EQ(0, td_pool_count(&manual.pool));                 /* nothing pooled */
+    TD_CHECK_EQ(TD_OK, td_pool_prefill(&manual.pool, 2));        /* zeroed, in the shared segment */
+    TD_CHECK(td_runner_rent(&manual) == NULL);
+    TD_CHECK(td_runner_rent(&manual) == NULL);
+    TD_CHECK(td_runner_rent(&manual) == NULL);
+    TD_CHECK_EQ(0, td_pool_count(&manual.pool));
     TD_CHECK_EQ(TD_OK, td_pool_set_capacity(&manual.pool, 0));   /* frees what it holds */
+}
+
+/* Prefilled runners (zeroed) are set up at their first rental, and a method's pool keeps
+ * them in the shared segment until they come back from a rental (pool.h). */
+static void prefilled_runners_are_set_up(void)
+{
+    uint32_t held = td_pool_count(&plain_method.pool);
+    TD_CHECK_EQ(TD_OK, td_pool_prefill(&plain_method.pool, held + 3));
+    TD_CHECK_EQ(held + 3, td_pool_count(&plain_method.pool));
+    td_runner *rs[8];
+    uint32_t n = held + 3 < 8 ? held + 3 : 8;
+    for (uint32_t i = 0; i < n; i++) {
+        rs[i] = td_runner_rent(&plain_method);
+        TD_CHECK(rs[i] != NULL);
+        TD_CHECK(rs[i]->method == &plain_method);
+        TD_CHECK(rs[i]->source.ops == &plain_method.ops->source);
+        TD_CHECK_EQ(TD_SOURCE_OWNED_MAIN, rs[i]->source.owned);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        td_task t = td_runner_start(rs[i]);
+        td_outcome o;
+        TD_CHECK_EQ(TD_OK, td_task_get(t, &o));
+        TD_CHECK_EQ(TD_SUCCEEDED, o.status);
+    }
+    TD_CHECK(td_pool_count(&plain_method.pool) >= n);
 }
 
 int main(void)
@@ -368,6 +399,7 @@ int main(void)
     TD_RUN(release_clears_frames_of_every_size);
     TD_RUN(refused_registration_leaves_no_flow);
     TD_RUN(hand_built_method_is_refused);
+    TD_RUN(prefilled_runners_are_set_up);
     TD_RUN(success_after_fault_reads_no_error);
     td_runtime_shutdown();
     return TD_TEST_SUMMARY();

@@ -142,10 +142,51 @@ static void owner_segment_and_workers(void)
     for (int i = 3; i < 6; i++)
         pool_on_worker(&p, held[i], 0);
     TD_CHECK_EQ(4, td_pool_count(&p));
-    /* A capacity change keeps the most recent objects, on the owner's segment. */
+    /* A capacity change keeps the most recent objects, each in its segment (all four are in
+     * the shared one: the main thread returns there while workers rent from it). */
+    TD_CHECK_EQ(4, p.count);
     TD_CHECK_EQ(TD_OK, td_pool_set_capacity(&p, 2));
     TD_CHECK_EQ(2, td_pool_count(&p));
+    TD_CHECK_EQ(2, p.count);
+    TD_CHECK_EQ(0, p.local_count);
+    TD_CHECK(td_pool_rent(&p) == held[3]);
+    TD_CHECK(td_pool_rent(&p) == held[2]);
+    td_pool_return(&p, held[2]);
+    td_pool_return(&p, held[3]);
+    td_pool_destroy(&p);
+    td_runtime_shutdown();
+}
+
+/* The owner's segment holds only returned objects: prefill fills the shared one, and a
+ * capacity change keeps each object in its segment, the owner's most recent first. */
+static void owner_segment_holds_only_returned_objects(void)
+{
+    TD_CHECK_EQ(TD_OK, td_runtime_init(NULL));
+    td_pool p;
+    TD_CHECK_EQ(TD_OK, td_pool_init(&p, "returned", 48, 6));
+    void *a = td_pool_rent(&p), *b = td_pool_rent(&p), *c = td_pool_rent(&p);
+    td_pool_return(&p, a);
+    td_pool_return(&p, b);
+    td_pool_return(&p, c);
+    TD_CHECK_EQ(3, p.local_count);
+    TD_CHECK_EQ(TD_OK, td_pool_prefill(&p, 5));
+    TD_CHECK_EQ(3, p.local_count);
+    TD_CHECK_EQ(2, p.count);
+    TD_CHECK_EQ(5, td_pool_count(&p));
+    /* shrink to 4: the owner's three stay, one prefilled object stays shared, one is freed */
+    uint64_t freed = p.freed;
+    TD_CHECK_EQ(TD_OK, td_pool_set_capacity(&p, 4));
+    TD_CHECK_EQ(3, p.local_count);
+    TD_CHECK_EQ(1, p.count);
+    TD_CHECK_EQ(freed + 1, p.freed);
+    /* shrink to 2: the owner's two most recent stay, nothing shared */
+    TD_CHECK_EQ(TD_OK, td_pool_set_capacity(&p, 2));
     TD_CHECK_EQ(2, p.local_count);
+    TD_CHECK_EQ(0, p.count);
+    TD_CHECK(td_pool_rent(&p) == c);
+    TD_CHECK(td_pool_rent(&p) == b);
+    td_pool_return(&p, b);
+    td_pool_return(&p, c);
     td_pool_destroy(&p);
     td_runtime_shutdown();
 }
@@ -156,5 +197,6 @@ int main(void)
     TD_RUN(warm_pool_is_allocation_free);
     TD_RUN(runtime_capacity_settings);
     TD_RUN(owner_segment_and_workers);
+    TD_RUN(owner_segment_holds_only_returned_objects);
     return TD_TEST_SUMMARY();
 }

@@ -157,21 +157,19 @@ int td_method_set_capacity(td_method *m, uint32_t capacity);
 /* Rent a runner with a zeroed frame (allocates only when the pool is empty). NULL when out of
  * memory, or for a method not defined by TD_METHOD_DEFINE (no runner operations). */
 td_runner *td_runner_rent(td_method *m);
-td_runner *td_runner_ready_(td_method *m, td_runner *r);
+td_runner *td_runner_ready_(td_method *m);
 /* Its fast path (a function-like macro over the function of the same name): a runner popped
- * from the owner's segment of the method's pool (on the main thread, then) is ready, owned
- * by the main thread (task.h), unless freshly allocated (zeroed: no ops yet, e.g.
- * td_pool_prefill's). A statement expression: tcc, which never inlines, pays no call for it. */
+ * from the owner's segment of the method's pool (on the main thread, then) was returned
+ * there after an earlier rental (pool.h: prefilled runners, zeroed, are in the shared
+ * segment), so it is set up; it becomes owned by the main thread (task.h). Anything else is
+ * td_runner_ready_'s. A statement expression: tcc, which never inlines, pays no call for it. */
 #define td_runner_rent(m)                                                               \
     ({  td_method *rr_m_ = (m);                                                         \
         td_runner *rr_r_;                                                               \
         TD_POOL_RENT_OR_(&rr_m_->pool, rr_r_,                                           \
-                         if (TD_UNLIKELY(rr_r_->source.ops == NULL))                    \
-                             rr_r_ = td_runner_ready_(rr_m_, rr_r_);                    \
-                         else                                                           \
-                             td_atomic_store_release_u32(&rr_r_->source.owned,          \
-                                                         TD_SOURCE_OWNED_MAIN),         \
-                         td_runner_ready_(rr_m_, NULL));                                \
+                         td_atomic_store_release_u32(&rr_r_->source.owned,              \
+                                                     TD_SOURCE_OWNED_MAIN),             \
+                         td_runner_ready_(rr_m_));                                       \
         rr_r_; })
 static inline void *td_runner_frame(td_runner *r) { return (void *)r->frame; }
 /* A cast of the member, not a call of td_runner_frame: tcc never inlines. */

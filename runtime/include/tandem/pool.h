@@ -17,6 +17,10 @@
  * `capacity` bounds the objects held (both segments together; a return racing another
  * thread's may keep one more, never more than the segment's slots). Capacity changes,
  * prefill and destroy are cold and run on the owner thread (or with no owner set).
+ * The owner segment only ever holds returned objects: prefill puts its new (zeroed) objects
+ * in the shared segment and a capacity change keeps each object in its segment, so the
+ * owner's pop never meets an object its user has not set up (td_runner_rent relies on it:
+ * a method's pool holds only its own runners).
  */
 #ifndef TANDEM_POOL_H
 #define TANDEM_POOL_H
@@ -63,9 +67,10 @@ int td_pool_init(td_pool *p, const char *name, size_t object_size, uint32_t capa
 /* Free every held object and the slot array. */
 void td_pool_destroy(td_pool *p);
 /* Change the capacity (cold, explicit; e.g. "matched retention" before a burst).
- * Shrinking frees the objects beyond the new capacity. */
+ * Shrinking frees the objects beyond the new capacity (the oldest of each segment, the
+ * owner's kept first). */
 int td_pool_set_capacity(td_pool *p, uint32_t capacity);
-/* Allocate objects up to `count` held (warm-up). */
+/* Allocate objects up to `count` held (warm-up), zeroed, in the shared segment. */
 int td_pool_prefill(td_pool *p, uint32_t count);
 
 /* Pop a free object or allocate one (NULL when allocation fails, or when the pool was
