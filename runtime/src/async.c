@@ -76,6 +76,15 @@ td_runner *(td_runner_rent)(td_method *m)
     return td_runner_rent(m);
 }
 
+/* tracking | flow (td_internal.h): the start's one test of both, a plain word so that tcc
+ * loads it with one instruction. Every writer of either setting refreshes it. */
+uint32_t td_runner_observed_;
+
+void td_runner_observed_refresh_(void)
+{
+    td_runner_observed_ = (td_runtime_settings.tracking | td_runtime_settings.flow) != 0;
+}
+
 /* The first step with tracking or flow on (both off by default): tracking records the
  * rental and gives the runner the tracked operations (above); with flow on, like an async method's builder, the caller's context survives the
  * call whatever the method does to it. Out of line, behind one branch on both settings, so
@@ -110,7 +119,7 @@ static TD_NOINLINE void runner_first_step_observed(td_runner *r, uint32_t token)
         uint32_t rs_sync_ = TD_PENDING;                                                 \
         (t).source = &(r)->source;                                                      \
         (r)->sync = &rs_sync_;                                                          \
-        if (TD_UNLIKELY(td_runtime_settings.tracking | td_runtime_settings.flow))       \
+        if (TD_UNLIKELY(td_runner_observed_))                                           \
             runner_first_step_observed((r), (t).token);                                 \
         else                                                                            \
             (r)->method->step((r), (r)->frame);                                         \

@@ -30,6 +30,7 @@ int td_flow_enabled(void) { return td_runtime_settings.flow; }
 void td_flow_set(int on)
 {
     td_runtime_settings.flow = on ? 1 : 0;
+    td_runner_observed_refresh_();
     td_loop_push_markers_refresh_();    /* the inline frame waits push only with flow off */
 }
 

@@ -115,6 +115,7 @@ int td_runtime_init(const td_settings *s)
         s = &d;
     }
     td_runtime_settings = *s;
+    td_runner_observed_refresh_();
     runtime_main_thread = td_thread_self();
     int rc = TD_OK;
     for (size_t i = 0; i < RUNTIME_COUNT(runtime_modules) && rc == TD_OK; i++)

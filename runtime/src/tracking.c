@@ -98,6 +98,7 @@ void td_tracking_enable(int on)
 {
     pthread_mutex_lock(&tracking_lock);
     td_runtime_settings.tracking = on ? 1 : 0;
+    td_runner_observed_refresh_();
     if (!on)
         tracking_count_ = 0;
     pthread_mutex_unlock(&tracking_lock);

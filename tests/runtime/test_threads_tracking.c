@@ -150,6 +150,42 @@ static void starts_and_releases_across_threads(void)
     td_tracking_enable(0);
 }
 
+/* Tracking on from the settings given to td_runtime_init (no td_tracking_enable call): the
+ * start sees it (td_runner_observed_ follows every writer of the settings). */
+static void on_from_the_settings(void)
+{
+    td_runtime_shutdown();
+    td_settings s;
+    td_settings_defaults(&s);
+    s.tracking = 1;
+    TD_CHECK_EQ(TD_OK, td_runtime_init(&s));
+    td_auto_source *g = td_auto_source_rent();
+    td_task_i64 gt = td_auto_source_task_i64(g);
+    td_runner *r = td_runner_rent(&tracked_gate_method);
+    TD_FRAME(r, gate_frame)->gate = gt;
+    td_task_i64 t = TD_START_I64(r);
+    TD_CHECK_EQ(1, td_tracking_count());
+    td_auto_source_set_result(g, gt.task.token, 8);
+    td_outcome o;
+    TD_CHECK_EQ(TD_OK, td_task_i64_get(t, &o));
+    TD_CHECK_EQ(8, o.value);
+    TD_CHECK_EQ(0, td_tracking_count());
+    td_runtime_shutdown();
+    td_settings_defaults(&s);
+    TD_CHECK_EQ(TD_OK, td_runtime_init(&s));              /* off again: nothing recorded */
+    r = td_runner_rent(&tracked_gate_method);
+    TD_FRAME(r, gate_frame)->gate = td_from_result(9);
+    TD_CHECK_EQ(9, TD_START_I64(r).value);
+    g = td_auto_source_rent();
+    gt = td_auto_source_task_i64(g);
+    r = td_runner_rent(&tracked_gate_method);
+    TD_FRAME(r, gate_frame)->gate = gt;
+    t = TD_START_I64(r);
+    TD_CHECK_EQ(0, td_tracking_count());
+    td_auto_source_set_result(g, gt.task.token, 10);
+    TD_CHECK_EQ(TD_OK, td_task_i64_get(t, &o));
+}
+
 int main(void)
 {
     td_settings s;
@@ -163,6 +199,7 @@ int main(void)
     TD_RUN(entries_with_sites_until_consumed);
     TD_RUN(switched_between_start_and_release);
     TD_RUN(starts_and_releases_across_threads);
+    TD_RUN(on_from_the_settings);
     td_runtime_shutdown();
     return TD_TEST_SUMMARY();
 }
