@@ -10,7 +10,7 @@
  *   - thread identity (pthread_self's value on both; read inline under clang/glibc);
  *   - per-thread pointers (TD_TLS_*: __thread under clang, pthread keys under tcc);
  *   - inlining and branch hints (no-ops under tcc);
- *   - td_zero_24 / td_zero_32, fixed-size clears (immediate stores under tcc);
+ *   - td_zero_8 / _16 / _24 / _32, fixed-size clears (immediate stores under tcc);
  *   - td_compiler_barrier, the light side of the ownership's asymmetric fence (ownership.c).
  * Read-modify-writes (CAS, exchange, fetch-add) and td_atomic_store_* are sequentially
  * consistent. td_atomic_store_release_u32 is a release store (x86-64: a plain mov, no
@@ -93,8 +93,12 @@
 #define td_cpu_relax() ({ __asm__ __volatile__("pause" ::: "memory"); (void)0; })
 /* No compiler reordering across it (tcc reorders nothing, but the asm says so). */
 #define td_compiler_barrier() ({ __asm__ __volatile__("" ::: "memory"); (void)0; })
-/* Zero 24 or 32 bytes at an 8-byte aligned address with immediate word stores (tcc would
- * compute the address, load a zero and store it for each word: four instructions apiece). */
+/* Zero 8, 16, 24 or 32 bytes at an 8-byte aligned address with immediate word stores (tcc
+ * would compute the address, load a zero and store it for each word: four instructions
+ * apiece). */
+#define td_zero_8(p) ({ __asm__ __volatile__("movq $0, (%0)" : : "r"(p) : "memory"); (void)0; })
+#define td_zero_16(p) \
+    ({ __asm__ __volatile__("movq $0, (%0)\n\tmovq $0, 8(%0)" : : "r"(p) : "memory"); (void)0; })
 #define td_zero_24(p) \
     ({ __asm__ __volatile__("movq $0, (%0)\n\tmovq $0, 8(%0)\n\tmovq $0, 16(%0)" : : "r"(p) : "memory"); (void)0; })
 #define td_zero_32(p) \
@@ -160,9 +164,11 @@ TD_INLINE int64_t td_atomic_load_i64(volatile int64_t *p)
 { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 TD_INLINE void td_atomic_store_release_i64(volatile int64_t *p, int64_t v)
 { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
-/* Zero 24 or 32 bytes at an 8-byte aligned address: a constant-size memset, which clang
- * turns into word stores (and which, unlike stores through a uint64_t pointer, aliases
- * whatever type the bytes are read as afterwards). */
+/* Zero 8, 16, 24 or 32 bytes at an 8-byte aligned address: a constant-size memset, which
+ * clang turns into word stores (and which, unlike stores through a uint64_t pointer,
+ * aliases whatever type the bytes are read as afterwards). */
+#define td_zero_8(p) ((void)__builtin_memset((p), 0, 8))
+#define td_zero_16(p) ((void)__builtin_memset((p), 0, 16))
 #define td_zero_24(p) ((void)__builtin_memset((p), 0, 24))
 #define td_zero_32(p) ((void)__builtin_memset((p), 0, 32))
 /* No compiler reordering across it; no instruction (the asymmetric fence's light side). */

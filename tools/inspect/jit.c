@@ -244,7 +244,8 @@ static void jit_rule(jit_obj *j, ti_sprog *sp, const ti_contract *c, const ti_re
     case TI_CLEARS_FRAME:
         if (!bad.n && !good.n && r->frame_size > 0 && (long long)zero_stores * 8 >= r->frame_size) {
             res->status = TI_PASS;
-            res->summary = ti_fmt("%d zero 8-byte stores clear the declared %lld-byte frame in %s", zero_stores,
+            res->summary = ti_fmt("%d zero 8-byte store%s the declared %lld-byte frame in %s", zero_stores,
+                                  zero_stores == 1 ? " clears" : "s clear",
                                   r->frame_size, where);
             add_ev(res, ti_fmt("first: %s", zero_first));
         } else if (!bad.n && good.n) {

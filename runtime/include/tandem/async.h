@@ -111,13 +111,9 @@ struct td_runner {
                             TD_RUNNER_SIZE_(sizeof(F)), #name),                       \
         0, 0, &name##_runner_ops_ }
 #define TD_METHOD_DECLARE(name) extern td_method name##_method
-/* A runner's size: the frame rounded up to whole 8-byte words, and at least
- * TD_RUNNER_SMALL_FRAME_ bytes (under tcc the generated release clears a small frame with
- * four immediate stores, whatever its size: TD_RUNNER_CLEAR_FRAME_). */
-#define TD_RUNNER_SMALL_FRAME_ 32u
+/* A runner's size: the frame rounded up to whole 8-byte words. */
 #define TD_RUNNER_FRAME_BYTES_(frame_size) (((size_t)(frame_size) + 7) & ~(size_t)7)
-#define TD_RUNNER_SIZE_(frame_size) (sizeof(td_runner) + \
-    ((frame_size) <= TD_RUNNER_SMALL_FRAME_ ? TD_RUNNER_SMALL_FRAME_ : TD_RUNNER_FRAME_BYTES_(frame_size)))
+#define TD_RUNNER_SIZE_(frame_size) (sizeof(td_runner) + TD_RUNNER_FRAME_BYTES_(frame_size))
 
 /* The generated release's parts. The version after
  * consumption: a release store (nobody can rent the runner before it is pooled, and a query
@@ -125,13 +121,17 @@ struct td_runner {
 #define TD_RUNNER_RETIRE_VERSION_(s)                                                    \
     td_atomic_store_release_u32(&(s)->word, TD_WORD_NEXT_VERSION_(td_atomic_load_u32(&(s)->word)))
 /* Clear a frame of the constant `frame_size` bytes: whole words (clang: constant stores);
- * under tcc, which calls memset for any size, four immediate stores up to 32 bytes. */
+ * under tcc, which calls memset for any size, one immediate store per word up to 32 bytes
+ * (the conditions are constants: tcc emits only the chosen arm). */
 #if TD_PORT_INLINES
 #define TD_RUNNER_CLEAR_FRAME_(r, frame_size)                                           \
     ((void)memset((r)->frame, 0, TD_RUNNER_FRAME_BYTES_(frame_size)))
 #else
 #define TD_RUNNER_CLEAR_FRAME_(r, frame_size)                                           \
-    ((frame_size) <= TD_RUNNER_SMALL_FRAME_ ? td_zero_32((r)->frame)                   \
+    ((frame_size) <= 8 ? td_zero_8((r)->frame)                                          \
+        : (frame_size) <= 16 ? td_zero_16((r)->frame)                                   \
+        : (frame_size) <= 24 ? td_zero_24((r)->frame)                                   \
+        : (frame_size) <= 32 ? td_zero_32((r)->frame)                                   \
         : (void)memset((r)->frame, 0, TD_RUNNER_FRAME_BYTES_(frame_size)))
 #endif
 /* The recycle: resume point and frame cleared, the runner pooled (its owner's segment
