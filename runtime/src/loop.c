@@ -387,9 +387,11 @@ static void loop_run_timing(td_loop *loop, uint32_t t, uint32_t frame)
     queue->items = spare->items;
     queue->count = 0;
     queue->cap = spare->cap;
-    for (uint32_t i = 0; i < count; i++) {
-        loop_entry *e = &items[i];
-        if ((int32_t)(frame - e->target) < 0) {
+    /* By pointer, and each entry's fields read where they are used: the drain keeps the loop,
+     * the frame and the end in registers across the calls. */
+    loop_entry *end = count ? items + count : items;      /* items is NULL before the first push */
+    for (loop_entry *e = items; e != end; e++) {
+        if (TD_UNLIKELY((int32_t)(frame - e->target) < 0)) {
             loop_queue_push(queue, e->fn, e->arg, e->target);
             continue;
         }
@@ -397,8 +399,8 @@ static void loop_run_timing(td_loop *loop, uint32_t t, uint32_t frame)
         e->fn(e->arg);
         if (TD_UNLIKELY(loop->retired)) {
             /* Destroyed from this continuation: the rest is run by the retirement. */
-            for (uint32_t k = i + 1; k < count; k++)
-                loop_queue_push(queue, items[k].fn, items[k].arg, items[k].target);
+            for (loop_entry *k = e + 1; k != end; k++)
+                loop_queue_push(queue, k->fn, k->arg, k->target);
             break;
         }
     }
