@@ -245,6 +245,7 @@ int td_runner_await_task_i64_(td_runner *r, td_task_i64 t)
  * td_next_frame / td_yield, then the generic suspension on it (td_runner_await_task_). */
 int td_runner_await_frame_(td_runner *r, td_timing t, int yield)
 {
+    r->resume |= TD_RESUME_TAKE_;   /* the resumption has this task to take (async.h) */
     /* The task goes straight to the call (in registers: no struct store, tcc) */
     return yield ? td_runner_await_task_(r, (td_yield)(t)) : td_runner_await_task_(r, (td_next_frame)(t));
 }

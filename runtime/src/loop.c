@@ -549,6 +549,7 @@ static void loop_retire(td_loop *loop)
                 if (r->awaiting.task.source == NULL) {
                     r->awaiting.task.source = &loop->markers[t].source;
                     r->awaiting.task.token = q.items[i].target;
+                    r->resume |= TD_RESUME_TAKE_;   /* its taking resume point (async.h) */
                 }
             }
             q.items[i].fn(q.items[i].arg);

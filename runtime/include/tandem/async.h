@@ -321,24 +321,29 @@ TD_INLINE int td_runner_suspend_now_(td_runner *r)
  * the task's: canceled if the loop is retired first, TD_ERR_NO_LOOP without a main loop. */
 #define TD_AWAIT_NEXT_FRAME(r, t) TD_AWAIT_FRAME_((r), (t), 0)
 #define TD_AWAIT_YIELD(r, t) TD_AWAIT_FRAME_((r), (t), 1)
+/* A frame wait has two resume points: its line, where the loop resumes a queue entry (nothing
+ * to take: the entry runs only once the frame is reached), and its line | TD_RESUME_TAKE_,
+ * where a runner resumes that holds the frame wait's task (the generic path's registration,
+ * td_runner_await_frame_, or a retirement that gave it the task, loop.c): the common
+ * resumption tests nothing. */
+#define TD_RESUME_TAKE_ 0x40000000u
 #if TD_PORT_INLINES
 /* Where the compiler inlines, both slow paths are the step's last call (a tail call), so
  * the step keeps no register across a call on its frame-wait paths and needs none saved:
  * the queue entry inline, else td_runner_await_frame_then_ (which runs the step on from
- * here itself when the await does not suspend); at resumption nothing to take (the loop
- * resumes the entry only once the frame is reached), or the frame wait's task (the generic
- * path's): a reached stamp inline, else td_runner_take_frame_then_ (the outcome taken, a
- * fault propagated, or the step run on past the await). The step re-entered by either runs
- * on from the same resume point: a frame wait that does not suspend is rare (no main loop,
- * a retired loop), so the re-entry does not nest. */
+ * here itself when the await does not suspend); at the taking resume point a reached stamp
+ * inline, else td_runner_take_frame_then_ (the outcome taken, a fault propagated, or the step
+ * run on past the await, from the same resume point with nothing left to take). The step
+ * re-entered by either runs on from the same resume point: a frame wait that does not
+ * suspend is rare (no main loop, a retired loop), so the re-entry does not nest. */
 #define TD_AWAIT_FRAME_(r, t, yield)                                                   \
     do {                                                                               \
         (r)->resume = __LINE__;                                                        \
         if (TD_RUNNER_FRAME_PUSH_((r), (t), (yield))) return;                          \
         td_runner_await_frame_then_((r), (t), (yield));                                \
         return;                                                                        \
-    case __LINE__:                                                                     \
-        if (TD_UNLIKELY((r)->awaiting.task.source != NULL)) {                          \
+    case __LINE__ | TD_RESUME_TAKE_:                                                   \
+        if (TD_LIKELY((r)->awaiting.task.source != NULL)) {                            \
             if (!td_source_stamp_reached_((r)->awaiting.task.source,                   \
                                           (r)->awaiting.task.token)) {                 \
                 td_runner_take_frame_then_(r);                                         \
@@ -346,16 +351,18 @@ TD_INLINE int td_runner_suspend_now_(td_runner *r)
             }                                                                          \
             (r)->awaiting.task.source = NULL;                                          \
         }                                                                              \
+    case __LINE__:;                                                                    \
     } while (0)
-#else   /* tcc: the queue entry in place (no call), and the take called only when there is a
-         * task to take (a queue entry has none) */
+#else   /* tcc: the queue entry in place (no call), and the take called only at the taking
+         * resume point when there is a task to take */
 #define TD_AWAIT_FRAME_(r, t, yield)                                                   \
     do {                                                                               \
         (r)->resume = __LINE__;                                                        \
         if (TD_RUNNER_FRAME_PUSH_((r), (t), (yield)) ||                                \
             td_runner_await_frame_((r), (t), (yield))) return;                         \
-    case __LINE__:                                                                     \
+    case __LINE__ | TD_RESUME_TAKE_:                                                   \
         if ((r)->awaiting.task.source != NULL && td_runner_take_((r), 1, NULL)) return; \
+    case __LINE__:;                                                                    \
     } while (0)
 #endif
 
