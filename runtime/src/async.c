@@ -111,7 +111,9 @@ static TD_NOINLINE void runner_first_step_observed(td_runner *r, uint32_t token)
  * so the runner goes straight back to its pool and the task is source-free (`t.source`
  * NULL; `on_success` stores the result); a fault or cancellation is published with a plain
  * release store (still nobody to race with). After a suspension only the local is read: the
- * runner may already be running elsewhere. A statement expression, and the task is written
+ * runner may already be running elsewhere. The suspension is tested first: it is the
+ * common outcome of an async method's start, and clang then gives it the shortest path (one
+ * test; the synchronous success pays a second). A statement expression, and the task is written
  * in place: tcc, which never inlines, pays no call between td_runner_start and the step and
  * keeps no temporary for the token or the value. */
 #define runner_start(r, t, on_success)                                                  \
@@ -123,11 +125,13 @@ static TD_NOINLINE void runner_first_step_observed(td_runner *r, uint32_t token)
             runner_first_step_observed((r), (t).token);                                 \
         else                                                                            \
             (r)->method->step((r), (r)->frame);                                         \
-        if (TD_LIKELY(rs_sync_ == TD_SUCCEEDED)) {                                      \
+        if (rs_sync_ == TD_PENDING)                                                     \
+            ;                                                                           \
+        else if (TD_LIKELY(rs_sync_ == TD_SUCCEEDED)) {                                 \
             (t).source = NULL;                                                          \
             on_success;                                                                 \
             runner_start_release_(r);                                                   \
-        } else if (rs_sync_ != TD_PENDING) {                                            \
+        } else {                                                                        \
             (r)->sync = NULL;     /* the word is still as before the step: nobody else has the token */ \
             td_atomic_store_release_u32(&(r)->source.word,                              \
                 (td_atomic_load_u32(&(r)->source.word) & ~TD_WORD_STATUS_MASK) | rs_sync_); \
