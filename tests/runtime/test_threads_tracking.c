@@ -29,18 +29,32 @@ static void collect(const td_tracking_entry *e, void *arg)
     seen_n++;
 }
 
+/* The gated method started on a fresh auto source, then its gate completed with v and its
+ * task consumed (the value read back; -1 when the consumption failed). */
+typedef struct { td_auto_source *g; td_task_i64 gt, t; td_runner *r; } gated_run;
+static gated_run gated_start(void)
+{
+    gated_run x;
+    x.g = td_auto_source_rent();
+    x.gt = td_auto_source_task_i64(x.g);
+    x.r = td_runner_rent(&tracked_gate_method);
+    TD_FRAME(x.r, gate_frame)->gate = x.gt;
+    x.t = TD_START_I64(x.r);
+    return x;
+}
+static int64_t gated_finish(gated_run *x, int64_t v)
+{
+    td_auto_source_set_result(x->g, x->gt.task.token, v);
+    td_outcome o;
+    return td_task_i64_get(x->t, &o) == TD_OK && o.status == TD_SUCCEEDED ? o.value : -1;
+}
+
 static void off_by_default_records_nothing(void)
 {
     TD_CHECK_EQ(0, td_runtime_settings.tracking);
-    td_auto_source *g = td_auto_source_rent();
-    td_task_i64 gt = td_auto_source_task_i64(g);
-    td_runner *r = td_runner_rent(&tracked_gate_method);
-    TD_FRAME(r, gate_frame)->gate = gt;
-    td_task_i64 t = TD_START_I64(r);
+    gated_run x = gated_start();
     TD_CHECK_EQ(0, td_tracking_count());
-    td_auto_source_set_result(g, gt.task.token, 1);
-    td_outcome o;
-    TD_CHECK_EQ(TD_OK, td_task_i64_get(t, &o));
+    TD_CHECK_EQ(1, gated_finish(&x, 1));
 }
 
 static void entries_with_sites_until_consumed(void)
@@ -91,40 +105,28 @@ static void switched_between_start_and_release(void)
     const td_source_ops *plain = &tracked_gate_method.ops->source;
     td_outcome o;
     /* started untracked, released tracked: never recorded, still the method's operations */
-    td_auto_source *g = td_auto_source_rent();
-    td_task_i64 gt = td_auto_source_task_i64(g);
-    td_runner *r = td_runner_rent(&tracked_gate_method);
-    TD_FRAME(r, gate_frame)->gate = gt;
-    td_task_i64 t = TD_START_I64(r);
+    gated_run x = gated_start();
+    td_runner *r = x.r;
     TD_CHECK(r->source.ops == plain);
     td_tracking_enable(1);
-    td_auto_source_set_result(g, gt.task.token, 5);
     TD_CHECK_EQ(0, td_tracking_count());
-    TD_CHECK_EQ(TD_OK, td_task_i64_get(t, &o));
-    TD_CHECK_EQ(5, o.value);
+    TD_CHECK_EQ(5, gated_finish(&x, 5));
     TD_CHECK_EQ(0, td_tracking_count());
     /* started tracked: the tracked operations until the release, then the method's again */
-    g = td_auto_source_rent();
-    gt = td_auto_source_task_i64(g);
-    td_runner *r2 = td_runner_rent(&tracked_gate_method);
-    TD_CHECK(r2 == r);                                    /* the pool's last one back */
-    TD_CHECK(r2->source.ops == plain);
-    TD_FRAME(r2, gate_frame)->gate = gt;
-    t = TD_START_I64(r2);
-    TD_CHECK(r2->source.ops != plain);
+    x = gated_start();
+    TD_CHECK(x.r == r);                                   /* the pool's last one back */
+    TD_CHECK(r->source.ops != plain);
     TD_CHECK_EQ(1, td_tracking_count());
     td_tracking_enable(0);                                /* clears the table */
-    td_auto_source_set_result(g, gt.task.token, 6);
-    TD_CHECK_EQ(TD_OK, td_task_i64_get(t, &o));
-    TD_CHECK_EQ(6, o.value);
-    TD_CHECK(r2->source.ops == plain);                    /* pooled with its method's */
-    TD_CHECK_EQ(TD_E_STALE, td_task_i64_get(t, &o));
+    TD_CHECK_EQ(6, gated_finish(&x, 6));
+    TD_CHECK(r->source.ops == plain);                     /* pooled with its method's */
+    TD_CHECK_EQ(TD_E_STALE, td_task_i64_get(x.t, &o));
     /* a tracked synchronous success goes back with its method's operations too */
     td_tracking_enable(1);
     td_runner *r3 = td_runner_rent(&tracked_gate_method);
     TD_CHECK(r3 == r);
     TD_FRAME(r3, gate_frame)->gate = td_from_result(7);
-    t = TD_START_I64(r3);
+    td_task_i64 t = TD_START_I64(r3);
     TD_CHECK(t.task.source == NULL);
     TD_CHECK_EQ(7, t.value);
     TD_CHECK_EQ(0, td_tracking_count());
@@ -159,31 +161,16 @@ static void on_from_the_settings(void)
     td_settings_defaults(&s);
     s.tracking = 1;
     TD_CHECK_EQ(TD_OK, td_runtime_init(&s));
-    td_auto_source *g = td_auto_source_rent();
-    td_task_i64 gt = td_auto_source_task_i64(g);
-    td_runner *r = td_runner_rent(&tracked_gate_method);
-    TD_FRAME(r, gate_frame)->gate = gt;
-    td_task_i64 t = TD_START_I64(r);
+    gated_run x = gated_start();
     TD_CHECK_EQ(1, td_tracking_count());
-    td_auto_source_set_result(g, gt.task.token, 8);
-    td_outcome o;
-    TD_CHECK_EQ(TD_OK, td_task_i64_get(t, &o));
-    TD_CHECK_EQ(8, o.value);
+    TD_CHECK_EQ(8, gated_finish(&x, 8));
     TD_CHECK_EQ(0, td_tracking_count());
     td_runtime_shutdown();
     td_settings_defaults(&s);
     TD_CHECK_EQ(TD_OK, td_runtime_init(&s));              /* off again: nothing recorded */
-    r = td_runner_rent(&tracked_gate_method);
-    TD_FRAME(r, gate_frame)->gate = td_from_result(9);
-    TD_CHECK_EQ(9, TD_START_I64(r).value);
-    g = td_auto_source_rent();
-    gt = td_auto_source_task_i64(g);
-    r = td_runner_rent(&tracked_gate_method);
-    TD_FRAME(r, gate_frame)->gate = gt;
-    t = TD_START_I64(r);
+    x = gated_start();
     TD_CHECK_EQ(0, td_tracking_count());
-    td_auto_source_set_result(g, gt.task.token, 10);
-    TD_CHECK_EQ(TD_OK, td_task_i64_get(t, &o));
+    TD_CHECK_EQ(10, gated_finish(&x, 10));
 }
 
 int main(void)
