@@ -107,15 +107,14 @@ static TD_NOINLINE void runner_first_step_observed(td_runner *r, uint32_t token)
 /* Run the step to its first suspension and make the method's task in `t` (a td_task or the
  * untyped view of a td_task_i64), whose token field was set to the runner's version
  * beforehand. While the step runs, r->sync points at a local (async.h): a synchronous
- * completion lands there, not in the word. On success nobody else can hold the token yet,
- * so the runner goes straight back to its pool and the task is source-free (`t.source`
- * NULL; `on_success` stores the result); a fault or cancellation is published with a plain
- * release store (still nobody to race with). After a suspension only the local is read: the
- * runner may already be running elsewhere. The suspension is tested first: it is the
- * common outcome of an async method's start, and clang then gives it the shortest path (one
- * test; the synchronous success pays a second). A statement expression, and the task is written
- * in place: tcc, which never inlines, pays no call between td_runner_start and the step and
- * keeps no temporary for the token or the value. */
+ * success lands there, not in the word; nobody else can hold the token yet, so the runner
+ * goes straight back to its pool and the task is source-free (`t.source` NULL; `on_success`
+ * stores the result). A synchronous fault or cancellation is published by td_runner_finish_
+ * itself (a plain release store: still nobody to race with), so the local says only
+ * "succeeded" or not, one test for both common outcomes. After a suspension only the local
+ * is read: the runner may already be running elsewhere. A statement expression, and the
+ * task is written in place: tcc, which never inlines, pays no call between td_runner_start
+ * and the step and keeps no temporary for the token or the value. */
 #define runner_start(r, t, on_success)                                                  \
     do {                                                                                \
         uint32_t rs_sync_ = TD_PENDING;                                                 \
@@ -125,16 +124,10 @@ static TD_NOINLINE void runner_first_step_observed(td_runner *r, uint32_t token)
             runner_first_step_observed((r), (t).token);                                 \
         else                                                                            \
             (r)->method->step((r), (r)->frame);                                         \
-        if (rs_sync_ == TD_PENDING)                                                     \
-            ;                                                                           \
-        else if (TD_LIKELY(rs_sync_ == TD_SUCCEEDED)) {                                 \
+        if (rs_sync_ == TD_SUCCEEDED) {                                                 \
             (t).source = NULL;                                                          \
             on_success;                                                                 \
             runner_start_release_(r);                                                   \
-        } else {                                                                        \
-            (r)->sync = NULL;     /* the word is still as before the step: nobody else has the token */ \
-            td_atomic_store_release_u32(&(r)->source.word,                              \
-                (td_atomic_load_u32(&(r)->source.word) & ~TD_WORD_STATUS_MASK) | rs_sync_); \
         }                                                                               \
     } while (0)
 
@@ -363,11 +356,19 @@ void td_runner_finish_(td_runner *r, td_status st, int64_t value, const td_error
 {
     if (r->sync) {
         /* Still inside td_runner_start, never published: no CAS (see runner_start). A
-         * success there is released at once, its error slot never read. */
+         * success there is released at once, its error slot never read; a fault or a
+         * cancellation is published here with a plain release store (nobody else has the
+         * token yet), and the start returns the task. */
         r->source.value = value;
         if (TD_UNLIKELY(st != TD_SUCCEEDED || err))
             td_source_set_error_(&r->source, err);
-        *r->sync = (uint32_t)st;
+        if (TD_LIKELY(st == TD_SUCCEEDED)) {
+            *r->sync = (uint32_t)TD_SUCCEEDED;
+            return;
+        }
+        r->sync = NULL;
+        td_atomic_store_release_u32(&r->source.word,
+            (td_atomic_load_u32(&r->source.word) & ~TD_WORD_STATUS_MASK) | (uint32_t)st);
         return;
     }
     /* Asynchronous: the runner publishes its outcome as its own single completer. */
