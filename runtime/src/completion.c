@@ -52,7 +52,7 @@ td_task_i64 td_completion_source_task_i64(td_completion_source *cs)
 
 int td_completion_source_set_result(td_completion_source *cs, int64_t value)
 {
-    return td_source_try_succeed_(&cs->source, td_source_token(&cs->source), value);
+    return td_source_try_succeed_current_(&cs->source, value);
 }
 
 int td_completion_source_set_error(td_completion_source *cs, int code, const char *message)

@@ -57,6 +57,12 @@ void td_source_init(td_source *s, const td_source_ops *ops)
     } while (0)
 
 /* td_source_complete's CAS protocol (a source nobody owns, or taken from its owner). */
+/* A token no source issues (tokens are 24-bit): "the version the source is at", for a
+ * completer that completes whatever version is pending (td_completion_source_set_result:
+ * its owner does not reset it while a completion is in flight, completion.h). A constant
+ * in the callers that pass it, so the version check folds away there. */
+#define TD_TOKEN_CURRENT_ 0xFFFFFFFFu
+
 static TD_NOINLINE int task_complete_shared(td_source *s, uint32_t token, td_status st, int64_t value,
                                             const td_error *err)
 {
@@ -86,16 +92,18 @@ static TD_NOINLINE int task_complete_shared(td_source *s, uint32_t token, td_sta
     return TD_OK;
 }
 
-/* The main thread's completion of a source it owns at `token`, returning from the enclosing
- * function when its window opens: TD_E_STALE for another version, `not_pending` when the
- * version completed already, else TD_OK once published. The owner needs no claim: in its
- * window nobody else writes the word. A macro, so that a caller passing constants
- * (td_source_try_succeed_) gets their branches folded, under tcc too. */
+/* The main thread's completion of a source it owns at `token` (or at its current version:
+ * TD_TOKEN_CURRENT_, below), returning from the enclosing function when its window opens:
+ * TD_E_STALE for another version, `not_pending` when the version completed already, else
+ * TD_OK once published. The owner needs no claim: in its window nobody else writes the word.
+ * A macro, so that a caller passing constants (td_source_try_succeed_) gets their branches
+ * folded, under tcc too. */
 #define task_complete_owned_return(s, token, not_pending, st, v, err)                   \
     do {                                                                                \
         if (TD_MAIN_OWNS_BEGIN_(s)) {                                                   \
             uint32_t ow_w_ = td_atomic_load_u32(&(s)->word);                            \
-            if (TD_UNLIKELY(TD_WORD_VERSION(ow_w_) != (token))) {                       \
+            if (TD_UNLIKELY((token) != TD_TOKEN_CURRENT_ &&                             \
+                            TD_WORD_VERSION(ow_w_) != (token))) {                       \
                 TD_MAIN_OWNS_END_();                                                    \
                 return TD_E_STALE;                                                      \
             }                                                                           \
@@ -172,7 +180,7 @@ static TD_NOINLINE int task_try_complete_shared(td_source *s, uint32_t token, td
     TD_SOURCE_SHARE_(s);
     uint32_t w = td_atomic_load_u32(&s->word);
     for (;;) {
-        if (TD_WORD_VERSION(w) != token)
+        if (token != TD_TOKEN_CURRENT_ && TD_WORD_VERSION(w) != token)
             return TD_E_STALE;
         if (TD_WORD_STATUS(w) != TD_PENDING || (w & TD_WORD_CLAIMED))
             return TD_DONE;
@@ -199,6 +207,11 @@ int td_source_try_complete(td_source *s, uint32_t token, td_status st, int64_t v
 int td_source_try_succeed_(td_source *s, uint32_t token, int64_t value)
 {
     task_try_complete_return(s, token, TD_SUCCEEDED, value, (const td_error *)NULL);
+}
+
+int td_source_try_succeed_current_(td_source *s, int64_t value)
+{
+    task_try_complete_return(s, TD_TOKEN_CURRENT_, TD_SUCCEEDED, value, (const td_error *)NULL);
 }
 
 void td_source_recycle(td_source *s)

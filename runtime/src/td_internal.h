@@ -161,6 +161,8 @@ int td_source_on_completed_(td_source *s, uint32_t token, td_continuation_fn fn,
 void td_source_complete_own_(td_source *s, td_status st, int64_t value, const td_error *err);
 /* td_source_try_complete of a success without an error record (completion sources). */
 int td_source_try_succeed_(td_source *s, uint32_t token, int64_t value);
+/* The same at the version the source is at (td_completion_source_set_result): no token. */
+int td_source_try_succeed_current_(td_source *s, int64_t value);
 
 /* td_task_get of {s, token} (s not NULL) without building the task value. */
 int td_task_get_from_(td_source *s, uint32_t token, td_outcome *out);

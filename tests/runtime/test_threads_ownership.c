@@ -37,6 +37,25 @@ static void *complete_on_worker(void *arg)
     return NULL;
 }
 
+/* a manual source's set_result on a worker (the round it is at, the CAS protocol) */
+static int worker_set_rc;
+static int64_t worker_set_value;
+static void *set_result_on_worker(void *arg)
+{
+    worker_set_rc = td_completion_source_set_result((td_completion_source *)arg, worker_set_value);
+    return NULL;
+}
+static int set_result_from_worker(td_completion_source *cs, int64_t v)
+{
+    pthread_t th;
+    worker_set_value = v;
+    worker_set_rc = 99;
+    if (pthread_create(&th, NULL, set_result_on_worker, cs) != 0)
+        return 98;
+    pthread_join(th, NULL);
+    return worker_set_rc;
+}
+
 static void owned_on_main_shared_elsewhere(void)
 {
     td_auto_source *s = td_auto_source_rent();
@@ -67,6 +86,20 @@ static void owned_on_main_shared_elsewhere(void)
     td_task_forget_result(td_completion_source_task(cs));
     td_completion_source_reset(cs);
     TD_CHECK_EQ(TD_SOURCE_OWNED_MAIN, td_completion_source_task(cs).source->owned);
+    /* set_result on a worker completes the round the source is at, once; a reset opens the
+     * next round, which a worker's set_result completes again (the old task stays stale) */
+    td_task_i64 r1 = td_completion_source_task_i64(cs);
+    TD_CHECK_EQ(TD_OK, set_result_from_worker(cs, 11));
+    TD_CHECK_EQ(TD_DONE, set_result_from_worker(cs, 12));
+    TD_CHECK_EQ(TD_DONE, td_completion_source_set_result(cs, 13));
+    TD_CHECK_EQ(TD_OK, td_task_i64_get(r1, &o));
+    TD_CHECK_EQ(11, o.value);
+    td_completion_source_reset(cs);
+    td_task_i64 r2 = td_completion_source_task_i64(cs);
+    TD_CHECK_EQ(TD_OK, set_result_from_worker(cs, 14));
+    TD_CHECK_EQ(TD_E_STALE, td_task_i64_get(r1, &o));
+    TD_CHECK_EQ(TD_OK, td_task_i64_get(r2, &o));
+    TD_CHECK_EQ(14, o.value);
     td_completion_source_free(cs);
 }
 

@@ -8,7 +8,8 @@
  * is consumed, so one rental is one round.
  * Both are typed and untyped at once: the 64-bit value slot is read by typed consumers.
  * Completion may race (cancellation against a producer): the first completer wins and the
- * others get TD_DONE.
+ * others get TD_DONE. A manual source's td_completion_source_set_* complete the round it is
+ * at; its owner does not reset it while a completion is in flight (either may be lost).
  */
 #ifndef TANDEM_COMPLETION_H
 #define TANDEM_COMPLETION_H
