@@ -8,12 +8,13 @@
  * takes the ownership away first:
  *     owned: MAIN -> REVOKING (CAS); heavy barrier; wait until busy is 0; owned = SHARED
  * The heavy barrier (membarrier, registered by td_runtime_init; without it no window is
- * ever opened, td_main_writer_thread_ 0) runs a full fence on every thread of the process, the main thread included,
- * between the CAS and the read of busy: either the main thread's read of `owned` comes
- * after the fence and sees REVOKING (no plain store follows), or its busy = 1 came before
- * and is seen here, and the revoker waits for the window to close. That is the asymmetric Dekker pattern (the main thread pays a compiler
- * barrier, the rare revoker a system call): no window is open once owned is SHARED, and
- * nobody but the main thread opens one on a MAIN source.
+ * ever opened, td_main_writer_thread_ 0) runs a full fence on every thread of the process,
+ * the main thread included, between the CAS and the read of busy: either the main thread's
+ * read of `owned` comes after the fence and sees REVOKING (no plain store follows), or its
+ * busy = 1 came before and is seen here, and the revoker waits for the window to close.
+ * That is the asymmetric Dekker pattern (the main thread pays a compiler barrier, the rare
+ * revoker a system call): no window is open once owned is SHARED, and nobody but the main
+ * thread opens one on a MAIN source.
  */
 #include <stdlib.h>
 #include "td_internal.h"

@@ -57,12 +57,6 @@ void td_source_init(td_source *s, const td_source_ops *ops)
     } while (0)
 
 /* td_source_complete's CAS protocol (a source nobody owns, or taken from its owner). */
-/* A token no source issues (tokens are 24-bit): "the version the source is at", for a
- * completer that completes whatever version is pending (td_completion_source_set_result:
- * its owner does not reset it while a completion is in flight, completion.h). A constant
- * in the callers that pass it, so the version check folds away there. */
-#define TD_TOKEN_CURRENT_ 0xFFFFFFFFu
-
 static TD_NOINLINE int task_complete_shared(td_source *s, uint32_t token, td_status st, int64_t value,
                                             const td_error *err)
 {
@@ -92,18 +86,18 @@ static TD_NOINLINE int task_complete_shared(td_source *s, uint32_t token, td_sta
     return TD_OK;
 }
 
-/* The main thread's completion of a source it owns at `token` (or at its current version:
- * TD_TOKEN_CURRENT_, below), returning from the enclosing function when its window opens:
- * TD_E_STALE for another version, `not_pending` when the version completed already, else
- * TD_OK once published. The owner needs no claim: in its window nobody else writes the word.
- * A macro, so that a caller passing constants (td_source_try_succeed_) gets their branches
- * folded, under tcc too. */
-#define task_complete_owned_return(s, token, not_pending, st, v, err)                   \
+/* The main thread's completion of a source it owns at `token`, returning from the enclosing
+ * function when its window opens: TD_E_STALE for another version, `not_pending` when the
+ * version completed already, else TD_OK once published. `versioned` is a constant: 0 for a
+ * completer of whatever version is pending (td_completion_source_set_result: its owner does
+ * not reset it while a completion is in flight, completion.h), which checks no token. The
+ * owner needs no claim: in its window nobody else writes the word. A macro, so that a caller
+ * passing constants (td_source_try_succeed_) gets their branches folded, under tcc too. */
+#define task_complete_owned_return(s, versioned, token, not_pending, st, v, err)        \
     do {                                                                                \
         if (TD_MAIN_OWNS_BEGIN_(s)) {                                                   \
             uint32_t ow_w_ = td_atomic_load_u32(&(s)->word);                            \
-            if (TD_UNLIKELY((token) != TD_TOKEN_CURRENT_ &&                             \
-                            TD_WORD_VERSION(ow_w_) != (token))) {                       \
+            if (TD_UNLIKELY((versioned) && TD_WORD_VERSION(ow_w_) != (token))) {        \
                 TD_MAIN_OWNS_END_();                                                    \
                 return TD_E_STALE;                                                      \
             }                                                                           \
@@ -118,7 +112,7 @@ static TD_NOINLINE int task_complete_shared(td_source *s, uint32_t token, td_sta
 
 int td_source_complete(td_source *s, uint32_t token, td_status st, int64_t value, const td_error *err)
 {
-    task_complete_owned_return(s, token, TD_E_STALE, st, value, err);
+    task_complete_owned_return(s, 1, token, TD_E_STALE, st, value, err);
     return task_complete_shared(s, token, st, value, err);
 }
 
@@ -174,13 +168,13 @@ void td_source_succeed_own_(td_source *s, int64_t value)
 /* Racing completers (td_source_try_complete) under the CAS protocol: claim the pending
  * version with a CAS, then write and publish the outcome as the own completion does (with a
  * waiter registered, nobody else writes the word). */
-static TD_NOINLINE int task_try_complete_shared(td_source *s, uint32_t token, td_status st, int64_t value,
-                                                const td_error *err)
+static TD_NOINLINE int task_try_complete_shared(td_source *s, int versioned, uint32_t token, td_status st,
+                                                int64_t value, const td_error *err)
 {
     TD_SOURCE_SHARE_(s);
     uint32_t w = td_atomic_load_u32(&s->word);
     for (;;) {
-        if (token != TD_TOKEN_CURRENT_ && TD_WORD_VERSION(w) != token)
+        if (versioned && TD_WORD_VERSION(w) != token)
             return TD_E_STALE;
         if (TD_WORD_STATUS(w) != TD_PENDING || (w & TD_WORD_CLAIMED))
             return TD_DONE;
@@ -193,25 +187,25 @@ static TD_NOINLINE int task_try_complete_shared(td_source *s, uint32_t token, td
 
 /* The main thread's window on a source it owns, else the claim (CAS protocol, out of line);
  * returns from the enclosing function. A macro for td_source_try_succeed_'s constants. */
-#define task_try_complete_return(s, token, st, v, err)                                  \
+#define task_try_complete_return(s, versioned, token, st, v, err)                       \
     do {                                                                                \
-        task_complete_owned_return((s), (token), TD_DONE, (st), (v), (err));            \
-        return task_try_complete_shared((s), (token), (st), (v), (err));                \
+        task_complete_owned_return((s), (versioned), (token), TD_DONE, (st), (v), (err)); \
+        return task_try_complete_shared((s), (versioned), (token), (st), (v), (err));   \
     } while (0)
 
 int td_source_try_complete(td_source *s, uint32_t token, td_status st, int64_t value, const td_error *err)
 {
-    task_try_complete_return(s, token, st, value, err);
+    task_try_complete_return(s, 1, token, st, value, err);
 }
 
 int td_source_try_succeed_(td_source *s, uint32_t token, int64_t value)
 {
-    task_try_complete_return(s, token, TD_SUCCEEDED, value, (const td_error *)NULL);
+    task_try_complete_return(s, 1, token, TD_SUCCEEDED, value, (const td_error *)NULL);
 }
 
 int td_source_try_succeed_current_(td_source *s, int64_t value)
 {
-    task_try_complete_return(s, TD_TOKEN_CURRENT_, TD_SUCCEEDED, value, (const td_error *)NULL);
+    task_try_complete_return(s, 0, 0, TD_SUCCEEDED, value, (const td_error *)NULL);
 }
 
 void td_source_recycle(td_source *s)
@@ -255,9 +249,10 @@ int (td_task_status)(td_task t, td_status *out)
 /* A registration's answer on a protocol source's word w (a local copy): TD_OK when the task
  * is pending at `token` in mode NONE (take the waiter), else the query's return code. */
 #define task_registration_check(w, token)                                               \
-    (task_check((w), (token)) != TD_OK ? task_check((w), (token))                       \
-     : TD_WORD_MODE(w) == TD_MODE_AWAITED ? TD_E_AWAITED                                \
-     : TD_WORD_STATUS(w) != TD_PENDING ? TD_DONE : TD_OK)
+    ({  int rc_c_ = task_check((w), (token));                                           \
+        rc_c_ != TD_OK ? rc_c_                                                          \
+        : TD_WORD_MODE(w) == TD_MODE_AWAITED ? TD_E_AWAITED                             \
+        : TD_WORD_STATUS(w) != TD_PENDING ? TD_DONE : TD_OK; })
 
 /* Registration on a source (the stamp shortcut already taken, or left to a stamp source's
  * own ops): a custom source answers through its ops; a protocol source takes the waiter with

@@ -109,8 +109,9 @@ td_task td_wait_no_loop_(void);
 extern volatile uint32_t td_main_busy_;
 /* Open the main thread's window on s: 1 when this is the main thread (td_main_writer_thread_,
  * task.h) and it owns s (the window is then open: write the word with plain stores, then
- * TD_MAIN_OWNS_END_, before any call); 0 otherwise (no window). busy is set before `owned` is read: a revocation either
- * is seen here or sees the window open and waits for it (the asymmetric fence, ownership.c). */
+ * TD_MAIN_OWNS_END_, before any call); 0 otherwise (no window). busy is set before `owned`
+ * is read: a revocation either is seen here or sees the window open and waits for it (the
+ * asymmetric fence, ownership.c). */
 #define TD_MAIN_OWNS_BEGIN_(s)                                                          \
     (td_main_writer_thread_ == td_thread_self() &&                                      \
      (td_atomic_store_release_u32(&td_main_busy_, 1), td_compiler_barrier(),            \

@@ -42,8 +42,8 @@
  *     thread does everything. A source rented or reset on the main thread (the pools' owner
  *     thread, pool.h) is owned by it (`owned` TD_SOURCE_OWNED_MAIN): the main thread then
  *     (td_main_writer_thread_, where the process has membarrier) writes its word with plain
- *     stores, each inside a window bracketed by a flag of its
- *     own (td_main_busy_) whose opening re-reads `owned`. Any other thread takes the
+ *     stores, each inside a window bracketed by a flag of its own (td_main_busy_) whose
+ *     opening re-reads `owned`. Any other thread takes the
  *     ownership away before it writes the word (td_source_disown_: REVOKING, an asymmetric
  *     heavy barrier, a wait for the window to close, SHARED); from then on every party uses
  *     the CAS protocol until the source is rented again. Sources of every other kind, and
