@@ -32,6 +32,7 @@
 #if defined(__TINYC__)
 #  define TD_INLINE static inline
 #  define TD_NOINLINE
+#  define TD_MAYBE_UNUSED
 /* tcc exports every global and does not optimise: nothing to mark or to hide. */
 #  define TD_EXPORT
 #  define TD_OPAQUE(x) ((void)0)
@@ -120,6 +121,8 @@
 #else /* clang, gcc */
 #  define TD_INLINE static inline __attribute__((always_inline))
 #  define TD_NOINLINE __attribute__((noinline))
+/* generated functions a file may not call (TD_METHOD_DEFINE's starts) */
+#  define TD_MAYBE_UNUSED __attribute__((unused))
 /* Visible from a -fvisibility=hidden module (its one entry table). */
 #  define TD_EXPORT __attribute__((visibility("default")))
 /* Hide a value from the optimiser (benchmarks: keep a computed result alive). */

@@ -7,15 +7,16 @@
 
 /* A runner's release and recycle are generated per method by TD_METHOD_DEFINE (async.h,
  * td_runner_ops_): the frame's size and the pool are constants there. Consumption's
- * release retires the version (TD_RUNNER_RETIRE_VERSION_), then recycles: the resume point
- * and the frame cleared (the frame stays readable until then, async.h), the runner pooled.
+ * release retires the version (TD_RUNNER_RETIRE_VERSION_), then recycles: the frame
+ * cleared (it stays readable until then, async.h), the runner pooled.
  * Nobody can rent the runner before it is pooled, and a query with the old token is stale
  * from the new version on, so the order of the two does not matter. Nothing else needs
  * resetting, by these invariants:
  *   - value and error slots: the value written by every completion (td_runner_finish_,
  *     td_source_succeed_own_, the start's in-place success), the
  *     error slots by every one that has a record (task.h), and read only then;
- *   - sync: set by every start before the step runs, NULL after a suspension;
+ *   - sync and the resume point: set by every start before the step runs (TD_RUNNER_START_),
+ *     sync NULL after a suspension;
  *   - awaiting.task.source: NULL outside an await (every take clears it);
  *   - flowed / context: flowed is set only by a registration that succeeded (a failed one
  *     clears it, runner_suspend_return) and cleared by the resumption, context read only then;
@@ -32,7 +33,6 @@ void td_runner_recycle_tracked_(td_runner *r)
     td_method *m = r->method;
     td_tracking_end_(r);
     r->source.ops = &m->ops->source;
-    r->resume = 0;
     memset(r->frame, 0, TD_RUNNER_FRAME_BYTES_(m->frame_size));
     td_pool_return(&m->pool, r);
 }
@@ -104,32 +104,16 @@ static TD_NOINLINE void runner_first_step_observed(td_runner *r, uint32_t token)
     td_context_restore_(caller);
 }
 
-/* Run the step to its first suspension and make the method's task in `t` (a td_task or the
- * untyped view of a td_task_i64), whose token field was set to the runner's version
- * beforehand. While the step runs, r->sync points at a local (async.h): a synchronous
- * success lands there, not in the word; nobody else can hold the token yet, so the runner
- * goes straight back to its pool and the task is source-free (`t.source` NULL; `on_success`
- * stores the result). A synchronous fault or cancellation is published by td_runner_finish_
- * itself (a plain release store: still nobody to race with), so the local says only
- * "succeeded" or not, one test for both common outcomes. After a suspension only the local
- * is read: the runner may already be running elsewhere. A statement expression, and the
- * task is written in place: tcc, which never inlines, pays no call between td_runner_start
- * and the step and keeps no temporary for the token or the value. */
+/* The generic start (TD_RUNNER_START_, async.h): the step through the method, tracking and
+ * flow behind one test of both, and the runner's own recycle (ops: the method's, or the
+ * tracked ones that the observed path gave it). */
 #define runner_start(r, t, on_success)                                                  \
-    do {                                                                                \
-        uint32_t rs_sync_ = TD_PENDING;                                                 \
-        (t).source = &(r)->source;                                                      \
-        (r)->sync = &rs_sync_;                                                          \
-        if (TD_UNLIKELY(td_runner_observed_))                                           \
-            runner_first_step_observed((r), (t).token);                                 \
-        else                                                                            \
-            (r)->method->step((r), (r)->frame);                                         \
-        if (rs_sync_ == TD_SUCCEEDED) {                                                 \
-            (t).source = NULL;                                                          \
-            on_success;                                                                 \
-            runner_start_release_(r);                                                   \
-        }                                                                               \
-    } while (0)
+    TD_RUNNER_START_((r), (t),                                                          \
+                     if (TD_UNLIKELY(td_runner_observed_))                              \
+                         runner_first_step_observed((r), (t).token);                    \
+                     else                                                               \
+                         (r)->method->step((r), (r)->frame),                            \
+                     on_success, runner_start_release_(r))
 
 td_task td_runner_start(td_runner *r)
 {
@@ -137,6 +121,18 @@ td_task td_runner_start(td_runner *r)
     t.token = TD_WORD_VERSION(td_atomic_load_u32(&r->source.word));
     runner_start(r, t, t.token = 0);
     return t;
+}
+
+void td_runner_start_to_(td_runner *r, td_task *t)
+{
+    t->token = TD_WORD_VERSION(td_atomic_load_u32(&r->source.word));
+    runner_start(r, *t, t->token = 0);
+}
+
+void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t)
+{
+    t->value = (int64_t)TD_WORD_VERSION(td_atomic_load_u32(&r->source.word));
+    runner_start(r, t->task, t->value = r->source.value);
 }
 
 /* The token goes in as the whole second word (the token zero-extended): the same bytes as

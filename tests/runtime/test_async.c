@@ -385,6 +385,98 @@ static void prefilled_runners_are_set_up(void)
     TD_CHECK(td_pool_count(&plain_method.pool) >= n);
 }
 
+/* The starts TD_METHOD_DEFINE generates (TD_METHOD_START / _I64): the step called directly,
+ * a synchronous success recycled by the method's own recycle. The same answers as
+ * td_runner_start on every outcome, and with tracking or flow on (the generic observed path),
+ * under both compilers (tcc writes the task through a pointer). */
+static void generated_starts(void)
+{
+    /* typed: synchronous success, the runner back in its pool with its frame cleared */
+    td_runner *r = td_runner_rent(&add_method);
+    TD_FRAME(r, add_frame)->gate = td_from_result(40);
+    TD_FRAME(r, add_frame)->in = 2;
+    td_task_i64 v;
+    v.task.source = &r->source;                  /* overwritten by the start */
+    v.value = -1;
+    TD_METHOD_START_I64(add, r, v);
+    TD_CHECK(v.task.source == NULL);
+    TD_CHECK_EQ(42, v.value);
+    TD_CHECK_EQ(0, TD_FRAME(r, add_frame)->in);  /* pooled (not freed): may be read */
+    TD_CHECK(td_runner_rent(&add_method) == r);   /* and it is the next rental */
+
+    /* typed: a suspension, resumed from its resume point, then a second use of the runner
+     * that starts again from the beginning (the start sets the resume point) */
+    td_completion_source *gate = td_completion_source_new();
+    for (int round = 0; round < 2; round++) {
+        td_completion_source_reset(gate);
+        TD_FRAME(r, add_frame)->gate = td_completion_source_task_i64(gate);
+        TD_FRAME(r, add_frame)->in = 10 * (round + 1);
+        uint32_t version = td_source_token(&r->source);
+        TD_METHOD_START_I64(add, r, v);
+        TD_CHECK(v.task.source == &r->source);
+        TD_CHECK_EQ(version, v.task.token);
+        TD_CHECK(r->sync == NULL);
+        td_outcome o;
+        TD_CHECK_EQ(TD_E_PENDING, td_task_i64_get(v, &o));
+        TD_CHECK_EQ(TD_OK, td_completion_source_set_result(gate, 5));
+        TD_CHECK_EQ(TD_OK, td_task_i64_get(v, &o));
+        TD_CHECK_EQ(TD_SUCCEEDED, o.status);
+        TD_CHECK_EQ(10 * (round + 1) + 5, o.value);
+        TD_CHECK_EQ(TD_E_STALE, td_task_i64_get(v, &o));
+        r = td_runner_rent(&add_method);
+    }
+
+    /* untyped: a synchronous fault is published with the runner's token, consumed once */
+    td_runner *p = td_runner_rent(&plain_method);
+    TD_FRAME(p, plain_frame)->a = td_completed();
+    TD_FRAME(p, plain_frame)->fail = 1;
+    td_task t;
+    TD_METHOD_START(plain, p, t);
+    TD_CHECK(t.source == &p->source);
+    td_outcome o;
+    TD_CHECK_EQ(TD_OK, td_task_get(t, &o));
+    TD_CHECK_EQ(TD_FAULTED, o.status);
+    TD_CHECK_EQ(TD_ERR_USER + 2, o.error.code);
+    TD_CHECK_EQ(TD_E_STALE, td_task_get(t, &o));
+    /* untyped: a synchronous success is source-free */
+    p = td_runner_rent(&plain_method);
+    TD_FRAME(p, plain_frame)->a = td_completed();
+    TD_METHOD_START(plain, p, t);
+    TD_CHECK(t.source == NULL);
+    TD_CHECK(td_runner_rent(&plain_method) == p);
+    TD_METHOD_START(plain, p, t);                 /* the frame cleared: back to the pool */
+    TD_CHECK(t.source == NULL);
+
+    /* tracking on: the observed path records the rental until the task is consumed */
+    uint32_t tracked = td_tracking_count();
+    td_tracking_enable(1);
+    td_completion_source_reset(gate);
+    TD_FRAME(r, add_frame)->gate = td_completion_source_task_i64(gate);
+    TD_FRAME(r, add_frame)->in = 1;
+    TD_METHOD_START_I64(add, r, v);
+    TD_CHECK(v.task.source == &r->source);
+    TD_CHECK_EQ(tracked + 1, td_tracking_count());
+    td_tracking_enable(0);
+    TD_CHECK_EQ(TD_OK, td_completion_source_set_result(gate, 1));
+    TD_CHECK_EQ(TD_OK, td_task_i64_get(v, &o));
+    TD_CHECK_EQ(2, o.value);
+    TD_CHECK_EQ(tracked, td_tracking_count());
+
+    /* flow on: the caller's context survives a synchronous success */
+    int ctx = 0;
+    td_flow_set(1);
+    td_context_set(&ctx);
+    r = td_runner_rent(&add_method);
+    TD_FRAME(r, add_frame)->gate = td_from_result(3);
+    TD_METHOD_START_I64(add, r, v);
+    TD_CHECK(td_context_current() == &ctx);
+    td_context_set(NULL);
+    td_flow_set(0);
+    TD_CHECK(v.task.source == NULL);
+    TD_CHECK_EQ(3, v.value);
+    td_completion_source_free(gate);
+}
+
 int main(void)
 {
     if (td_runtime_init(NULL) != TD_OK)
@@ -401,6 +493,7 @@ int main(void)
     TD_RUN(hand_built_method_is_refused);
     TD_RUN(prefilled_runners_are_set_up);
     TD_RUN(success_after_fault_reads_no_error);
+    TD_RUN(generated_starts);
     td_runtime_shutdown();
     return TD_TEST_SUMMARY();
 }

@@ -110,6 +110,18 @@ static td_method *const tsub_methods[] = {
 /* the cohort's tasks (preallocated) */
 static td_task_i64 tsub_tasks[TD_SUBJECT_MAX_COHORT];
 
+/* Start n runners of method `name` into the cohort: rent, `setup` (an expression on r and i:
+ * the frame's arguments), then the method's own start (TD_METHOD_DEFINE: the step called
+ * directly). */
+#define TSUB_START_COHORT(name, n, setup)                                               \
+    do {                                                                                \
+        for (uint32_t i = 0; i < (n); i++) {                                            \
+            td_runner *r = td_runner_rent(&name##_method);                              \
+            setup;                                                                      \
+            TD_METHOD_START_I64(name, r, tsub_tasks[i]);                               \
+        }                                                                               \
+    } while (0)
+
 /* ---- lifetime and settings ----------------------------------------------------------- */
 
 static int tsub_init(void)
@@ -175,7 +187,8 @@ static int64_t tsub_method_completed_get(uint32_t n)
     int64_t ok = 0;
     for (uint32_t i = 0; i < n; i++) {
         td_runner *r = td_runner_rent(&tsub_done_method);
-        td_task t = td_runner_start(r);
+        td_task t;
+        TD_METHOD_START(tsub_done, r, t);
         td_outcome o;
         if (td_task_get(t, &o) == TD_OK && o.status == TD_SUCCEEDED) ok++;
     }
@@ -188,7 +201,8 @@ static int64_t tsub_method_completed_i64_get(uint32_t n)
     for (uint32_t i = 0; i < n; i++) {
         td_runner *r = td_runner_rent(&tsub_done_i64_method);
         TD_FRAME(r, tsub_plain_frame)->value = i;
-        td_task_i64 t = td_runner_start_i64(r);
+        td_task_i64 t;
+        TD_METHOD_START_I64(tsub_done_i64, r, t);
         td_outcome o;
         if (td_task_i64_get(t, &o) == TD_OK && o.status == TD_SUCCEEDED) sum += o.value;
     }
@@ -203,12 +217,10 @@ static int tsub_wait_schedule(int wl, uint32_t n)
         for (uint32_t i = 0; i < n; i++) tsub_tasks[i].task = td_next_frame(TD_TIMING_UPDATE);
         return 0;
     }
-    td_method *m = wl == TD_WL_METHOD_NEXTFRAME ? &tsub_nf_method : &tsub_nf_i64_method;
-    for (uint32_t i = 0; i < n; i++) {
-        td_runner *r = td_runner_rent(m);
-        TD_FRAME(r, tsub_plain_frame)->value = (int64_t)i + 1;
-        tsub_tasks[i] = td_runner_start_i64(r);
-    }
+    if (wl == TD_WL_METHOD_NEXTFRAME)
+        TSUB_START_COHORT(tsub_nf, n, TD_FRAME(r, tsub_plain_frame)->value = (int64_t)i + 1);
+    else
+        TSUB_START_COHORT(tsub_nf_i64, n, TD_FRAME(r, tsub_plain_frame)->value = (int64_t)i + 1);
     return 0;
 }
 
@@ -254,14 +266,12 @@ static int tsub_gates_reset(uint32_t n, uint32_t susp)
 
 static int tsub_gates_start(int typed, uint32_t n, uint32_t susp)
 {
-    td_method *m = typed ? &tsub_gate_i64_method : &tsub_gate_method;
-    for (uint32_t i = 0; i < n; i++) {
-        td_runner *r = td_runner_rent(m);
-        tsub_gate_frame *f = TD_FRAME(r, tsub_gate_frame);
-        f->slot = i;
-        f->susp = susp;
-        tsub_tasks[i] = td_runner_start_i64(r);
-    }
+#define TSUB_GATE_FRAME_SET(r, i) (TD_FRAME(r, tsub_gate_frame)->slot = (i), TD_FRAME(r, tsub_gate_frame)->susp = susp)
+    if (typed)
+        TSUB_START_COHORT(tsub_gate_i64, n, TSUB_GATE_FRAME_SET(r, i));
+    else
+        TSUB_START_COHORT(tsub_gate, n, TSUB_GATE_FRAME_SET(r, i));
+#undef TSUB_GATE_FRAME_SET
     return 0;
 }
 
@@ -286,13 +296,8 @@ static int64_t tsub_gates_get(int typed, uint32_t n, uint32_t susp)
 
 static int tsub_loops_start(int kind, uint32_t n, uint32_t awaits)
 {
-    for (uint32_t i = 0; i < n; i++) {
-        td_runner *r = td_runner_rent(&tsub_loop_method);
-        tsub_loop_frame *f = TD_FRAME(r, tsub_loop_frame);
-        f->awaits = awaits;
-        f->kind = kind;
-        tsub_tasks[i] = td_runner_start_i64(r);
-    }
+    TSUB_START_COHORT(tsub_loop, n,
+                      (TD_FRAME(r, tsub_loop_frame)->awaits = awaits, TD_FRAME(r, tsub_loop_frame)->kind = kind));
     return 0;
 }
 

@@ -75,9 +75,10 @@ static void demo_case(const td_player_host *host, void *ctx, void *arg)
 {
     (void)arg;
     demo_gate = td_completion_source_new();
-    td_task_i64 walker = td_runner_start_i64(td_runner_rent(&demo_walker_method));
-    td_task_i64 waiter = td_runner_start_i64(td_runner_rent(&demo_waiter_method));
-    td_task_i64 racer = td_runner_start_i64(td_runner_rent(&demo_racer_method));
+    td_task_i64 walker, waiter, racer;   /* each method's own start (TD_METHOD_DEFINE) */
+    TD_METHOD_START_I64(demo_walker, td_runner_rent(&demo_walker_method), walker);
+    TD_METHOD_START_I64(demo_waiter, td_runner_rent(&demo_waiter_method), waiter);
+    TD_METHOD_START_I64(demo_racer, td_runner_rent(&demo_racer_method), racer);
     int frames = 0;
     while ((demo_status(walker.task) == TD_PENDING || demo_status(waiter.task) == TD_PENDING ||
             demo_status(racer.task) == TD_PENDING) && frames < 20) {

@@ -34,7 +34,8 @@
  *     ...
  *     td_runner *r = td_runner_rent(&add_one_method);
  *     TD_FRAME(r, add_one_frame)->x = 41;
- *     td_task_i64 t = td_runner_start_i64(r);
+ *     td_task_i64 t;
+ *     TD_METHOD_START_I64(add_one, r, t);    (in add_one's file; elsewhere td_runner_start_i64)
  */
 #ifndef TANDEM_ASYNC_H
 #define TANDEM_ASYNC_H
@@ -109,7 +110,9 @@ struct td_runner {
         #name, (uint32_t)sizeof(F), (td_step_fn)(STEP),                               \
         TD_POOL_STATIC_INIT(name##_runner_slots, TD_DEFAULT_METHOD_POOL_SLOTS,         \
                             TD_RUNNER_SIZE_(sizeof(F)), #name),                       \
-        0, 0, &name##_runner_ops_ }
+        0, 0, &name##_runner_ops_ };                                                  \
+    TD_METHOD_STARTS_(name, F, STEP)                                                  \
+    typedef char name##_method_defined_
 #define TD_METHOD_DECLARE(name) extern td_method name##_method
 /* A runner's size: the frame rounded up to whole 8-byte words. */
 #define TD_RUNNER_FRAME_BYTES_(frame_size) (((size_t)(frame_size) + 7) & ~(size_t)7)
@@ -134,13 +137,13 @@ struct td_runner {
         : (frame_size) <= 32 ? td_zero_32((r)->frame)                                   \
         : (void)memset((r)->frame, 0, TD_RUNNER_FRAME_BYTES_(frame_size)))
 #endif
-/* The recycle: resume point and frame cleared, the runner pooled (its owner's segment
- * inline). Nothing else needs resetting (the invariants are in async.c). No tracking test:
+/* The recycle: the frame cleared, the runner pooled (its owner's segment inline). Nothing
+ * else needs resetting (the invariants are in async.c; every start sets the resume point,
+ * TD_RUNNER_START_). No tracking test:
  * a runner started with tracking on has the tracked operations instead of these until it
  * is recycled (async.c, runner_tracked_ops). */
 #define TD_RUNNER_RECYCLE_(r, m, frame_size)                                            \
     do {                                                                                \
-        (r)->resume = 0;                                                                \
         TD_RUNNER_CLEAR_FRAME_((r), (frame_size));                                      \
         TD_POOL_RETURN_OR_(&(m)->pool, (r), td_pool_return);                            \
     } while (0)
@@ -179,6 +182,96 @@ static inline void *td_runner_frame(td_runner *r) { return (void *)r->frame; }
  * back in the pool already. */
 td_task td_runner_start(td_runner *r);
 td_task_i64 td_runner_start_i64(td_runner *r);
+/* The same, the task written to *t field by field (tcc copies a returned 16-byte struct
+ * into a variable with memmove). */
+void td_runner_start_to_(td_runner *r, td_task *t);
+void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t);
+/* The start of a runner of method `name` (TD_METHOD_DEFINE, in the method's own file), the
+ * task stored in the lvalue `t` (a td_task, or a td_task_i64 for the typed start) field by
+ * field: the step is called directly, so a compiler that inlines may inline it with its
+ * first resume point known, and a synchronous success is recycled by the method's own
+ * recycle; under tcc neither a call through the method nor a memmove of the task. */
+#define TD_METHOD_START(name, r, t) TD_METHOD_START_PORT_(name, r, t)
+#define TD_METHOD_START_I64(name, r, t) TD_METHOD_START_I64_PORT_(name, r, t)
+/* The generated starts (TD_METHOD_DEFINE). Where the compiler inlines they return the task
+ * (a value it keeps in registers); under tcc they write it through a pointer. A start with
+ * tracking or flow on takes the generic start's observed path. */
+#if TD_PORT_INLINES
+#define TD_METHOD_STARTS_(name, F, STEP)                                              \
+    static inline TD_MAYBE_UNUSED td_task name##_method_start_(td_runner *r)          \
+    {                                                                                 \
+        td_task t;                                                                    \
+        if (TD_UNLIKELY(td_runner_observed_))                                         \
+            return (td_runner_start)(r);                                              \
+        t.token = td_source_token(&r->source);                                        \
+        TD_RUNNER_START_(r, t, (STEP)(r, (F *)(void *)(r)->frame), t.token = 0,       \
+                         name##_runner_recycle_(r));                                  \
+        return t;                                                                     \
+    }                                                                                 \
+    static inline TD_MAYBE_UNUSED td_task_i64 name##_method_start_i64_(td_runner *r)  \
+    {                                                                                 \
+        td_task_i64 t;                                                                \
+        if (TD_UNLIKELY(td_runner_observed_))                                         \
+            return (td_runner_start_i64)(r);                                          \
+        t.value = (int64_t)td_source_token(&r->source);                               \
+        TD_RUNNER_START_(r, t.task, (STEP)(r, (F *)(void *)(r)->frame),               \
+                         t.value = r->source.value, name##_runner_recycle_(r));       \
+        return t;                                                                     \
+    }
+#define TD_METHOD_START_PORT_(name, r, t) ((t) = name##_method_start_((r)))
+#define TD_METHOD_START_I64_PORT_(name, r, t) ((t) = name##_method_start_i64_((r)))
+#else
+#define TD_METHOD_STARTS_(name, F, STEP)                                              \
+    static inline TD_MAYBE_UNUSED void name##_method_start_(td_runner *r, td_task *t) \
+    {                                                                                 \
+        if (TD_UNLIKELY(td_runner_observed_)) {                                       \
+            td_runner_start_to_(r, t);                                                \
+            return;                                                                   \
+        }                                                                             \
+        t->token = td_source_token(&r->source);                                       \
+        TD_RUNNER_START_(r, *t, (STEP)(r, (F *)(void *)(r)->frame), t->token = 0,     \
+                         name##_runner_recycle_(r));                                  \
+    }                                                                                 \
+    static inline TD_MAYBE_UNUSED void name##_method_start_i64_(td_runner *r,         \
+                                                                td_task_i64 *t)       \
+    {                                                                                 \
+        if (TD_UNLIKELY(td_runner_observed_)) {                                       \
+            td_runner_start_i64_to_(r, t);                                            \
+            return;                                                                   \
+        }                                                                             \
+        t->value = (int64_t)td_source_token(&r->source);                              \
+        TD_RUNNER_START_(r, t->task, (STEP)(r, (F *)(void *)(r)->frame),              \
+                         t->value = r->source.value, name##_runner_recycle_(r));      \
+    }
+#define TD_METHOD_START_PORT_(name, r, t) name##_method_start_((r), &(t))
+#define TD_METHOD_START_I64_PORT_(name, r, t) name##_method_start_i64_((r), &(t))
+#endif
+/* tracking | flow (async.c): a start with either on takes td_runner_start's observed path. */
+extern uint32_t td_runner_observed_;
+/* The start's body, shared by td_runner_start (async.c) and the generated starts: `t` is the
+ * task (a td_task or a td_task_i64's untyped view) whose token was set beforehand. While the
+ * step (`call_step`) runs, r->sync points at a local: a synchronous success lands there, not
+ * in the word; nobody else can hold the token yet, so the runner goes straight back to its
+ * pool (`recycle`) and the task is source-free (`on_success` stores the result). A
+ * synchronous fault or cancellation is published by td_runner_finish_ itself (a plain
+ * release store: still nobody to race with), so the local says only "succeeded" or not, one
+ * test for both common outcomes. The start sets the resume point (the recycle leaves it):
+ * a step inlined here begins at its first resume point with no dispatch. After a suspension
+ * only the local is read: the runner may already be running elsewhere. A statement, and the
+ * task is written in place: tcc, which never inlines, pays no call for it. */
+#define TD_RUNNER_START_(r, t, call_step, on_success, recycle)                         \
+    do {                                                                                \
+        uint32_t rs_sync_ = TD_PENDING;                                                 \
+        (t).source = &(r)->source;                                                      \
+        (r)->sync = &rs_sync_;                                                          \
+        (r)->resume = 0;                                                                \
+        call_step;                                                                      \
+        if (rs_sync_ == TD_SUCCEEDED) {                                                 \
+            (t).source = NULL;                                                          \
+            on_success;                                                                 \
+            recycle;                                                                    \
+        }                                                                               \
+    } while (0)
 /* Resume a suspended runner (the continuation registered by TD_AWAIT). */
 void td_runner_move_next(void *runner);
 /* The same for a frame wait queued with flow off (nothing captured: no flow test). */
