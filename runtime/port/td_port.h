@@ -33,6 +33,7 @@
 #  define TD_INLINE static inline
 #  define TD_NOINLINE
 #  define TD_MAYBE_UNUSED
+#  define TD_FLATTEN
 /* tcc exports every global and does not optimise: nothing to mark or to hide. */
 #  define TD_EXPORT
 #  define TD_OPAQUE(x) ((void)0)
@@ -123,6 +124,8 @@
 #  define TD_NOINLINE __attribute__((noinline))
 /* generated functions a file may not call (TD_METHOD_DEFINE's starts) */
 #  define TD_MAYBE_UNUSED __attribute__((unused))
+/* every call inside inlined where it can be (TD_METHOD_DEFINE's starts take the step in) */
+#  define TD_FLATTEN __attribute__((flatten))
 /* Visible from a -fvisibility=hidden module (its one entry table). */
 #  define TD_EXPORT __attribute__((visibility("default")))
 /* Hide a value from the optimiser (benchmarks: keep a computed result alive). */

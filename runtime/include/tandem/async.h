@@ -194,11 +194,14 @@ void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t);
 #define TD_METHOD_START(name, r, t) TD_METHOD_START_PORT_(name, r, t)
 #define TD_METHOD_START_I64(name, r, t) TD_METHOD_START_I64_PORT_(name, r, t)
 /* The generated starts (TD_METHOD_DEFINE). Where the compiler inlines they return the task
- * (a value it keeps in registers); under tcc they write it through a pointer. A start with
- * tracking or flow on takes the generic start's observed path. */
+ * (a value it keeps in registers) and take the step in (TD_FLATTEN): the resume point the
+ * start has just set is known there, so the step's dispatch folds away and only its path to
+ * the first suspension remains, with the start's own test of the synchronous outcome. Under
+ * tcc they write the task through a pointer. A start with tracking or flow on takes the
+ * generic start's observed path. */
 #if TD_PORT_INLINES
 #define TD_METHOD_STARTS_(name, F, STEP)                                              \
-    static inline TD_MAYBE_UNUSED td_task name##_method_start_(td_runner *r)          \
+    static inline TD_MAYBE_UNUSED TD_FLATTEN td_task name##_method_start_(td_runner *r) \
     {                                                                                 \
         td_task t;                                                                    \
         if (TD_UNLIKELY(td_runner_observed_))                                         \
@@ -208,7 +211,8 @@ void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t);
                          name##_runner_recycle_(r));                                  \
         return t;                                                                     \
     }                                                                                 \
-    static inline TD_MAYBE_UNUSED td_task_i64 name##_method_start_i64_(td_runner *r)  \
+    static inline TD_MAYBE_UNUSED TD_FLATTEN td_task_i64                              \
+    name##_method_start_i64_(td_runner *r)                                            \
     {                                                                                 \
         td_task_i64 t;                                                                \
         if (TD_UNLIKELY(td_runner_observed_))                                         \
