@@ -224,31 +224,33 @@ void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t);
     }
 #define TD_METHOD_START_PORT_(name, r, t) ((t) = name##_method_start_((r)))
 #define TD_METHOD_START_I64_PORT_(name, r, t) ((t) = name##_method_start_i64_((r)))
-#else
+#else   /* tcc: the start is a statement at its call site (no call into a start function), the
+         * step called through a constant pointer, the recycle in place */
 #define TD_METHOD_STARTS_(name, F, STEP)                                              \
-    static inline TD_MAYBE_UNUSED void name##_method_start_(td_runner *r, td_task *t) \
-    {                                                                                 \
-        if (TD_UNLIKELY(td_runner_observed_)) {                                       \
-            td_runner_start_to_(r, t);                                                \
-            return;                                                                   \
+    typedef F name##_frame_type_;                                                     \
+    static void (*const name##_step_)(td_runner *, F *) = (STEP);
+/* t: the task lvalue; view: its untyped view; set_token: the token's store (ms_r_ the runner) */
+#define TD_METHOD_START_GENERATED_(name, r, t, view, set_token, on_success, generic)  \
+    do {                                                                              \
+        td_runner *ms_r_ = (r);                                                       \
+        if (td_runner_observed_) {                                                    \
+            generic(ms_r_, &(t));                                                     \
+            break;                                                                    \
         }                                                                             \
-        t->token = td_source_token(&r->source);                                       \
-        TD_RUNNER_START_(r, *t, (STEP)(r, (F *)(void *)(r)->frame), t->token = 0,     \
-                         name##_runner_recycle_(r));                                  \
-    }                                                                                 \
-    static inline TD_MAYBE_UNUSED void name##_method_start_i64_(td_runner *r,         \
-                                                                td_task_i64 *t)       \
-    {                                                                                 \
-        if (TD_UNLIKELY(td_runner_observed_)) {                                       \
-            td_runner_start_i64_to_(r, t);                                            \
-            return;                                                                   \
-        }                                                                             \
-        t->value = (int64_t)td_source_token(&r->source);                              \
-        TD_RUNNER_START_(r, t->task, (STEP)(r, (F *)(void *)(r)->frame),              \
-                         t->value = r->source.value, name##_runner_recycle_(r));      \
-    }
-#define TD_METHOD_START_PORT_(name, r, t) name##_method_start_((r), &(t))
-#define TD_METHOD_START_I64_PORT_(name, r, t) name##_method_start_i64_((r), &(t))
+        set_token;                                                                    \
+        TD_RUNNER_START_(ms_r_, view, name##_step_(ms_r_,                             \
+                             (name##_frame_type_ *)(void *)ms_r_->frame), on_success, \
+                         TD_RUNNER_RECYCLE_(ms_r_, &name##_method,                    \
+                                            sizeof(name##_frame_type_)));             \
+    } while (0)
+#define TD_METHOD_START_PORT_(name, r, t)                                             \
+    TD_METHOD_START_GENERATED_(name, r, t, (t), (t).token = td_source_token(&ms_r_->source), \
+                               (t).token = 0, td_runner_start_to_)
+/* the token as the whole second word, zero-extended (td_runner_start_i64) */
+#define TD_METHOD_START_I64_PORT_(name, r, t)                                         \
+    TD_METHOD_START_GENERATED_(name, r, t, (t).task,                                  \
+                               (t).value = (int64_t)td_source_token(&ms_r_->source),  \
+                               (t).value = ms_r_->source.value, td_runner_start_i64_to_)
 #endif
 /* tracking | flow (async.c): a start with either on takes td_runner_start's observed path. */
 extern uint32_t td_runner_observed_;
