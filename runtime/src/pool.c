@@ -221,3 +221,8 @@ void td_pool_return(td_pool *p, void *obj)
 {
     TD_POOL_RETURN_OR_(p, obj, pool_return_shared);
 }
+
+void td_pool_return_object_(void *obj, td_pool *p)
+{
+    td_pool_return(p, obj);
+}

@@ -137,6 +137,9 @@ struct td_runner {
         : (frame_size) <= 32 ? td_zero_32((r)->frame)                                   \
         : (void)memset((r)->frame, 0, TD_RUNNER_FRAME_BYTES_(frame_size)))
 #endif
+/* The recycle's fallback, the runner first (td_pool_return_object_): the release tail-calls
+ * it with its own argument in place. */
+#define TD_RUNNER_POOL_RETURN_(p, obj) td_pool_return_object_((obj), (p))
 /* The recycle: the frame cleared, the runner pooled (its owner's segment inline). Nothing
  * else needs resetting (the invariants are in async.c; every start sets the resume point,
  * TD_RUNNER_START_). No tracking test:
@@ -145,7 +148,7 @@ struct td_runner {
 #define TD_RUNNER_RECYCLE_(r, m, frame_size)                                            \
     do {                                                                                \
         TD_RUNNER_CLEAR_FRAME_((r), (frame_size));                                      \
-        TD_POOL_RETURN_OR_(&(m)->pool, (r), td_pool_return);                            \
+        TD_POOL_RETURN_OR_(&(m)->pool, (r), TD_RUNNER_POOL_RETURN_);                   \
     } while (0)
 
 #define TD_DEFAULT_METHOD_POOL_SLOTS 128

@@ -79,6 +79,10 @@ int td_pool_prefill(td_pool *p, uint32_t count);
 void *td_pool_rent(td_pool *p);
 /* Push an object back, or free it when the pool is full. */
 void td_pool_return(td_pool *p, void *obj);
+/* The same, the object first: the fallback of a release whose own argument is the object
+ * (the generated runner releases, async.h), which then tail-calls it with its argument in
+ * place. */
+void td_pool_return_object_(void *obj, td_pool *p);
 
 /* The owner segment's fast paths, for the runtime's own hot rent and release sites (the
  * runners, async.h, and td_pool_rent / td_pool_return themselves): statements, so tcc,
