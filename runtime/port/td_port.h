@@ -55,6 +55,7 @@
  * volatile moves, with no temporary (tcc would spill it to the stack and load it back);
  * read-modify-writes are lock-prefixed (or xchg, locked by definition). */
 #define td_atomic_load_u32(p) (*(volatile uint32_t *)(p))
+#define td_atomic_load_relaxed_u32(p) (*(volatile uint32_t *)(p))
 #define td_atomic_store_release_u32(p, v) ((void)(*(volatile uint32_t *)(p) = (uint32_t)(v)))
 #define td_atomic_store_u32(p, v) \
     ({ uint32_t td_v_ = (v); \
@@ -148,6 +149,10 @@
 
 TD_INLINE uint32_t td_atomic_load_u32(volatile uint32_t *p)
 { return __atomic_load_n(p, __ATOMIC_SEQ_CST); }
+/* A load that orders nothing (a value this thread already synchronised with, e.g. the
+ * version of a runner it has just rented): the compiler may forward the stores before it. */
+TD_INLINE uint32_t td_atomic_load_relaxed_u32(volatile uint32_t *p)
+{ return __atomic_load_n(p, __ATOMIC_RELAXED); }
 TD_INLINE void td_atomic_store_u32(volatile uint32_t *p, uint32_t v)
 { __atomic_store_n(p, v, __ATOMIC_SEQ_CST); }
 TD_INLINE void td_atomic_store_release_u32(volatile uint32_t *p, uint32_t v)

@@ -209,7 +209,7 @@ void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t);
         td_task t;                                                                    \
         if (TD_UNLIKELY(td_runner_observed_))                                         \
             return (td_runner_start)(r);                                              \
-        t.token = td_source_token(&r->source);                                        \
+        t.token = TD_RUNNER_VERSION_(r);                                        \
         TD_RUNNER_START_(r, t, (STEP)(r, (F *)(void *)(r)->frame), t.token = 0,       \
                          name##_runner_recycle_(r));                                  \
         return t;                                                                     \
@@ -220,7 +220,7 @@ void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t);
         td_task_i64 t;                                                                \
         if (TD_UNLIKELY(td_runner_observed_))                                         \
             return (td_runner_start_i64)(r);                                          \
-        t.value = (int64_t)td_source_token(&r->source);                               \
+        t.value = (int64_t)TD_RUNNER_VERSION_(r);                               \
         TD_RUNNER_START_(r, t.task, (STEP)(r, (F *)(void *)(r)->frame),               \
                          t.value = r->source.value, name##_runner_recycle_(r));       \
         return t;                                                                     \
@@ -247,14 +247,20 @@ void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t);
                                             sizeof(name##_frame_type_)));             \
     } while (0)
 #define TD_METHOD_START_PORT_(name, r, t)                                             \
-    TD_METHOD_START_GENERATED_(name, r, t, (t), (t).token = td_source_token(&ms_r_->source), \
+    TD_METHOD_START_GENERATED_(name, r, t, (t), (t).token = TD_RUNNER_VERSION_(ms_r_), \
                                (t).token = 0, td_runner_start_to_)
 /* the token as the whole second word, zero-extended (td_runner_start_i64) */
 #define TD_METHOD_START_I64_PORT_(name, r, t)                                         \
     TD_METHOD_START_GENERATED_(name, r, t, (t).task,                                  \
-                               (t).value = (int64_t)td_source_token(&ms_r_->source),  \
+                               (t).value = (int64_t)TD_RUNNER_VERSION_(ms_r_),  \
                                (t).value = ms_r_->source.value, td_runner_start_i64_to_)
 #endif
+/* The version of a runner this thread has just rented (its token for the start): the rental
+ * synchronised with the release that stored it (the owner's own segment, or the pool's
+ * lock), so a relaxed load, before which the caller's frame stores stay visible to the
+ * compiler (a step taken into the start reads them without loading them again). */
+#define TD_RUNNER_VERSION_(r)                                                          \
+    (td_atomic_load_relaxed_u32(&(r)->source.word) >> TD_WORD_VERSION_SHIFT)
 /* tracking | flow (async.c): a start with either on takes td_runner_start's observed path. */
 extern uint32_t td_runner_observed_;
 /* The start's body, shared by td_runner_start (async.c) and the generated starts: `t` is the
