@@ -33,7 +33,9 @@ static td_task_i64 smoke_plus(td_task_i64 in, int64_t add)
     td_runner *r = td_runner_rent(&smoke_plus_method);
     TD_FRAME(r, smoke_plus_frame)->in = in;
     TD_FRAME(r, smoke_plus_frame)->add = add;
-    return td_runner_start_i64(r);
+    td_task_i64 t;
+    TD_METHOD_START_I64(smoke_plus, r, t);   /* the method's own start (TD_METHOD_DEFINE) */
+    return t;
 }
 
 static td_task smoke_pass(td_task in, int *passes)
@@ -41,7 +43,9 @@ static td_task smoke_pass(td_task in, int *passes)
     td_runner *r = td_runner_rent(&smoke_pass_method);
     TD_FRAME(r, smoke_pass_frame)->in = in;
     TD_FRAME(r, smoke_pass_frame)->passes = passes;
-    return td_runner_start(r);
+    td_task t;
+    TD_METHOD_START(smoke_pass, r, t);
+    return t;
 }
 
 void smoke_case_1(SMOKE_ARGS)

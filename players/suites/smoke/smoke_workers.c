@@ -22,7 +22,9 @@ static td_task_i64 smoke_held_start(td_task_i64 gate, int64_t v)
     td_runner *r = td_runner_rent(&smoke_held_method);
     TD_FRAME(r, smoke_held_frame)->gate = gate;
     TD_FRAME(r, smoke_held_frame)->v = v;
-    return td_runner_start_i64(r);
+    td_task_i64 t;
+    TD_METHOD_START_I64(smoke_held, r, t);   /* the method's own start (TD_METHOD_DEFINE) */
+    return t;
 }
 
 /* The untyped method: await `gate` and finish through TD_END. It has no result, so each
@@ -47,7 +49,9 @@ static td_task smoke_held_untyped_start(td_task gate, int64_t tag, smoke_held_lo
     TD_FRAME(r, smoke_held_untyped_frame)->gate = gate;
     TD_FRAME(r, smoke_held_untyped_frame)->tag = tag;
     TD_FRAME(r, smoke_held_untyped_frame)->log = log;
-    return td_runner_start(r);
+    td_task t;
+    TD_METHOD_START(smoke_held_untyped, r, t);
+    return t;
 }
 
 /* The hold: a continuation on the method's task, so the completing worker is held inside
@@ -74,8 +78,8 @@ static void *smoke_complete_on_worker(void *arg)
     return NULL;
 }
 
-/* Case 10 (typed: td_runner_start_i64, td_task_i64_get, values 7 and 50 + 9) and case 11
- * (untyped: td_runner_start, td_task_get, tags 7 and 59 in per-rental records). */
+/* Case 10 (typed: TD_METHOD_START_I64, td_task_i64_get, values 7 and 50 + 9) and case 11
+ * (untyped: TD_METHOD_START, td_task_get, tags 7 and 59 in per-rental records). */
 static void smoke_held_reuse(const td_player_host *host, void *ctx, int typed)
 {
     smoke_hold_reached = 0;
