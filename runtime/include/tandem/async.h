@@ -185,22 +185,24 @@ static inline void *td_runner_frame(td_runner *r) { return (void *)r->frame; }
  * back in the pool already. */
 td_task td_runner_start(td_runner *r);
 td_task_i64 td_runner_start_i64(td_runner *r);
-/* The same, the task written to *t field by field (tcc copies a returned 16-byte struct
- * into a variable with memmove). */
+/* The same, the task written to *t field by field (the generated starts' observed path
+ * under tcc, which copies a returned 16-byte struct into a variable with memmove). */
 void td_runner_start_to_(td_runner *r, td_task *t);
 void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t);
 /* The start of a runner of method `name` (TD_METHOD_DEFINE, in the method's own file), the
- * task stored in the lvalue `t` (a td_task, or a td_task_i64 for the typed start) field by
- * field: the step is called directly, so a compiler that inlines may inline it with its
- * first resume point known, and a synchronous success is recycled by the method's own
- * recycle; under tcc neither a call through the method nor a memmove of the task. */
+ * task stored in the lvalue `t` (a td_task, or a td_task_i64 for the typed start); `r` and
+ * `t` are evaluated once. The same answers as td_runner_start(_i64), for less: the step is
+ * called directly (a compiler that inlines takes it into the start, its first resume point
+ * known) and a synchronous success is recycled by the method's own recycle; under tcc no
+ * call into a start function, through the method or to memmove (a returned 16-byte task
+ * stored in a variable is a memmove call there). */
 #define TD_METHOD_START(name, r, t) TD_METHOD_START_PORT_(name, r, t)
 #define TD_METHOD_START_I64(name, r, t) TD_METHOD_START_I64_PORT_(name, r, t)
 /* The generated starts (TD_METHOD_DEFINE). Where the compiler inlines they return the task
  * (a value it keeps in registers) and take the step in (TD_FLATTEN): the resume point the
  * start has just set is known there, so the step's dispatch folds away and only its path to
  * the first suspension remains, with the start's own test of the synchronous outcome. Under
- * tcc they write the task through a pointer. A start with tracking or flow on takes the
+ * tcc the start is a statement at its call site. A start with tracking or flow on takes the
  * generic start's observed path. */
 #if TD_PORT_INLINES
 #define TD_METHOD_STARTS_(name, F, STEP)                                              \
@@ -209,7 +211,7 @@ void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t);
         td_task t;                                                                    \
         if (TD_UNLIKELY(td_runner_observed_))                                         \
             return (td_runner_start)(r);                                              \
-        t.token = TD_RUNNER_VERSION_(r);                                        \
+        t.token = TD_RUNNER_VERSION_(r);                                              \
         TD_RUNNER_START_(r, t, (STEP)(r, (F *)(void *)(r)->frame), t.token = 0,       \
                          name##_runner_recycle_(r));                                  \
         return t;                                                                     \
@@ -220,7 +222,7 @@ void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t);
         td_task_i64 t;                                                                \
         if (TD_UNLIKELY(td_runner_observed_))                                         \
             return (td_runner_start_i64)(r);                                          \
-        t.value = (int64_t)TD_RUNNER_VERSION_(r);                               \
+        t.value = (int64_t)TD_RUNNER_VERSION_(r);                                     \
         TD_RUNNER_START_(r, t.task, (STEP)(r, (F *)(void *)(r)->frame),               \
                          t.value = r->source.value, name##_runner_recycle_(r));       \
         return t;                                                                     \
@@ -232,12 +234,14 @@ void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t);
 #define TD_METHOD_STARTS_(name, F, STEP)                                              \
     typedef F name##_frame_type_;                                                     \
     static void (*const name##_step_)(td_runner *, F *) = (STEP);
-/* t: the task lvalue; view: its untyped view; set_token: the token's store (ms_r_ the runner) */
+/* t: the task lvalue; view: the untyped view of *ms_t_; set_token: the token's store (ms_r_
+ * the runner) */
 #define TD_METHOD_START_GENERATED_(name, r, t, view, set_token, on_success, generic)  \
     do {                                                                              \
         td_runner *ms_r_ = (r);                                                       \
+        __typeof__(t) *ms_t_ = &(t);                                                  \
         if (td_runner_observed_) {                                                    \
-            generic(ms_r_, &(t));                                                     \
+            generic(ms_r_, ms_t_);                                                    \
             break;                                                                    \
         }                                                                             \
         set_token;                                                                    \
@@ -247,19 +251,19 @@ void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t);
                                             sizeof(name##_frame_type_)));             \
     } while (0)
 #define TD_METHOD_START_PORT_(name, r, t)                                             \
-    TD_METHOD_START_GENERATED_(name, r, t, (t), (t).token = TD_RUNNER_VERSION_(ms_r_), \
-                               (t).token = 0, td_runner_start_to_)
+    TD_METHOD_START_GENERATED_(name, r, t, (*ms_t_), ms_t_->token = TD_RUNNER_VERSION_(ms_r_), \
+                               ms_t_->token = 0, td_runner_start_to_)
 /* the token as the whole second word, zero-extended (td_runner_start_i64) */
 #define TD_METHOD_START_I64_PORT_(name, r, t)                                         \
-    TD_METHOD_START_GENERATED_(name, r, t, (t).task,                                  \
-                               (t).value = (int64_t)TD_RUNNER_VERSION_(ms_r_),  \
-                               (t).value = ms_r_->source.value, td_runner_start_i64_to_)
+    TD_METHOD_START_GENERATED_(name, r, t, ms_t_->task,                               \
+                               ms_t_->value = (int64_t)TD_RUNNER_VERSION_(ms_r_),     \
+                               ms_t_->value = ms_r_->source.value, td_runner_start_i64_to_)
 #endif
 /* The version of a runner this thread has just rented (its token for the start): the rental
  * synchronised with the release that stored it (the owner's own segment, or the pool's
  * lock), so a relaxed load, before which the caller's frame stores stay visible to the
  * compiler (a step taken into the start reads them without loading them again). */
-#define TD_RUNNER_VERSION_(r)                                                          \
+#define TD_RUNNER_VERSION_(r)                                                         \
     (td_atomic_load_relaxed_u32(&(r)->source.word) >> TD_WORD_VERSION_SHIFT)
 /* tracking | flow (async.c): a start with either on takes td_runner_start's observed path. */
 extern uint32_t td_runner_observed_;
