@@ -230,7 +230,9 @@ void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t);
 #define TD_METHOD_START_PORT_(name, r, t) ((t) = name##_method_start_((r)))
 #define TD_METHOD_START_I64_PORT_(name, r, t) ((t) = name##_method_start_i64_((r)))
 #else   /* tcc: the start is a statement at its call site (no call into a start function), the
-         * step called through a constant pointer, the recycle in place */
+         * step called through a constant pointer; the synchronous success's recycle is the
+         * method's (a call: inline, its expansion at every start site would cost libtcc more
+         * at load than it saves) */
 #define TD_METHOD_STARTS_(name, F, STEP)                                              \
     typedef F name##_frame_type_;                                                     \
     static void (*const name##_step_)(td_runner *, F *) = (STEP);
@@ -247,8 +249,7 @@ void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t);
         set_token;                                                                    \
         TD_RUNNER_START_(ms_r_, view, name##_step_(ms_r_,                             \
                              (name##_frame_type_ *)(void *)ms_r_->frame), on_success, \
-                         TD_RUNNER_RECYCLE_(ms_r_, &name##_method,                    \
-                                            sizeof(name##_frame_type_)));             \
+                         name##_runner_recycle_(ms_r_));                              \
     } while (0)
 #define TD_METHOD_START_PORT_(name, r, t)                                             \
     TD_METHOD_START_GENERATED_(name, r, t, (*ms_t_), ms_t_->token = TD_RUNNER_VERSION_(ms_r_), \
