@@ -87,8 +87,9 @@ void td_runner_observed_refresh_(void)
 
 /* The first step with tracking or flow on (both off by default): tracking records the
  * rental and gives the runner the tracked operations (above); with flow on, like an async
- * method's builder, the caller's context survives the call whatever the method does to it. Out of line, behind one branch on both settings, so
- * the default start stays small enough to inline (runtime/contract.json). */
+ * method's builder, the caller's context survives the call whatever the method does to it.
+ * Out of line, behind one branch on both settings, so the default start stays small enough
+ * to inline (runtime/contract.json). */
 static TD_NOINLINE void runner_first_step_observed(td_runner *r, uint32_t token)
 {
     if (td_runtime_settings.tracking) {

@@ -65,9 +65,8 @@ void td_tracking_begin_(td_runner *r, uint32_t token);
 void td_tracking_end_(td_runner *r);
 /* A tracked runner's recycle (async.c): the rental forgotten, the method's operations back. */
 void td_runner_recycle_tracked_(td_runner *r);
-/* td_runtime_settings.tracking | .flow, which td_runner_start tests once (async.c); whoever
- * writes either setting calls the refresh (td_runtime_init, td_flow_set, td_tracking_enable). */
-extern uint32_t td_runner_observed_;
+/* Recompute td_runner_observed_ (async.h: tracking | flow, which every start tests once);
+ * whoever writes either setting calls it (td_runtime_init, td_flow_set, td_tracking_enable). */
 void td_runner_observed_refresh_(void);
 
 /* now + ns without overflow: a deadline past the clock's range saturates (never reached). */

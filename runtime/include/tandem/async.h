@@ -35,7 +35,7 @@
  *     td_runner *r = td_runner_rent(&add_one_method);
  *     TD_FRAME(r, add_one_frame)->x = 41;
  *     td_task_i64 t;
- *     TD_METHOD_START_I64(add_one, r, t);    (in add_one's file; elsewhere td_runner_start_i64)
+ *     TD_METHOD_START_I64(add_one, r, t);  (add_one's file; elsewhere td_runner_start_i64)
  */
 #ifndef TANDEM_ASYNC_H
 #define TANDEM_ASYNC_H
@@ -205,28 +205,26 @@ void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t);
  * tcc the start is a statement at its call site. A start with tracking or flow on takes the
  * generic start's observed path. */
 #if TD_PORT_INLINES
-#define TD_METHOD_STARTS_(name, F, STEP)                                              \
-    static inline TD_MAYBE_UNUSED TD_FLATTEN td_task name##_method_start_(td_runner *r) \
+/* One generated start `fn` returning a task of type T: view is t's untyped view, set_token
+ * the token's store, generic the generic start of the same type. */
+#define TD_METHOD_START_FN_(fn, T, name, F, STEP, view, set_token, on_success, generic) \
+    static inline TD_MAYBE_UNUSED TD_FLATTEN T fn(td_runner *r)                       \
     {                                                                                 \
-        td_task t;                                                                    \
+        T t;                                                                          \
         if (TD_UNLIKELY(td_runner_observed_))                                         \
-            return (td_runner_start)(r);                                              \
-        t.token = TD_RUNNER_VERSION_(r);                                              \
-        TD_RUNNER_START_(r, t, (STEP)(r, (F *)(void *)(r)->frame), t.token = 0,       \
+            return (generic)(r);                                                      \
+        set_token;                                                                    \
+        TD_RUNNER_START_(r, view, (STEP)(r, (F *)(void *)(r)->frame), on_success,     \
                          name##_runner_recycle_(r));                                  \
         return t;                                                                     \
-    }                                                                                 \
-    static inline TD_MAYBE_UNUSED TD_FLATTEN td_task_i64                              \
-    name##_method_start_i64_(td_runner *r)                                            \
-    {                                                                                 \
-        td_task_i64 t;                                                                \
-        if (TD_UNLIKELY(td_runner_observed_))                                         \
-            return (td_runner_start_i64)(r);                                          \
-        t.value = (int64_t)TD_RUNNER_VERSION_(r);                                     \
-        TD_RUNNER_START_(r, t.task, (STEP)(r, (F *)(void *)(r)->frame),               \
-                         t.value = r->source.value, name##_runner_recycle_(r));       \
-        return t;                                                                     \
     }
+/* the typed token as the whole second word, zero-extended (td_runner_start_i64) */
+#define TD_METHOD_STARTS_(name, F, STEP)                                              \
+    TD_METHOD_START_FN_(name##_method_start_, td_task, name, F, STEP, t,              \
+                        t.token = TD_RUNNER_VERSION_(r), t.token = 0, td_runner_start) \
+    TD_METHOD_START_FN_(name##_method_start_i64_, td_task_i64, name, F, STEP, t.task, \
+                        t.value = (int64_t)TD_RUNNER_VERSION_(r),                     \
+                        t.value = r->source.value, td_runner_start_i64)
 #define TD_METHOD_START_PORT_(name, r, t) ((t) = name##_method_start_((r)))
 #define TD_METHOD_START_I64_PORT_(name, r, t) ((t) = name##_method_start_i64_((r)))
 #else   /* tcc: the start is a statement at its call site (no call into a start function), the
@@ -252,7 +250,8 @@ void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t);
                          name##_runner_recycle_(ms_r_));                              \
     } while (0)
 #define TD_METHOD_START_PORT_(name, r, t)                                             \
-    TD_METHOD_START_GENERATED_(name, r, t, (*ms_t_), ms_t_->token = TD_RUNNER_VERSION_(ms_r_), \
+    TD_METHOD_START_GENERATED_(name, r, t, (*ms_t_),                                  \
+                               ms_t_->token = TD_RUNNER_VERSION_(ms_r_),              \
                                ms_t_->token = 0, td_runner_start_to_)
 /* the token as the whole second word, zero-extended (td_runner_start_i64) */
 #define TD_METHOD_START_I64_PORT_(name, r, t)                                         \
