@@ -63,7 +63,8 @@ crash|hang)
   start=$(date +%s)
   TANDEM_TEST_FAULTS=1 "$T" attempt --quick --from-git HEAD --out "$W/$MODE" --players-from "$P" --test-fault $F $X >"$W/$MODE.log" 2>&1; rc=$?
   echo "$MODE attempt: exit $rc in $(( $(date +%s) - start )) s"
-  case $rc in 0|3) ;; *) fail "$MODE attempt exit $rc"; cat "$W/$MODE.log" ;; esac
+  case $rc in 0|3) ;; *) fail "$MODE attempt exit $rc"; cat "$W/$MODE.log"
+                       [ -f "$W/$MODE/gate/gate-summary.json" ] && json "$W/$MODE/gate/gate-summary.json" "d['invalid']" ;; esac
   A="$W/$MODE"
   idx=${F#*@}
   name=$(json "$A/attempt-manifest.json" "d['processes'][$idx-1]['name']")
