@@ -36,7 +36,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>                     /* vsnprintf (tb_fail) and the suites' row names */
+
+/* snprintf (the suites' row names) and vsnprintf (tb_fail) are declared here rather than
+ * with <stdio.h>: under libtcc every header is parsed at the JIT player's start, and
+ * <stdio.h> is the largest one these files need for nothing else. C11 7.1.4 lets a program
+ * declare a library function itself; these are the standard prototypes (the names in
+ * parentheses: a C library may also define them as macros). */
+int (snprintf)(char *restrict buf, size_t size, const char *restrict fmt, ...);
+int (vsnprintf)(char *restrict buf, size_t size, const char *restrict fmt, va_list ap);
 
 #include "tandem_player.h"
 #include "td_subject.h"

@@ -7,7 +7,7 @@
  * answer and the cancel callback race with td_source_try_complete: the first wins. The
  * last owner unregisters the cancel callback (waiting for a running one) and recycles.
  */
-#include <stdlib.h>
+#include "../port/td_libc.h"
 #include "td_internal.h"
 
 typedef struct adapter_op {

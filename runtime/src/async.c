@@ -1,8 +1,7 @@
 /*
  * async.c - pooled runners for stackless async methods (see include/tandem/async.h).
  */
-#include <stdlib.h>
-#include <string.h>
+#include "../port/td_libc.h"
 #include "td_internal.h"
 
 /* A runner's release and recycle are generated per method by TD_METHOD_DEFINE (async.h,

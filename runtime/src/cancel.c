@@ -12,8 +12,7 @@
  * already fired or whose source is gone reads only its own node, sees a newer generation
  * and returns, whenever it is called (waits unregister lazily, when their last owner goes).
  */
-#include <stdlib.h>
-#include <string.h>
+#include "../port/td_libc.h"
 #include "td_internal.h"
 
 struct td_cancel_node {

@@ -17,8 +17,7 @@
  *   - allocation under the lock happens only when an unbounded ring grows past its
  *     largest size so far, or a waiting op is rented from an empty pool.
  */
-#include <stdlib.h>
-#include <string.h>
+#include "../port/td_libc.h"
 #include "td_internal.h"
 
 enum { CHANNEL_OP_READ, CHANNEL_OP_WAIT, CHANNEL_OP_WRITE };

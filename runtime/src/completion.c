@@ -2,7 +2,7 @@
  * completion.c - manual and auto-reset completion sources (include/tandem/completion.h).
  * Producers may race (a cancel against a result), so both use td_source_try_complete.
  */
-#include <stdlib.h>
+#include "../port/td_libc.h"
 #include "td_internal.h"
 
 struct td_completion_source {

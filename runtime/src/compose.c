@@ -8,8 +8,7 @@
  * the promise is recycled when the last owner is gone. The first input to decide the
  * outcome claims `decided` by CAS; only the claimant completes the promise.
  */
-#include <stdlib.h>
-#include <string.h>
+#include "../port/td_libc.h"
 #include "td_internal.h"
 
 typedef enum compose_kind { COMPOSE_ALL, COMPOSE_ANY, COMPOSE_TIMEOUT, COMPOSE_ATTACH, COMPOSE_SUPPRESS } compose_kind;

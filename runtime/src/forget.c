@@ -8,7 +8,7 @@
  *   - the handler pair is read and written under forget_lock, so a handler and its argument
  *     are always seen together even when set while workers complete forgotten tasks.
  */
-#include <string.h>
+#include "../port/td_libc.h"
 #include "td_internal.h"
 
 typedef struct forget_record { td_task task; } forget_record;

@@ -16,8 +16,7 @@
  * The clocks (unscaled, scaled) are written by the loop's thread with release stores and
  * read with atomic loads: waits may be armed from any thread.
  */
-#include <stdlib.h>
-#include <string.h>
+#include "../port/td_libc.h"
 #include <time.h>
 #include "td_internal.h"
 

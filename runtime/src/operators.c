@@ -14,8 +14,7 @@
  *     the upstream's dispose once, and finishes (cleanup, then the dispose task) once the
  *     upstream is disposed; a guard flag turns re-entrant calls into another loop turn.
  */
-#include <stdlib.h>
-#include <string.h>
+#include "../port/td_libc.h"
 #include "td_internal.h"
 
 typedef enum operators_kind {

@@ -16,7 +16,7 @@
  * revoker a system call): no window is open once owned is SHARED, and nobody but the main
  * thread opens one on a MAIN source.
  */
-#include <stdlib.h>
+#include "../port/td_libc.h"
 #include "td_internal.h"
 
 /* membarrier(2), called through syscall(2) declared here rather than with <unistd.h> and

@@ -13,8 +13,7 @@
  *   - allocation happens outside the lock and only when the pool is empty (rent) or full
  *     (return). A newly allocated object is zeroed.
  */
-#include <stdlib.h>
-#include <string.h>
+#include "../port/td_libc.h"
 #include "td_internal.h"
 
 volatile uintptr_t td_pool_owner_thread_;

@@ -2,7 +2,7 @@
  * runtime.c - explicit initialisation and shutdown (see include/tandem/runtime.h).
  * Everything pooled is set up here, once; hot paths assume it has happened.
  */
-#include <string.h>
+#include "../port/td_libc.h"
 #include "td_internal.h"
 
 td_settings td_runtime_settings = {

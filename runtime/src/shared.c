@@ -13,8 +13,7 @@
  *   - the waiter array is kept across rentals and only grows, so steady state allocates
  *     nothing once a handle has seen its largest number of waiters.
  */
-#include <stdlib.h>
-#include <string.h>
+#include "../port/td_libc.h"
 #include "td_internal.h"
 
 typedef struct shared_waiter { td_continuation_fn fn; void *arg; } shared_waiter;

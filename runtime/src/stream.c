@@ -13,7 +13,7 @@
  *     completing `done`.
  */
 #include <stddef.h>
-#include <string.h>
+#include "../port/td_libc.h"
 #include "td_internal.h"
 
 /* ---- the base ----------------------------------------------------------------------- */

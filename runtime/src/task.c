@@ -2,7 +2,7 @@
  * task.c - the single-word completion protocol and the task queries.
  * The invariants are stated at the top of include/tandem/task.h.
  */
-#include <string.h>
+#include "../port/td_libc.h"
 #include "td_internal.h"
 
 void td_source_init(td_source *s, const td_source_ops *ops)

@@ -15,8 +15,7 @@
  *     job never leaks into the next.
  *   - threads_workers is written only under threads_lock (start/stop) and read atomically.
  */
-#include <stdlib.h>
-#include <string.h>
+#include "../port/td_libc.h"
 #include "td_internal.h"
 
 typedef struct threads_job { td_continuation_fn fn; void *arg; } threads_job;

@@ -10,7 +10,7 @@
  *   - the item is attached while its callback runs, so a free from inside the callback is
  *     deferred to the end of that tick by the same rule.
  */
-#include <stdlib.h>
+#include "../port/td_libc.h"
 #include "td_internal.h"
 
 struct td_timer {

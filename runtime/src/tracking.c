@@ -11,8 +11,7 @@
  *   - a start site travels from TD_START to the runner start through two pthread keys of
  *     the starting thread (tcc has no thread-local storage); begin consumes it.
  */
-#include <stdlib.h>
-#include <string.h>
+#include "../port/td_libc.h"
 #include "td_internal.h"
 
 static pthread_mutex_t tracking_lock;

@@ -13,7 +13,7 @@
  * No loop (no main loop) or a retired loop: the wait is never attached; it completes at
  * once, FAULTED with TD_ERR_NO_LOOP or CANCELED ("the loop was retired").
  */
-#include <string.h>
+#include "../port/td_libc.h"
 #include "td_internal.h"
 
 typedef enum wait_kind { WAIT_FRAMES, WAIT_DELAY, WAIT_UNTIL, WAIT_WHILE, WAIT_VALUE_CHANGED } wait_kind;

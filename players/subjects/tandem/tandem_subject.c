@@ -4,9 +4,7 @@
  * the runtime's stateless markers on its main loop; gates are manual completion sources.
  * The runtime of this TU is initialised once (init) with the default settings.
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "td_libc.h"
 
 #include "tandem/tandem.h"
 #include "td_bench.h"

@@ -41,7 +41,7 @@
 #define TANDEM_ASYNC_H
 
 #include <stdint.h>
-#include <string.h>     /* memset: the generated release of a frame over 32 bytes */
+#include "../../port/td_libc.h"  /* memset: the generated release of a frame over 32 bytes */
 #include "task.h"
 #include "pool.h"
 #include "loop.h"
