@@ -1,0 +1,151 @@
+/*
+ * test_throughput_control.c - the throughput suite's idle control under a scripted clock.
+ *
+ * The suite (players/suites/throughput/throughput.c, compiled in here) runs against a fake
+ * subject whose frames advance a fake clock: 1,000 ns per frame while loops are pending,
+ * 10 ns per idle frame. One idle frame of the sample is "preempted" (5 ms), as a busy host
+ * does; the emitted control must still be the idle cost (160 ns per cohort) times the
+ * cohorts, below the measurement, with no failure (summing the idle runs, as the suite once
+ * did, reports a control above the measurement, a report the gate refuses). A clock whose
+ * idle frames cost more than the loops' fails the row with its reason and emits nothing.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "td_bench.h"
+#include "../../players/suites/throughput/throughput.c"
+
+static int fails;
+#define CHECK(c)                                                                        \
+    do {                                                                                \
+        if (!(c)) {                                                                     \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c);       \
+            fails++;                                                                    \
+        }                                                                               \
+    } while (0)
+
+/* ---- the fake clock and subject --------------------------------------------------------- */
+
+static uint64_t clock_ns;
+static uint64_t busy_frame_ns = 1000, idle_frame_ns = 10;
+static uint64_t idle_frames, preempt_at = 100, preempt_ns = 5000000;  /* the 100th idle frame */
+static uint32_t loops_n, loops_awaits, loops_frames;
+
+static int fake_loops_start(int kind, uint32_t n, uint32_t awaits)
+{
+    (void)kind;
+    loops_n = n;
+    loops_awaits = awaits;
+    loops_frames = 0;
+    return 0;
+}
+
+static void fake_frame(void)
+{
+    if (loops_n && loops_frames < loops_awaits) {
+        loops_frames++;
+        clock_ns += busy_frame_ns;
+        return;
+    }
+    idle_frames++;
+    clock_ns += idle_frame_ns + (idle_frames == preempt_at ? preempt_ns : 0);
+}
+
+static uint32_t fake_loops_pending(uint32_t n) { return loops_frames < loops_awaits ? n : 0; }
+
+static int64_t fake_loops_get(int kind, uint32_t n)
+{
+    loops_n = 0;
+    return kind == TD_LOOP_NEXTFRAME_I64 ? 42 * (int64_t)n : (int64_t)n;
+}
+
+const td_subject_ops td_subject = {
+    .frame = fake_frame,
+    .loops_start = fake_loops_start,
+    .loops_pending = fake_loops_pending,
+    .loops_get = fake_loops_get,
+};
+
+/* ---- the fake host ------------------------------------------------------------------- */
+
+static uint64_t got_ns, got_control, got_units, got_ops;
+static int got_rows, got_fails;
+static char got_fail[512];
+
+static uint64_t fake_now(void) { return clock_ns; }
+static void fake_alloc_read(td_player_alloc_counts *out) { memset(out, 0, sizeof *out); }
+static int64_t fake_live(void) { return 0; }
+static void fake_log(void *ctx, int32_t level, const char *m) { (void)ctx, (void)level, fprintf(stderr, "log: %s\n", m); }
+
+static void fake_row_ext(void *ctx, const td_player_row *row, const td_player_row_ext *ext)
+{
+    (void)ctx;
+    got_rows++;
+    got_ns = row->ns;
+    got_ops = row->ops;
+    got_control = (uint64_t)ext->control_ns;
+    CHECK(ext->subtract_control == 1);
+}
+
+static void fake_fail(void *ctx, const char *row, const char *message)
+{
+    (void)ctx, (void)row;
+    got_fails++;
+    snprintf(got_fail, sizeof got_fail, "%s", message);
+}
+
+static void fake_shape(void *ctx, const char *name, uint64_t segments, uint64_t units)
+{
+    (void)ctx, (void)name, (void)segments;
+    got_units = units;
+}
+
+static void run(void)
+{
+    td_player_host h = { 0 };
+    h.abi_version = TD_PLAYER_ABI_VERSION;
+    h.size = sizeof h;
+    h.backend = "aot";
+    h.subject = "fake";
+    h.samples = 1;
+    h.sample_index = 0;     /* a measured call: samples of at least 1 ms */
+    h.warmup_index = -1;
+    h.filter = "nextframe N=1024";
+    h.alloc_read = fake_alloc_read;
+    h.now_ns = fake_now;
+    h.log = fake_log;
+    h.row_ext = fake_row_ext;
+    h.fail = fake_fail;
+    h.alloc_live_bytes = fake_live;
+    h.sample_shape = fake_shape;
+    got_rows = got_fails = 0;
+    got_units = 0;
+    CHECK(td_suite_throughput(&h, NULL) == TD_PLAYER_OK);
+}
+
+int main(void)
+{
+    /* a preempted idle run: the control is the undisturbed idle cost per cohort */
+    run();
+    CHECK(got_rows == 1 && got_fails == 0);
+    CHECK(got_units >= 1);
+    CHECK(got_ns == got_units * TP_AWAITS * busy_frame_ns);
+    CHECK(got_ops == got_units * 1024u * TP_AWAITS);
+    CHECK(got_control == got_units * TP_AWAITS * idle_frame_ns);
+    CHECK(got_control < got_ns);
+    CHECK(idle_frames >= preempt_at);     /* the preemption happened inside the sample */
+    printf("preempted idle run: %llu cohorts, ns %llu, control %llu\n", (unsigned long long)got_units,
+           (unsigned long long)got_ns, (unsigned long long)got_control);
+
+    /* idle frames dearer than the loops': refused with the reason, nothing emitted */
+    idle_frame_ns = 2000;
+    preempt_at = 0;
+    run();
+    CHECK(got_rows == 0 && got_fails == 1);
+    CHECK(strstr(got_fail, "idle control") && strstr(got_fail, "is not below the measurement"));
+    printf("idle dearer than the loops: %s\n", got_fail);
+
+    if (fails) fprintf(stderr, "%d check(s) failed\n", fails);
+    else printf("ok\n");
+    return fails ? 1 : 0;
+}
