@@ -53,7 +53,8 @@ struct td_loop {
     loop_items items[LOOP_SLOTS];
     td_spinlock inbox_lock;
     loop_remote *inbox;
-    uint32_t inbox_count, inbox_cap;
+    volatile uint32_t inbox_count;             /* written under inbox_lock; read without it */
+    uint32_t inbox_cap;
     loop_remote *inbox_spare;
     uint32_t inbox_spare_cap;
     td_now_fn now;
@@ -271,8 +272,10 @@ static int loop_inbox_push(td_loop *loop, const loop_remote *r)
     }
     if (loop->inbox_count == loop->inbox_cap)
         rc = loop_array_grow((void **)&loop->inbox, &loop->inbox_cap, sizeof(loop_remote), 64);
-    if (rc == TD_OK)
-        loop->inbox[loop->inbox_count++] = *r;
+    if (rc == TD_OK) {
+        loop->inbox[loop->inbox_count] = *r;
+        td_atomic_store_release_u32(&loop->inbox_count, loop->inbox_count + 1);
+    }
     td_spin_unlock(&loop->inbox_lock);
     return rc;
 }
@@ -351,12 +354,17 @@ int td_loop_add_item(td_loop *loop, td_timing t, td_item_fn fn, void *arg)
 
 static void loop_merge_inbox(td_loop *loop)
 {
+    /* Nothing posted from another thread, the single-thread case: no lock, no locked
+     * instruction. A post whose count lands after this load is merged next frame, as is
+     * one that takes the lock after the merge below. */
+    if (td_atomic_load_u32(&loop->inbox_count) == 0)
+        return;
     td_spin_lock(&loop->inbox_lock);
     loop_remote *in = loop->inbox;
     uint32_t n = loop->inbox_count, cap = loop->inbox_cap;
     loop->inbox = loop->inbox_spare;
     loop->inbox_cap = loop->inbox_spare_cap;
-    loop->inbox_count = 0;
+    td_atomic_store_release_u32(&loop->inbox_count, 0);
     td_spin_unlock(&loop->inbox_lock);
     for (uint32_t i = 0; i < n; i++) {
         loop_remote *r = &in[i];
@@ -434,7 +442,9 @@ void td_loop_run_frame(td_loop *loop)
     if (TD_UNLIKELY(loop->retired))
         return;                      /* a retired loop runs nothing (its waits were canceled) */
     uint32_t frame = td_loop_frame(loop) + 1;
-    td_atomic_store_u32(&loop->frame, frame);
+    /* Release stores, as in loop_run_timing: other threads only compare these stamps; no
+     * load of this thread has to wait for them (the inbox is taken under its lock). */
+    td_atomic_store_release_u32(&loop->frame, frame);
     for (uint32_t t = 0; t < LOOP_SLOTS; t++)
         loop->markers[t].next_frame = frame + 1;
     int64_t real = loop->now(loop->now_arg);
@@ -451,7 +461,7 @@ void td_loop_run_frame(td_loop *loop)
     }
     if (loop->has_end_of_frame && ((td_atomic_load_u32(&loop->installed) >> LOOP_EOF) & 1u) && !loop->retired)
         loop_run_timing(loop, LOOP_EOF, frame);
-    td_atomic_store_u32(&loop->current, TD_TIMING_COUNT);
+    td_atomic_store_release_u32(&loop->current, TD_TIMING_COUNT);
     /* A destroy from inside this frame finishes here, once nothing walks the queues. */
     if (--loop->running == 0 && TD_UNLIKELY(loop->retired))
         loop_retire(loop);
@@ -503,7 +513,8 @@ static void loop_free_arrays(td_loop *loop)
     free(loop->inbox);
     free(loop->inbox_spare);
     loop->inbox = loop->inbox_spare = NULL;
-    loop->inbox_count = loop->inbox_cap = loop->inbox_spare_cap = 0;
+    td_atomic_store_release_u32(&loop->inbox_count, 0);
+    loop->inbox_cap = loop->inbox_spare_cap = 0;
     td_spin_unlock(&loop->inbox_lock);
 }
 
