@@ -9,20 +9,9 @@
  * did, reports a control above the measurement, a report the gate refuses). A clock whose
  * idle frames cost more than the loops' fails the row with its reason and emits nothing.
  */
-#include <stdio.h>
-#include <string.h>
-
+#include "../runtime/td_test.h"
 #include "td_bench.h"
 #include "../../players/suites/throughput/throughput.c"
-
-static int fails;
-#define CHECK(c)                                                                        \
-    do {                                                                                \
-        if (!(c)) {                                                                     \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c);       \
-            fails++;                                                                    \
-        }                                                                               \
-    } while (0)
 
 /* ---- the fake clock and subject --------------------------------------------------------- */
 
@@ -69,7 +58,7 @@ const td_subject_ops td_subject = {
 /* ---- the fake host ------------------------------------------------------------------- */
 
 static uint64_t got_ns, got_control, got_units, got_ops;
-static int got_rows, got_fails;
+static int got_rows, got_fails, got_subtract;
 static char got_fail[512];
 
 static uint64_t fake_now(void) { return clock_ns; }
@@ -84,7 +73,7 @@ static void fake_row_ext(void *ctx, const td_player_row *row, const td_player_ro
     got_ns = row->ns;
     got_ops = row->ops;
     got_control = (uint64_t)ext->control_ns;
-    CHECK(ext->subtract_control == 1);
+    got_subtract = ext->subtract_control;
 }
 
 static void fake_fail(void *ctx, const char *row, const char *message)
@@ -118,34 +107,43 @@ static void run(void)
     h.fail = fake_fail;
     h.alloc_live_bytes = fake_live;
     h.sample_shape = fake_shape;
-    got_rows = got_fails = 0;
+    got_rows = got_fails = got_subtract = 0;
     got_units = 0;
-    CHECK(td_suite_throughput(&h, NULL) == TD_PLAYER_OK);
+    TD_CHECK(td_suite_throughput(&h, NULL) == TD_PLAYER_OK);
+}
+
+/* a preempted idle run: the control is the undisturbed idle cost per cohort */
+static void preempted_idle_run(void)
+{
+    run();
+    if (td_test_failed_flag) return;
+    TD_CHECK(got_rows == 1 && got_fails == 0);
+    TD_CHECK(got_subtract == 1);
+    TD_CHECK(got_units >= 1);
+    TD_CHECK(got_ns == got_units * TP_AWAITS * busy_frame_ns);
+    TD_CHECK(got_ops == got_units * 1024u * TP_AWAITS);
+    TD_CHECK(got_control == got_units * TP_AWAITS * idle_frame_ns);
+    TD_CHECK(got_control < got_ns);
+    TD_CHECK(idle_frames >= preempt_at);     /* the preemption happened inside the sample */
+    printf("preempted idle run: %llu cohorts, ns %llu, control %llu\n", (unsigned long long)got_units,
+           (unsigned long long)got_ns, (unsigned long long)got_control);
+}
+
+/* idle frames dearer than the loops': refused with the reason, nothing emitted */
+static void idle_dearer_than_loops(void)
+{
+    idle_frame_ns = 2000;
+    preempt_at = 0;
+    run();
+    if (td_test_failed_flag) return;
+    TD_CHECK(got_rows == 0 && got_fails == 1);
+    TD_CHECK(strstr(got_fail, "idle control") && strstr(got_fail, "is not below the measurement"));
+    printf("idle dearer than the loops: %s\n", got_fail);
 }
 
 int main(void)
 {
-    /* a preempted idle run: the control is the undisturbed idle cost per cohort */
-    run();
-    CHECK(got_rows == 1 && got_fails == 0);
-    CHECK(got_units >= 1);
-    CHECK(got_ns == got_units * TP_AWAITS * busy_frame_ns);
-    CHECK(got_ops == got_units * 1024u * TP_AWAITS);
-    CHECK(got_control == got_units * TP_AWAITS * idle_frame_ns);
-    CHECK(got_control < got_ns);
-    CHECK(idle_frames >= preempt_at);     /* the preemption happened inside the sample */
-    printf("preempted idle run: %llu cohorts, ns %llu, control %llu\n", (unsigned long long)got_units,
-           (unsigned long long)got_ns, (unsigned long long)got_control);
-
-    /* idle frames dearer than the loops': refused with the reason, nothing emitted */
-    idle_frame_ns = 2000;
-    preempt_at = 0;
-    run();
-    CHECK(got_rows == 0 && got_fails == 1);
-    CHECK(strstr(got_fail, "idle control") && strstr(got_fail, "is not below the measurement"));
-    printf("idle dearer than the loops: %s\n", got_fail);
-
-    if (fails) fprintf(stderr, "%d check(s) failed\n", fails);
-    else printf("ok\n");
-    return fails ? 1 : 0;
+    TD_RUN(preempted_idle_run);
+    TD_RUN(idle_dearer_than_loops);
+    return TD_TEST_SUMMARY();
 }
