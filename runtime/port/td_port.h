@@ -107,6 +107,62 @@
 #define td_zero_32(p) \
     ({ __asm__ __volatile__("movq $0, (%0)\n\tmovq $0, 8(%0)\n\tmovq $0, 16(%0)\n\tmovq $0, 24(%0)" \
                             : : "r"(p) : "memory"); (void)0; })
+/* A 40-byte record at an 8-byte aligned p: the 32-bit `tag` at 0, the 64-bit v at 8, zeros
+ * at 16, 24 and 32 (a succeeded td_outcome, task.h, which checks that layout): one asm block
+ * for what tcc writes as three stores through a reloaded pointer and a clear. */
+#define td_port_store_tag_value_zero24_(p, tag, v)                                         \
+    ({  __asm__ __volatile__("movl %2, (%0)\n\tmovq %1, 8(%0)\n\tmovq $0, 16(%0)\n\t"      \
+                             "movq $0, 24(%0)\n\tmovq $0, 32(%0)"                         \
+                             : : "r"(p), "r"((int64_t)(v)), "i"(tag) : "memory");          \
+        (void)0; })
+/* The pools' owner segment (pool.h), each operation one asm block: tcc would keep the pool
+ * pointer and the count on the stack and reload them for every field (a pop or a push was
+ * some 35 instructions). `base` points at the pool; the offsets name its owner-segment
+ * count (uint32_t), bound (uint32_t, the push's) and slot array (void **); `owner` is the
+ * owner thread's identity (td_thread_self's value). Plain loads and stores, in the order the
+ * C fast paths use (x86-64 stores are release stores). td_port_owner_pop_: the top object,
+ * popped, or NULL when this is not the owner thread or the segment is empty.
+ * td_port_owner_push_: 1 when obj was pushed (the owner thread, below the bound), else 0. */
+#define td_port_owner_pop_(base, count_off, array_off, owner)                              \
+    ({  uintptr_t td_po_; void **td_pa_;                                                   \
+        __asm__ __volatile__("movq %%fs:0x10, %0\n\t"                                     \
+                             "cmpq %0, %3\n\t"                                            \
+                             "jne 1f\n\t"                                                 \
+                             "movl %c4(%2), %k0\n\t"                                      \
+                             "testl %k0, %k0\n\t"                                         \
+                             "jz 1f\n\t"                                                  \
+                             "decl %k0\n\t"                                               \
+                             "movl %k0, %c4(%2)\n\t"                                      \
+                             "movq %c5(%2), %1\n\t"                                       \
+                             "movq (%1,%0,8), %0\n\t"                                     \
+                             "jmp 2f\n"                                                    \
+                             "1:\txorl %k0, %k0\n"                                        \
+                             "2:"                                                          \
+                             : "=&r"(td_po_), "=&r"(td_pa_)                                \
+                             : "r"(base), "m"(*(owner)), "i"(count_off), "i"(array_off)    \
+                             : "cc", "memory");                                            \
+        (void *)td_po_; })
+#define td_port_owner_push_(base, count_off, limit_off, array_off, owner, obj)             \
+    ({  uintptr_t td_pn_; void **td_pa_;                                                   \
+        __asm__ __volatile__("movq %%fs:0x10, %0\n\t"                                     \
+                             "cmpq %0, %3\n\t"                                            \
+                             "jne 1f\n\t"                                                 \
+                             "movl %c5(%2), %k0\n\t"                                      \
+                             "cmpl %c6(%2), %k0\n\t"                                      \
+                             "jae 1f\n\t"                                                 \
+                             "movq %c7(%2), %1\n\t"                                       \
+                             "movq %4, (%1,%0,8)\n\t"                                     \
+                             "incl %k0\n\t"                                               \
+                             "movl %k0, %c5(%2)\n\t"                                      \
+                             "movl $1, %k0\n\t"                                           \
+                             "jmp 2f\n"                                                    \
+                             "1:\txorl %k0, %k0\n"                                        \
+                             "2:"                                                          \
+                             : "=&r"(td_pn_), "=&r"(td_pa_)                                \
+                             : "r"(base), "m"(*(owner)), "r"(obj), "i"(count_off),         \
+                               "i"(limit_off), "i"(array_off)                              \
+                             : "cc", "memory");                                            \
+        (int)td_pn_; })
 /* Thread identity: glibc keeps pthread_self()'s value at %fs:0x10 (as read under clang). */
 /* No thread-local storage under tcc: per-thread pointers live in pthread keys, created by
  * td_runtime_init (TD_TLS_CREATE) and deleted at shutdown. */

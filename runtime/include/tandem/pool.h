@@ -91,6 +91,25 @@ void td_pool_return_object_(void *obj, td_pool *p);
  * TD_POOL_RENT_OR_(p, obj, popped, fallback): the lvalue obj gets the top of the owner's own
  * segment when this is the owner and the segment is not empty, and the statement `popped`
  * runs; else obj gets the value of `fallback`. */
+#if defined(td_port_owner_pop_)      /* tcc: the port's asm blocks (td_port.h); `p` is
+                                     * evaluated again for the fallback (no copy on the stack) */
+#define TD_POOL_RENT_OR_(p, obj, popped, fallback)                                      \
+    do {                                                                                \
+        if (((obj) = td_port_owner_pop_((p), offsetof(td_pool, local_count),            \
+                                        offsetof(td_pool, local),                       \
+                                        &td_pool_owner_thread_)) != NULL) {             \
+            popped;                                                                     \
+        } else                                                                          \
+            (obj) = (fallback);                                                         \
+    } while (0)
+#define TD_POOL_RETURN_OR_(p, obj, fallback)                                            \
+    do {                                                                                \
+        if (!td_port_owner_push_((p), offsetof(td_pool, local_count),                   \
+                                 offsetof(td_pool, local_limit), offsetof(td_pool, local), \
+                                 &td_pool_owner_thread_, (obj)))                        \
+            fallback((p), (obj));                                                       \
+    } while (0)
+#else
 #define TD_POOL_RENT_OR_(p, obj, popped, fallback)                                      \
     do {                                                                                \
         td_pool *pl_p_ = (p);                                                           \
@@ -122,6 +141,7 @@ void td_pool_return_object_(void *obj, td_pool *p);
         }                                                                               \
         fallback(pl_p_, (obj));                                                         \
     } while (0)
+#endif
 
 static inline uint32_t td_pool_count(const td_pool *p)
 {

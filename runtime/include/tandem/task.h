@@ -237,13 +237,19 @@ int td_task_on_completed(td_task t, td_continuation_fn fn, void *arg);
         (int32_t)(td_atomic_load_u32((volatile uint32_t *)td_sr_->cont_arg) - (token)) >= 0; })
 
 /* A succeeded outcome with `value` and no error record. */
+#if defined(td_port_store_tag_value_zero24_)    /* tcc: one asm block (td_port.h) */
+typedef char td_outcome_layout_[(offsetof(td_outcome, value) == 8 &&
+                                 offsetof(td_outcome, error) == 16 && sizeof(td_outcome) == 40) ? 1 : -1];
+#define td_outcome_succeeded_(out, v) td_port_store_tag_value_zero24_((out), TD_SUCCEEDED, (v))
+#else
 #define td_outcome_succeeded_(out, v)                                                   \
     do {                                                                                \
         td_outcome *td_os_ = (out);                                                     \
         td_os_->status = TD_SUCCEEDED;                                                  \
         td_os_->value = (v);                                                            \
-        td_zero_24(&td_os_->error);     /* code, message, cancel (tcc: three stores) */ \
+        td_zero_24(&td_os_->error);     /* code, message, cancel */                     \
     } while (0)
+#endif
 
 TD_INLINE int td_task_status_fast_(td_task t, td_status *out)
 {
