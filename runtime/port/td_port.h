@@ -120,28 +120,41 @@
  * some 35 instructions). `base` points at the pool; the offsets name its owner-segment
  * count (uint32_t), bound (uint32_t, the push's) and slot array (void **); `owner` is the
  * owner thread's identity (td_thread_self's value). Plain loads and stores, in the order the
- * C fast paths use (x86-64 stores are release stores). td_port_owner_pop_: the top object,
- * popped, or NULL when this is not the owner thread or the segment is empty.
- * td_port_owner_push_: 1 when obj was pushed (the owner thread, below the bound), else 0. */
-#define td_port_owner_pop_(base, count_off, array_off, owner)                              \
-    ({  uintptr_t td_po_; void **td_pa_;                                                   \
-        __asm__ __volatile__("movq %%fs:0x10, %0\n\t"                                     \
-                             "cmpq %0, %3\n\t"                                            \
-                             "jne 1f\n\t"                                                 \
-                             "movl %c4(%2), %k0\n\t"                                      \
-                             "testl %k0, %k0\n\t"                                         \
-                             "jz 1f\n\t"                                                  \
-                             "decl %k0\n\t"                                               \
-                             "movl %k0, %c4(%2)\n\t"                                      \
-                             "movq %c5(%2), %1\n\t"                                       \
-                             "movq (%1,%0,8), %0\n\t"                                     \
-                             "jmp 2f\n"                                                    \
-                             "1:\txorl %k0, %k0\n"                                        \
-                             "2:"                                                          \
-                             : "=&r"(td_po_), "=&r"(td_pa_)                                \
+ * C fast paths use (x86-64 stores are release stores). td_port_owner_pop_(obj, ...): the
+ * lvalue obj gets the top object, popped, or NULL when this is not the owner thread or the
+ * segment is empty; td_port_owner_pop_mark_ also stores the 32-bit constant `mark` at
+ * `mark_off` in the object it pops. td_port_owner_push_: 1 when obj was pushed (the owner
+ * thread, below the bound), else 0. */
+#define TD_PORT_OWNER_POP_ASM_(then)                                                      \
+    "movq %%fs:0x10, %0\n\t"                                                               \
+    "cmpq %0, %3\n\t"                                                                      \
+    "jne 1f\n\t"                                                                           \
+    "movl %c4(%2), %k0\n\t"                                                                \
+    "testl %k0, %k0\n\t"                                                                   \
+    "jz 1f\n\t"                                                                            \
+    "decl %k0\n\t"                                                                         \
+    "movl %k0, %c4(%2)\n\t"                                                                \
+    "movq %c5(%2), %1\n\t"                                                                 \
+    "movq (%1,%0,8), %0\n\t"                                                               \
+    then                                                                                   \
+    "jmp 2f\n"                                                                              \
+    "1:\txorl %k0, %k0\n"                                                                  \
+    "2:"
+#define td_port_owner_pop_(obj, base, count_off, array_off, owner)                         \
+    ({  void **td_pa_;                                                                     \
+        __asm__ __volatile__(TD_PORT_OWNER_POP_ASM_("")                                    \
+                             : "=&r"(obj), "=&r"(td_pa_)                                   \
                              : "r"(base), "m"(*(owner)), "i"(count_off), "i"(array_off)    \
                              : "cc", "memory");                                            \
-        (void *)td_po_; })
+        (void)0; })
+#define td_port_owner_pop_mark_(obj, base, count_off, array_off, owner, mark_off, mark)    \
+    ({  void **td_pa_;                                                                     \
+        __asm__ __volatile__(TD_PORT_OWNER_POP_ASM_("movl %7, %c6(%0)\n\t")               \
+                             : "=&r"(obj), "=&r"(td_pa_)                                   \
+                             : "r"(base), "m"(*(owner)), "i"(count_off), "i"(array_off),   \
+                               "i"(mark_off), "i"(mark)                                    \
+                             : "cc", "memory");                                            \
+        (void)0; })
 #define td_port_owner_push_(base, count_off, limit_off, array_off, owner, obj)             \
     ({  uintptr_t td_pn_; void **td_pa_;                                                   \
         __asm__ __volatile__("movq %%fs:0x10, %0\n\t"                                     \

@@ -113,7 +113,7 @@ static TD_NOINLINE void runner_first_step_observed(td_runner *r, uint32_t token)
                          runner_first_step_observed((r), (t).token);                    \
                      else                                                               \
                          (r)->method->step((r), (r)->frame),                            \
-                     on_success, runner_start_release_(r))
+                     on_success, runner_start_release_(r), (void)0)
 
 td_task td_runner_start(td_runner *r)
 {

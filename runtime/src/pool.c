@@ -212,7 +212,7 @@ static TD_NOINLINE void pool_return_shared(td_pool *p, void *obj)
 void *td_pool_rent(td_pool *p)
 {
     void *obj;
-    TD_POOL_RENT_OR_(p, obj, (void)0, pool_rent_shared(p, TD_POOL_ON_OWNER_()));
+    TD_POOL_RENT_OR_(p, obj, pool_rent_shared(p, TD_POOL_ON_OWNER_()));
     return obj;
 }
 

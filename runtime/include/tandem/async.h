@@ -172,10 +172,8 @@ td_runner *td_runner_ready_(td_method *m);
 #define td_runner_rent(m)                                                               \
     ({  td_method *rr_m_ = (m);                                                         \
         td_runner *rr_r_;                                                               \
-        TD_POOL_RENT_OR_(&rr_m_->pool, rr_r_,                                           \
-                         td_atomic_store_release_u32(&rr_r_->source.owned,              \
-                                                     TD_SOURCE_OWNED_MAIN),             \
-                         td_runner_ready_(rr_m_));                                       \
+        TD_POOL_RENT_MARK_OR_(&rr_m_->pool, rr_r_, td_runner, source.owned,             \
+                              TD_SOURCE_OWNED_MAIN, td_runner_ready_(rr_m_));           \
         rr_r_; })
 static inline void *td_runner_frame(td_runner *r) { return (void *)r->frame; }
 /* A cast of the member, not a call of td_runner_frame: tcc never inlines. */
@@ -213,9 +211,8 @@ void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t);
         T t;                                                                          \
         if (TD_UNLIKELY(td_runner_observed_))                                         \
             return (generic)(r);                                                      \
-        set_token;                                                                    \
         TD_RUNNER_START_(r, view, (STEP)(r, (F *)(void *)(r)->frame), on_success,     \
-                         name##_runner_recycle_(r));                                  \
+                         name##_runner_recycle_(r), set_token);                       \
         return t;                                                                     \
     }
 /* the typed token as the whole second word, zero-extended (td_runner_start_i64) */
@@ -243,11 +240,10 @@ void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t);
             generic(ms_r_, ms_t_);                                                    \
             break;                                                                    \
         }                                                                             \
-        set_token;                                                                    \
         TD_RUNNER_START_(ms_r_, view, name##_step_(ms_r_,                             \
                              (name##_frame_type_ *)(void *)ms_r_->frame), on_success, \
                          TD_RUNNER_RECYCLE_(ms_r_, &name##_method,                    \
-                                            sizeof(name##_frame_type_)));             \
+                                            sizeof(name##_frame_type_)), set_token);  \
     } while (0)
 #define TD_METHOD_START_PORT_(name, r, t)                                             \
     TD_METHOD_START_GENERATED_(name, r, t, (*ms_t_),                                  \
@@ -259,29 +255,33 @@ void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t);
                                ms_t_->value = (int64_t)TD_RUNNER_VERSION_(ms_r_),     \
                                ms_t_->value = ms_r_->source.value, td_runner_start_i64_to_)
 #endif
-/* The version of a runner this thread has just rented (its token for the start): the rental
+/* The version of a runner this thread has rented (its token for the start): the rental
  * synchronised with the release that stored it (the owner's own segment, or the pool's
- * lock), so a relaxed load, before which the caller's frame stores stay visible to the
- * compiler (a step taken into the start reads them without loading them again). */
+ * lock), and no later write changes the version before the task is consumed
+ * (TD_RUNNER_START_), so a relaxed load: atomic, since another thread may be completing the
+ * runner, and ordering nothing (the generic start reads it before the step, and the
+ * caller's frame stores stay visible to the compiler there). */
 #define TD_RUNNER_VERSION_(r)                                                         \
     (td_atomic_load_relaxed_u32(&(r)->source.word) >> TD_WORD_VERSION_SHIFT)
 /* tracking | flow (async.c): a start with either on takes td_runner_start's observed path. */
 extern uint32_t td_runner_observed_;
 /* The start's body, shared by td_runner_start (async.c) and the generated starts: `t` is the
- * task (a td_task or a td_task_i64's untyped view) whose token was set beforehand. While the
- * step (`call_step`) runs, r->sync points at a local: a synchronous success lands there, not
- * in the word; nobody else can hold the token yet, so the runner goes straight back to its
- * pool (`recycle`) and the task is source-free (`on_success` stores the result). A
- * synchronous fault or cancellation is published by td_runner_finish_ itself (a plain
- * release store: still nobody to race with), so the local says only "succeeded" or not, one
- * test for both common outcomes. The start sets the resume point (the recycle leaves it):
- * a step inlined here begins at its first resume point with no dispatch. After a suspension
- * only the local is read: the runner may already be running elsewhere. A statement, and the
- * task is written in place: tcc, which never inlines, pays no call for it. */
-#define TD_RUNNER_START_(r, t, call_step, on_success, recycle)                         \
+ * task (a td_task or a td_task_i64's untyped view). While the step (`call_step`) runs,
+ * r->sync points at a local: a synchronous success lands there, not in the word; nobody else
+ * can hold the token yet, so the runner goes straight back to its pool (`recycle`) and the
+ * task is source-free (`on_success` stores the result). A synchronous fault or cancellation
+ * is published by td_runner_finish_ itself (a plain release store: still nobody to race
+ * with), so the local says only "succeeded" or not, one test for both common outcomes.
+ * Anything else (`on_pending`) makes the task {r, token}: the token may be read from the
+ * word after the step (TD_RUNNER_VERSION_), since the version changes only when the task is
+ * consumed, and nobody can consume a task its start has not returned; until then the
+ * runner is neither pooled nor freed, though it may be running elsewhere (only the version's
+ * bits of its word are read, with an atomic load). The start sets the resume point (the
+ * recycle leaves it): a step inlined here begins at its first resume point with no dispatch.
+ * A statement, and the task is written in place: tcc, which never inlines, pays no call. */
+#define TD_RUNNER_START_(r, t, call_step, on_success, recycle, on_pending)             \
     do {                                                                                \
         uint32_t rs_sync_ = TD_PENDING;                                                 \
-        (t).source = &(r)->source;                                                      \
         (r)->sync = &rs_sync_;                                                          \
         (r)->resume = 0;                                                                \
         call_step;                                                                      \
@@ -289,6 +289,9 @@ extern uint32_t td_runner_observed_;
             (t).source = NULL;                                                          \
             on_success;                                                                 \
             recycle;                                                                    \
+        } else {                                                                        \
+            (t).source = &(r)->source;                                                  \
+            on_pending;                                                                 \
         }                                                                               \
     } while (0)
 /* Resume a suspended runner (the continuation registered by TD_AWAIT). */

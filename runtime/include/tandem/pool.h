@@ -88,18 +88,28 @@ void td_pool_return_object_(void *obj, td_pool *p);
  * runners, async.h, and td_pool_rent / td_pool_return themselves): statements, so tcc,
  * which never inlines, pays no call for them, and no flag for the caller to test again;
  * anything else (another thread, an empty or full segment) takes the fallback.
- * TD_POOL_RENT_OR_(p, obj, popped, fallback): the lvalue obj gets the top of the owner's own
- * segment when this is the owner and the segment is not empty, and the statement `popped`
- * runs; else obj gets the value of `fallback`. */
-#if defined(td_port_owner_pop_)      /* tcc: the port's asm blocks (td_port.h); `p` is
-                                     * evaluated again for the fallback (no copy on the stack) */
-#define TD_POOL_RENT_OR_(p, obj, popped, fallback)                                      \
+ * TD_POOL_RENT_OR_(p, obj, fallback): the lvalue obj gets the top of the owner's own
+ * segment when this is the owner and the segment is not empty; else the value of
+ * `fallback`. TD_POOL_RENT_MARK_OR_(p, obj, T, member, mark, fallback): the same, and a
+ * popped object (a T) gets the uint32_t constant `mark` in `member` (a release store).
+ * TD_POOL_RETURN_OR_(p, obj, fallback): the owner pushes obj on its own segment when there
+ * is room in the capacity and no other thread rents from the shared one; anything else
+ * calls fallback(p, obj). Under tcc each is one asm block of the port (td_port.h) and `p`
+ * is evaluated again for the fallback (a copy would live on the stack); elsewhere C. */
+#if defined(td_port_owner_pop_)
+#define TD_POOL_RENT_OR_(p, obj, fallback)                                              \
     do {                                                                                \
-        if (((obj) = td_port_owner_pop_((p), offsetof(td_pool, local_count),            \
-                                        offsetof(td_pool, local),                       \
-                                        &td_pool_owner_thread_)) != NULL) {             \
-            popped;                                                                     \
-        } else                                                                          \
+        td_port_owner_pop_((obj), (p), offsetof(td_pool, local_count),                  \
+                           offsetof(td_pool, local), &td_pool_owner_thread_);           \
+        if ((obj) == NULL)                                                              \
+            (obj) = (fallback);                                                         \
+    } while (0)
+#define TD_POOL_RENT_MARK_OR_(p, obj, T, member, mark, fallback)                        \
+    do {                                                                                \
+        td_port_owner_pop_mark_((obj), (p), offsetof(td_pool, local_count),             \
+                                offsetof(td_pool, local), &td_pool_owner_thread_,       \
+                                offsetof(T, member), (mark));                           \
+        if ((obj) == NULL)                                                              \
             (obj) = (fallback);                                                         \
     } while (0)
 #define TD_POOL_RETURN_OR_(p, obj, fallback)                                            \
@@ -110,7 +120,7 @@ void td_pool_return_object_(void *obj, td_pool *p);
             fallback((p), (obj));                                                       \
     } while (0)
 #else
-#define TD_POOL_RENT_OR_(p, obj, popped, fallback)                                      \
+#define TD_POOL_RENT_THEN_OR_(p, obj, popped, fallback)                                 \
     do {                                                                                \
         td_pool *pl_p_ = (p);                                                           \
         if (TD_LIKELY(TD_POOL_ON_OWNER_())) {                                           \
@@ -124,10 +134,11 @@ void td_pool_return_object_(void *obj, td_pool *p);
         }                                                                               \
         (obj) = (fallback);                                                             \
     } while (0)
-/* TD_POOL_RETURN_OR_(p, obj, fallback): the owner pushes obj on its own segment when there
- * is room in the capacity and no other thread rents from the shared one; anything else
- * calls fallback(p, obj). A statement, not a flag for the caller to test again (under tcc
- * that test is a stored temporary, a load and a branch). */
+#define TD_POOL_RENT_OR_(p, obj, fallback) TD_POOL_RENT_THEN_OR_((p), (obj), (void)0, (fallback))
+#define TD_POOL_RENT_MARK_OR_(p, obj, T, member, mark, fallback)                        \
+    TD_POOL_RENT_THEN_OR_((p), (obj),                                                   \
+                          td_atomic_store_release_u32(&((T *)(obj))->member, (mark)),   \
+                          (fallback))
 #define TD_POOL_RETURN_OR_(p, obj, fallback)                                            \
     do {                                                                                \
         td_pool *pl_p_ = (p);                                                           \
