@@ -3,7 +3,9 @@
  *
  *   <attempt>/quiet-pregate.json   other processes' CPU over a few seconds before anything runs
  *            staging/              `tandem stage` (staging.json)
- *            players/<backend>/    `tandem build` (or reused from --players-from, reuse rule)
+ *            players/<backend>/    `tandem build` of the measured suites, as the baseline's
+ *                                  module (or reused from --players-from: reuse rule, same suites)
+ *            smoke/<backend>/      `tandem smoke`: the smoke suite's own players, its reports
  *            compile-check.json    both backends build (or reuse) + every subject loads
  *                                  (AOT dlopen, JIT libtcc compile) in the player shell
  *            runs/pNN-<suite>-<backend>-<rR|default>.json   one report per process

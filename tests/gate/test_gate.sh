@@ -50,6 +50,15 @@ quick)
   [ "$ok" = 14 ] || fail "$ok of 14 processes ok"
   v=$(json "$A/gate/gate-summary.json" "d['verdict']")
   [ "$v" != INVALID ] || { fail "gate INVALID"; json "$A/gate/gate-summary.json" "d['invalid']"; }
+  # the measured players hold the measured suites only, as the baseline's module does; the
+  # smoke suite runs on players of its own
+  want="['buildercycle', 'builderlifecycle', 'primary', 'throughput', 'whenany']"
+  for b in aot jit; do
+    got=$(json "$A/players/$b/player-$b.json" "sorted(d['suites'])")
+    [ "$got" = "$want" ] || fail "players/$b built with suites $got, expected the measured $want"
+    got=$(json "$A/smoke/$b/player-$b.json" "d['suites']")
+    [ "$got" = "['smoke']" ] || fail "smoke/$b built with suites $got, expected ['smoke']"
+  done
   (cd "$A" && sha256sum -c --quiet files.sha256) || fail "files.sha256 does not verify"
   "$T" pack --check "$A/runs.zip" >/dev/null || fail "runs.zip does not verify"
   # never overwritten
@@ -76,6 +85,25 @@ crash|hang)
   [ "$out" = $want ] || fail "$name: first try outcome '$out', expected $want"
   ls "$A/runs/failed-runs/$name.try1."* >/dev/null 2>&1 || fail "$name: first try not kept under failed-runs/"
   grep -q "retrying once" "$A/attempt.log" || fail "attempt.log does not record the retry"
+  # players built with other suites than the measured ones are not reused (they would be
+  # measured in another layout than the baseline's module): the attempt says why and builds
+  if [ $MODE = crash ]; then
+    M="$W/mismatched"
+    rm -rf "$M" "$W/mismatched-attempt"
+    "$T" build --backend aot --staging "$W/quick/staging" --out "$M/aot" --subject tandem --suite primary \
+      --suite smoke >"$W/mismatched-build.log" 2>&1 || fail "building the mismatched players"
+    "$T" attempt --quick --from-git HEAD --out "$W/mismatched-attempt" --players-from "$M" --backends aot \
+      >"$W/mismatched.log" 2>&1 &
+    pid=$!
+    for ((i = 0; i < 300; i++)); do
+      grep -q "aot players from" "$W/mismatched-attempt/attempt.log" 2>/dev/null && break
+      kill -0 $pid 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -TERM $pid 2>/dev/null; wait $pid 2>/dev/null
+    grep -q 'aot players from .*: not reusable (.*player-aot.json: suites \["primary","smoke"\], not the 5 measured suites' \
+      "$W/mismatched-attempt/attempt.log" || fail "players with other suites reused: $(grep 'players from' "$W/mismatched-attempt/attempt.log")"
+  fi
   # TANDEM_TEST_FAULTS is required for the hidden option
   "$T" attempt --quick --out "$W/$MODE-refused" --test-fault $F >/dev/null 2>&1; [ $? = 2 ] || fail "--test-fault honoured without TANDEM_TEST_FAULTS=1"
   ;;
