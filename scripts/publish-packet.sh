@@ -27,6 +27,10 @@ esac
 originals=(attempt-manifest.json quiet-pregate.json compile-check.json staging/staging.json)
 for m in "$attempt"/players/*/binary-manifest-*.json; do originals+=("${m#"$attempt"/}"); done
 for m in "$attempt"/smoke/smoke-*.json; do originals+=("${m#"$attempt"/}"); done
+# the smoke suite's own players (an attempt's measured players hold the measured suites only)
+for m in "$attempt"/smoke/*/binary-manifest-*.json; do
+  [ -e "$m" ] && originals+=("${m#"$attempt"/}")
+done
 originals+=(gate/gate.md gate/gate-summary.json gate/gate-chart.svg gate/gate-config.json)
 # the instruction arm's summaries (tandem history reads instructions per op from them) and,
 # with --baseline, the baseline's record, staging.json and binary manifests (issue 17)
@@ -38,6 +42,7 @@ dest() {
   case $1 in
     staging/staging.json) echo staging.json ;;
     players/*) echo "players/${1##*/}" ;;
+    smoke/*/binary-manifest-*) echo "smoke/${1##*/}" ;;
     baseline/staging/staging.json) echo baseline/staging.json ;;
     baseline/*/binary-manifest-*) echo "baseline/${1##*/}" ;;
     *) echo "$1" ;;
