@@ -205,9 +205,10 @@ void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t);
 #if TD_PORT_INLINES
 /* One generated start `fn` returning a task of type T: view is t's untyped view, set_token
  * the token's store, generic the generic start of the same type. The token is read before
- * the step, from the word the rent has just touched: after it, a suspension's path would
- * load the word again (one instruction more on every suspending start, where the
- * synchronous success saves one); under tcc, which keeps nothing in registers, after. */
+ * the step, from the word the rent has just touched: read after it (measured with the task's
+ * source stored there too), the suspending starts paid more than the synchronous success
+ * saved (Lifecycle untyped s=1 one instruction more per op, the throughput loops' start
+ * twelve, completed<int> one less); under tcc, which keeps nothing in registers, after. */
 #define TD_METHOD_START_FN_(fn, T, name, F, STEP, view, set_token, on_success, generic) \
     static inline TD_MAYBE_UNUSED TD_FLATTEN T fn(td_runner *r)                       \
     {                                                                                 \
