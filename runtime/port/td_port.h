@@ -11,7 +11,9 @@
  *   - per-thread pointers (TD_TLS_*: __thread under clang, pthread keys under tcc);
  *   - inlining and branch hints (no-ops under tcc);
  *   - td_zero_8 / _16 / _24 / _32, fixed-size clears (immediate stores under tcc);
- *   - td_compiler_barrier, the light side of the ownership's asymmetric fence (ownership.c).
+ *   - td_compiler_barrier, the light side of the ownership's asymmetric fence (ownership.c);
+ *   - under tcc only, asm blocks for the hottest statements tcc compiles worst: the pools'
+ *     owner-segment pop and push (pool.h) and a succeeded outcome's stores (task.h).
  * Read-modify-writes (CAS, exchange, fetch-add) and td_atomic_store_* are sequentially
  * consistent. td_atomic_store_release_u32 is a release store (x86-64: a plain mov, no
  * lock): for a store that only publishes what was written before it (a spin unlock, a
@@ -115,6 +117,19 @@
                              "movq $0, 24(%0)\n\tmovq $0, 32(%0)"                         \
                              : : "r"(p), "r"((int64_t)(v)), "i"(tag) : "memory");          \
         (void)0; })
+/* Thread identity: glibc keeps pthread_self()'s value at %fs:0x10 (as read under clang). */
+/* No thread-local storage under tcc: per-thread pointers live in pthread keys, created by
+ * td_runtime_init (TD_TLS_CREATE) and deleted at shutdown. */
+#  define TD_TLS_DEFINE(name) static pthread_key_t name
+#  define TD_TLS_CREATE(name) pthread_key_create(&(name), NULL)
+#  define TD_TLS_DELETE(name) ((void)pthread_key_delete(name))
+#  define TD_TLS_GET(name) pthread_getspecific(name)
+#  define TD_TLS_SET(name, v) ((void)pthread_setspecific((name), (v)))
+#  if defined(__GLIBC__)
+/* Operand 0 gets this thread's identity (pthread_self()'s value, where glibc keeps it). */
+#    define TD_PORT_SELF_ASM_ "movq %%fs:0x10, %0"
+#    define td_thread_self() ({ uintptr_t td_self_; __asm__(TD_PORT_SELF_ASM_ : "=r"(td_self_)); td_self_; })
+#    define TD_THREAD_SELF_DEFINED 1
 /* The pools' owner segment (pool.h), each operation one asm block: tcc would keep the pool
  * pointer and the count on the stack and reload them for every field (a pop or a push was
  * some 35 instructions). `base` points at the pool; the offsets name its owner-segment
@@ -124,11 +139,14 @@
  * lvalue obj gets the top object, popped, or NULL when this is not the owner thread or the
  * segment is empty; td_port_owner_pop_mark_ also stores the 32-bit constant `mark` at
  * `mark_off` in the object it pops. td_port_owner_push_: 1 when obj was pushed (the owner
- * thread, below the bound), else 0. */
+ * thread, below the bound), else 0. The blocks test the owner with the identity
+ * td_thread_self reads, so they exist only where it is glibc's %fs:0x10; elsewhere pool.h
+ * keeps its C paths. The fragments every block shares: operand 0 a scratch register, operand
+ * 3 the owner's identity; not the owner jumps to 1, which leaves operand 0 zero. */
+#define TD_PORT_OWNER_ONLY_ASM_ TD_PORT_SELF_ASM_ "\n\tcmpq %0, %3\n\tjne 1f\n\t"
+#define TD_PORT_OWNER_END_ASM_ "jmp 2f\n1:\txorl %k0, %k0\n2:"
 #define TD_PORT_OWNER_POP_ASM_(then)                                                      \
-    "movq %%fs:0x10, %0\n\t"                                                               \
-    "cmpq %0, %3\n\t"                                                                      \
-    "jne 1f\n\t"                                                                           \
+    TD_PORT_OWNER_ONLY_ASM_                                                                \
     "movl %c4(%2), %k0\n\t"                                                                \
     "testl %k0, %k0\n\t"                                                                   \
     "jz 1f\n\t"                                                                            \
@@ -137,9 +155,7 @@
     "movq %c5(%2), %1\n\t"                                                                 \
     "movq (%1,%0,8), %0\n\t"                                                               \
     then                                                                                   \
-    "jmp 2f\n"                                                                              \
-    "1:\txorl %k0, %k0\n"                                                                  \
-    "2:"
+    TD_PORT_OWNER_END_ASM_
 #define td_port_owner_pop_(obj, base, count_off, array_off, owner)                         \
     ({  void **td_pa_;                                                                     \
         __asm__ __volatile__(TD_PORT_OWNER_POP_ASM_("")                                    \
@@ -157,9 +173,7 @@
         (void)0; })
 #define td_port_owner_push_(base, count_off, limit_off, array_off, owner, obj)             \
     ({  uintptr_t td_pn_; void **td_pa_;                                                   \
-        __asm__ __volatile__("movq %%fs:0x10, %0\n\t"                                     \
-                             "cmpq %0, %3\n\t"                                            \
-                             "jne 1f\n\t"                                                 \
+        __asm__ __volatile__(TD_PORT_OWNER_ONLY_ASM_                                      \
                              "movl %c5(%2), %k0\n\t"                                      \
                              "cmpl %c6(%2), %k0\n\t"                                      \
                              "jae 1f\n\t"                                                 \
@@ -168,25 +182,12 @@
                              "incl %k0\n\t"                                               \
                              "movl %k0, %c5(%2)\n\t"                                      \
                              "movl $1, %k0\n\t"                                           \
-                             "jmp 2f\n"                                                    \
-                             "1:\txorl %k0, %k0\n"                                        \
-                             "2:"                                                          \
+                             TD_PORT_OWNER_END_ASM_                                        \
                              : "=&r"(td_pn_), "=&r"(td_pa_)                                \
                              : "r"(base), "m"(*(owner)), "r"(obj), "i"(count_off),         \
                                "i"(limit_off), "i"(array_off)                              \
                              : "cc", "memory");                                            \
         (int)td_pn_; })
-/* Thread identity: glibc keeps pthread_self()'s value at %fs:0x10 (as read under clang). */
-/* No thread-local storage under tcc: per-thread pointers live in pthread keys, created by
- * td_runtime_init (TD_TLS_CREATE) and deleted at shutdown. */
-#  define TD_TLS_DEFINE(name) static pthread_key_t name
-#  define TD_TLS_CREATE(name) pthread_key_create(&(name), NULL)
-#  define TD_TLS_DELETE(name) ((void)pthread_key_delete(name))
-#  define TD_TLS_GET(name) pthread_getspecific(name)
-#  define TD_TLS_SET(name, v) ((void)pthread_setspecific((name), (v)))
-#  if defined(__GLIBC__)
-#    define td_thread_self() ({ uintptr_t td_self_; __asm__("movq %%fs:0x10, %0" : "=r"(td_self_)); td_self_; })
-#    define TD_THREAD_SELF_DEFINED 1
 #  endif
 
 #else /* clang, gcc */
