@@ -7,7 +7,9 @@
 /* A runner's release and recycle are generated per method by TD_METHOD_DEFINE (async.h,
  * td_runner_ops_): the frame's size and the pool are constants there. Consumption's
  * release retires the version (TD_RUNNER_RETIRE_VERSION_), then recycles: the frame
- * cleared (it stays readable until then, async.h), the runner pooled.
+ * cleared (it stays readable until then, async.h), the runner pooled. That is the path of
+ * a runner not pooled by its success (td_runner_succeed_, below: another thread, a full
+ * segment, a fault, tracking).
  * Nobody can rent the runner before it is pooled, and a query with the old token is stale
  * from the new version on, so the order of the two does not matter. Nothing else needs
  * resetting, by these invariants:
@@ -48,14 +50,127 @@ static const td_runner_ops_ runner_tracked_ops = {
 /* In td_runner_start: the method's recycle (its token never left the start). */
 #define runner_start_release_(r) (((const td_runner_ops_ *)(const void *)(r)->source.ops)->recycle(r))
 
-/* Rent's slow path (async.h, td_runner_rent): anything but a pop from the owner's segment
- * on the main thread (another thread, an empty segment). The pool's own paths rent or
- * allocate; a freshly allocated or prefilled runner (zeroed: no ops yet) is set up here. */
+/* ---- runners pooled by their success (td_runner_succeed_, async.h) -----------------------
+ * Invariants:
+ *   - only the owner's segment of a method's pool holds runners whose task is not consumed
+ *     (status not pending in their word): td_runner_succeed_ pushes there, on the pools'
+ *     owner thread, and nothing moves an object from one segment to the other;
+ *   - such a runner's frame stays as the step left it (the caller may read it until the
+ *     consumption, above); its word has TD_WORD_POOLED, which the consumer's store of the
+ *     next version keeps;
+ *   - a rent takes a runner only with a pending word, the consumer's store seen (an acquire
+ *     load: the consumer's reads of the value came before it), and clears its frame first
+ *     if the word has the flag, which it then drops (TD_RUNNER_CLEAN_);
+ *   - the parked list holds the runners a rent popped too early; only the owner thread
+ *     touches it, and it gives each back once consumed (runner_unpark);
+ *   - before a capacity change, which frees pooled objects, the owner's segment is settled:
+ *     its unconsumed runners are parked (method_settle). */
+
+void td_runner_succeed_(td_runner *r, int64_t value)
+{
+    td_method *m = r->method;
+    /* a small frame (a rent clears it at once), not tracked (the tracked operations'
+     * release forgets the rental): td_method.succeed_pools */
+    if (TD_LIKELY(r->source.ops == m->succeed_pools) && TD_LIKELY(TD_MAIN_OWNS_BEGIN_(&r->source))) {
+        /* pending, the mode final or NONE, never claimed (owned); only this thread writes it */
+        uint32_t w = td_atomic_load_u32(&r->source.word);
+        uint32_t done = (w & ~TD_WORD_STATUS_MASK) | (uint32_t)TD_SUCCEEDED;
+        int pooled;
+        r->source.value = value;
+        /* Pushed before the publication: nobody but this thread pops the owner's segment,
+         * and a pending word is only read as free by a rent on this thread, which cannot run
+         * before the store below. */
+        pooled = TD_POOL_PUSH_IF_ROOM_(&m->pool, r);
+        td_atomic_store_release_u32(&r->source.word, pooled ? done | TD_WORD_POOLED : done);
+        TD_MAIN_OWNS_END_();
+        if (TD_WORD_HAS_CONTINUATION_(w))
+            r->source.cont_fn(r->source.cont_arg);
+        return;
+    }
+    td_source_succeed_own_(&r->source, value);
+}
+
+/* The parked list's link: a completed runner's `context` (async.h) */
+#define runner_parked_next(r) ((td_runner *)(r)->context)
+
+static void runner_park(td_method *m, td_runner *r)
+{
+    r->context = NULL;
+    if (m->parked_tail)
+        m->parked_tail->context = r;
+    else
+        m->parked_head = r;
+    m->parked_tail = r;
+}
+
+/* A consumed runner from the parked list, or NULL: at most RUNNER_UNPARK_SCAN looked at,
+ * oldest first; an unconsumed one goes to the back. Owner thread only. */
+#define RUNNER_UNPARK_SCAN 16
+static td_runner *runner_unpark(td_method *m)
+{
+    for (int i = 0; i < RUNNER_UNPARK_SCAN && m->parked_head; i++) {
+        td_runner *r = m->parked_head;
+        m->parked_head = runner_parked_next(r);
+        if (m->parked_head == NULL)
+            m->parked_tail = NULL;
+        r->context = NULL;
+        if (!(td_atomic_load_u32(&r->source.word) & TD_WORD_STATUS_MASK))
+            return r;
+        runner_park(m, r);
+    }
+    return NULL;
+}
+
+/* Park the unconsumed runners of the owner's segment (the cold capacity change's first
+ * step, on the owner thread or with no owner: the pool's own rule, pool.h). */
+static void method_settle(td_method *m)
+{
+    td_pool *p = &m->pool;
+    uint32_t kept = 0, n = td_atomic_load_u32(&p->local_count);
+    for (uint32_t i = 0; i < n; i++) {
+        td_runner *r = (td_runner *)p->local[i];
+        if (td_atomic_load_u32(&r->source.word) & TD_WORD_STATUS_MASK)
+            runner_park(m, r);
+        else
+            p->local[kept++] = r;
+    }
+    td_atomic_store_release_u32(&p->local_count, kept);
+}
+
+td_runner *td_runner_popped_(td_method *m, td_runner *r)
+{
+    uint32_t w = td_atomic_load_u32(&r->source.word);
+    if (!(w & TD_WORD_STATUS_MASK)) {
+        TD_RUNNER_CLEAN_(r, w);
+        return r;
+    }
+    runner_park(m, r);      /* popped from the owner's segment: this is the owner thread */
+    return td_runner_ready_(m);
+}
+
+/* Rent's slow path (async.h, td_runner_rent): anything but a free runner popped from the
+ * owner's segment on the main thread (another thread, an empty segment, a runner not yet
+ * consumed). A parked runner now consumed comes first when the pool is empty, then the
+ * pool's own paths rent or allocate (an unconsumed runner they pop is parked); a freshly
+ * allocated or prefilled runner (zeroed: no ops yet) is set up here. */
 td_runner *td_runner_ready_(td_method *m)
 {
-    td_runner *r = (td_runner *)td_pool_rent(&m->pool);
-    if (TD_UNLIKELY(r == NULL))
-        return NULL;
+    td_runner *r;
+    uint32_t w;
+    for (;;) {
+        if (m->parked_head && td_pool_count(&m->pool) == 0 && TD_POOL_ON_OWNER_() &&
+            (r = runner_unpark(m)) != NULL)
+            break;
+        r = (td_runner *)td_pool_rent(&m->pool);
+        if (TD_UNLIKELY(r == NULL))
+            return NULL;
+        if (TD_LIKELY(!(td_atomic_load_u32(&r->source.word) & TD_WORD_STATUS_MASK)))
+            break;
+        runner_park(m, r);  /* from the owner's segment (the invariants above) */
+    }
+    w = td_atomic_load_u32(&r->source.word);
+    if (w & TD_WORD_POOLED)
+        TD_RUNNER_CLEAN_(r, w);
     if (TD_UNLIKELY(r->source.ops == NULL)) {   /* freshly allocated or prefilled (zeroed) */
         if (TD_UNLIKELY(m->ops == NULL)) {      /* not a TD_METHOD_DEFINE method: no recycle */
             free(r);    /* not pooled: the owner's segment holds only set-up runners (pool.h) */
@@ -386,13 +501,14 @@ void td_method_register(td_method *m)
         async_methods = m;
         td_atomic_store_release_u32(&m->registered, 1);
         if (m->pool.capacity != td_runtime_settings.runner_pool_capacity)
-            td_pool_set_capacity(&m->pool, td_runtime_settings.runner_pool_capacity);
+            td_method_set_capacity(m, td_runtime_settings.runner_pool_capacity);
     }
     td_spin_unlock(&async_methods_lock);
 }
 
 int td_method_set_capacity(td_method *m, uint32_t capacity)
 {
+    method_settle(m);
     return td_pool_set_capacity(&m->pool, capacity);
 }
 
@@ -410,6 +526,6 @@ int td_async_set_all_capacities_(uint32_t capacity)
 void td_async_runtime_shutdown_(void)
 {
     for (td_method *it = async_methods; it; it = it->next) {
-        td_pool_set_capacity(&it->pool, 0);
+        td_method_set_capacity(it, 0);   /* unconsumed runners stay parked, not freed */
     }
 }

@@ -221,7 +221,9 @@ void td_pool_return(td_pool *p, void *obj)
     TD_POOL_RETURN_OR_(p, obj, pool_return_shared);
 }
 
-void td_pool_return_object_(void *obj, td_pool *p)
+/* Never inlined: the generated releases' cold fallback, their tail call (async.h), whose
+ * own owner test would otherwise be inlined there a second time. */
+TD_NOINLINE void td_pool_return_object_(void *obj, td_pool *p)
 {
     td_pool_return(p, obj);
 }

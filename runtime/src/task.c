@@ -15,11 +15,8 @@ void td_source_init(td_source *s, const td_source_ops *ops)
  * call for each on every completion. */
 #define task_run_continuation(s) ((s)->cont_fn((s)->cont_arg))
 
-/* AWAITED (a single consumer) and SHARED (the shared handle that owns the source) both
- * registered a continuation before their mode CAS; the completer runs it. One unsigned
- * compare: the mode is AWAITED or SHARED, the two values after NONE. */
-#define task_mode_has_continuation(w)                                                   \
-    ((uint32_t)(TD_WORD_MODE(w) - TD_MODE_AWAITED) <= (uint32_t)(TD_MODE_SHARED - TD_MODE_AWAITED))
+/* The mode has a continuation to run (td_internal.h). */
+#define task_mode_has_continuation(w) TD_WORD_HAS_CONTINUATION_(w)
 
 /* The completed word: the status, the claim dropped, and TD_WORD_RECORD when a success
  * carries an error record (task.h), which keeps it off the consumption fast path. */
@@ -333,7 +330,7 @@ static int task_get(td_source *s, uint32_t token, td_outcome *out)
         return TD_WORD_MODE(w) == TD_MODE_AWAITED ? TD_E_AWAITED : TD_E_PENDING;
     task_read_outcome(s, w, out);
     if (!(w & TD_WORD_IMMORTAL))
-        TD_SOURCE_RELEASE_CONSUMED_(s);
+        TD_SOURCE_RELEASE_CONSUMED_(s, w);
     return TD_OK;
 }
 
@@ -411,7 +408,7 @@ int td_source_take_shared(td_source *s, uint32_t token, td_outcome *out)
             break;
     }
     task_read_outcome(s, w, out);
-    s->ops->release(s);
+    TD_SOURCE_RELEASE_CONSUMED_(s, w);   /* w: the word before the CAS to CONSUMED */
     return TD_OK;
 }
 

@@ -17,6 +17,11 @@ extern td_pool td_auto_source_pool;
 #define TD_WORD_VERSION(w) ((w) >> TD_WORD_VERSION_SHIFT)
 #define TD_WORD_STATUS(w) ((td_status)((w) & TD_WORD_STATUS_MASK))
 #define TD_WORD_MODE(w) ((w) & TD_WORD_MODE_MASK)
+/* AWAITED (a single consumer) and SHARED (the shared handle that owns the source) both
+ * registered a continuation before their mode was set; the completer runs it. One unsigned
+ * compare: the mode is AWAITED or SHARED, the two values after NONE. */
+#define TD_WORD_HAS_CONTINUATION_(w)                                                    \
+    ((uint32_t)(TD_WORD_MODE(w) - TD_MODE_AWAITED) <= (uint32_t)(TD_MODE_SHARED - TD_MODE_AWAITED))
 
 /* td_loop_push_markers_ (loop.h) follows the main loop and the flow setting (loop.c). */
 void td_loop_push_markers_refresh_(void);

@@ -47,13 +47,19 @@ static void suspends_and_resumes(void)
     TD_CHECK_EQ(TD_OK, td_task_i64_get(t, &o));
     TD_CHECK_EQ(TD_SUCCEEDED, o.status);
     TD_CHECK_EQ(23, o.value);
-    /* Consumed: the runner is back in its pool with its frame cleared. */
-    TD_CHECK_EQ(0, TD_FRAME(r, add_frame)->in);
+    /* Consumed: the runner is back in its pool, pooled by its success with its frame as the
+     * step left it; the rent that takes it again clears the frame. */
     TD_CHECK_EQ(TD_E_STALE, td_task_status(t.task, &st));
     TD_CHECK_EQ(TD_E_STALE, td_task_i64_get(t, &o));
     /* The next call reuses the same runner. */
     td_completion_source_reset(gate);
-    td_task_i64 t2 = start_add(td_completion_source_task_i64(gate), 1);
+    td_runner *again = td_runner_rent(&add_method);
+    TD_CHECK(again == r);
+    TD_CHECK_EQ(0, TD_FRAME(again, add_frame)->in);
+    TD_CHECK(TD_FRAME(again, add_frame)->gate.task.source == NULL);
+    TD_FRAME(again, add_frame)->gate = td_completion_source_task_i64(gate);
+    TD_FRAME(again, add_frame)->in = 1;
+    td_task_i64 t2 = td_runner_start_i64(again);
     TD_CHECK(t2.task.source == &r->source);
     TD_CHECK(t2.task.token != t.task.token);
     td_completion_source_set_result(gate, 1);
@@ -257,6 +263,63 @@ static int frame_cleared_after_release(td_method *m)
     return again == r;
 }
 
+/* The same after a suspension: the runner is pooled by its success, its frame (the step's
+ * out parameters) readable until the consumption, and the rent that takes it again clears
+ * every byte, whatever the size (at least TD_RUNNER_MIN_FRAME_BYTES_ at once, else memset). */
+#define FILL_LATE_METHOD(n)                                                              \
+    typedef struct { td_completion_source *gate; unsigned char b[n]; } fill_late##n##_frame; \
+    static void fill_late##n##_step(td_runner *r, fill_late##n##_frame *f)               \
+    {                                                                                    \
+        TD_BEGIN(r);                                                                     \
+        TD_AWAIT(r, td_completion_source_task(f->gate));                                 \
+        memset(f->b, 0xAB, sizeof f->b);                                                 \
+        TD_END(r);                                                                       \
+    }                                                                                    \
+    TD_METHOD_DEFINE(fill_late##n, fill_late##n##_frame, fill_late##n##_step);
+FILL_LATE_METHOD(1)
+FILL_LATE_METHOD(24)
+FILL_LATE_METHOD(25)
+FILL_LATE_METHOD(200)
+
+/* Every fill_late frame: the gate, then `bytes` filled by the step. */
+#define FILL_LATE_GATE(r) (*(td_completion_source **)td_runner_frame(r))
+#define FILL_LATE_BYTES(r) ((const unsigned char *)td_runner_frame(r) + sizeof(td_completion_source *))
+
+static int frame_cleared_at_rent_after_success(td_method *m, uint32_t bytes)
+{
+    td_completion_source *gate = td_completion_source_new();
+    td_runner *r = td_runner_rent(m);
+    int ok = r != NULL && gate != NULL;
+    if (ok) {
+        FILL_LATE_GATE(r) = gate;
+        td_task t = td_runner_start(r);
+        ok = t.source == &r->source && td_completion_source_set_result(gate, 0) == TD_OK;
+        for (uint32_t i = 0; ok && i < bytes; i++)  /* completed, not consumed: as left */
+            ok = FILL_LATE_BYTES(r)[i] == 0xAB;
+        td_outcome o;
+        ok = ok && td_task_get(t, &o) == TD_OK && o.status == TD_SUCCEEDED;
+        td_runner *again = td_runner_rent(m);       /* it is the next rental */
+        ok = ok && again == r;
+        const unsigned char *all = (const unsigned char *)td_runner_frame(again);
+        for (uint32_t i = 0; ok && i < m->frame_size; i++)
+            ok = all[i] == 0;
+        td_completion_source_reset(gate);
+        ok = ok && td_completion_source_set_result(gate, 0) == TD_OK;
+        FILL_LATE_GATE(again) = gate;
+        ok = ok && td_runner_start(again).source == NULL;   /* synchronous: pooled again */
+    }
+    td_completion_source_free(gate);
+    return ok;
+}
+
+static void rent_clears_frames_after_success(void)
+{
+    TD_CHECK(frame_cleared_at_rent_after_success(&fill_late1_method, 1));
+    TD_CHECK(frame_cleared_at_rent_after_success(&fill_late24_method, 24));
+    TD_CHECK(frame_cleared_at_rent_after_success(&fill_late25_method, 25));
+    TD_CHECK(frame_cleared_at_rent_after_success(&fill_late200_method, 200));
+}
+
 static void release_clears_frames_of_every_size(void)
 {
     td_method *ms[] = { &fill1_method, &fill3_method, &fill8_method, &fill20_method,
@@ -347,7 +410,7 @@ static void hand_built_method_is_refused(void)
 {
     td_method manual = { "manual", (uint32_t)sizeof(add_frame), (td_step_fn)add_step,
                          TD_POOL_STATIC_INIT(manual_slots, 4, TD_RUNNER_SIZE_(sizeof(add_frame)), "manual"),
-                         0, 0, NULL };
+                         0, 0, NULL, NULL, NULL, NULL };
     TD_CHECK(td_runner_rent(&manual) == NULL);
     TD_CHECK(td_runner_rent(&manual) == NULL);
     TD_CHECK((td_runner_rent)(&manual) == NULL);
@@ -489,6 +552,7 @@ int main(void)
     TD_RUN(synchronous_fault_and_cancel);
     TD_RUN(runner_pool_capacity);
     TD_RUN(release_clears_frames_of_every_size);
+    TD_RUN(rent_clears_frames_after_success);
     TD_RUN(refused_registration_leaves_no_flow);
     TD_RUN(hand_built_method_is_refused);
     TD_RUN(prefilled_runners_are_set_up);

@@ -120,6 +120,35 @@ static void version_wraps_and_stays_distinct(void)
     td_completion_source_free(cs);
 }
 
+/* The consumption's release at the last version (TD_TOKEN_MASK): a pooled source's next
+ * word, computed inline from the expected word, wraps to version 0 with the flag kept; any
+ * other source's release is called. A hand-built protocol source, its word set directly. */
+static int wrap_releases;
+static void wrap_release(td_source *s) { wrap_releases++; td_atomic_store_release_u32(&s->word, 0); }
+static const td_source_ops wrap_ops = { wrap_release, NULL, NULL, NULL, "wrap" };
+
+static void consumption_at_the_last_version(void)
+{
+    td_source s;
+    td_outcome o;
+    td_source_init(&s, &wrap_ops);
+    for (int pooled = 0; pooled <= 1; pooled++) {
+        for (int awaited = 0; awaited <= 1; awaited++) {
+            int via_function = pooled ^ awaited;    /* the inline and out-of-line paths */
+            s.value = 77;
+            s.word = (TD_TOKEN_MASK << TD_WORD_VERSION_SHIFT) | (uint32_t)TD_SUCCEEDED |
+                     (pooled ? TD_WORD_POOLED : 0u) | (awaited ? TD_MODE_AWAITED : 0u);
+            wrap_releases = 0;
+            td_task_i64 t = td_task_i64_of(td_task_of(&s, TD_TOKEN_MASK));
+            TD_CHECK_EQ(TD_OK, via_function ? (td_task_i64_get)(t, &o) : td_task_i64_get(t, &o));
+            TD_CHECK_EQ(77, o.value);
+            TD_CHECK_EQ(pooled ? 0 : 1, wrap_releases);
+            TD_CHECK_EQ(pooled ? TD_WORD_POOLED : 0u, s.word);   /* version 0, pending */
+            TD_CHECK_EQ(TD_E_STALE, td_task_i64_get(t, &o));
+        }
+    }
+}
+
 int main(void)
 {
     TD_RUN(constants_need_no_runtime);   /* before td_runtime_init on purpose */
@@ -129,6 +158,7 @@ int main(void)
     TD_RUN(manual_source_protocol);
     TD_RUN(auto_source_recycles);
     TD_RUN(version_wraps_and_stays_distinct);
+    TD_RUN(consumption_at_the_last_version);
     td_runtime_shutdown();
     return TD_TEST_SUMMARY();
 }

@@ -71,6 +71,17 @@ typedef struct td_method {
     volatile uint32_t registered;   /* 1 once in the registry (set under its lock) */
     const td_runner_ops_ *ops;      /* its runners' operations (NULL: not defined by
                                      * TD_METHOD_DEFINE, and td_runner_rent refuses it) */
+    /* The source operations of the runners td_runner_succeed_ may pool: the method's own
+     * (ops->source) when the frame fits TD_RUNNER_MIN_FRAME_BYTES_ (a rent clears it with
+     * one fixed-size clear, TD_RUNNER_CLEAN_), else NULL (pooled at consumption, by the
+     * release, which clears the frame with its constant size). A runner started with
+     * tracking on has other operations until its recycle: never equal. */
+    const td_source_ops *succeed_pools;
+    /* Runners pooled by their success (td_runner_succeed_) that a rent popped before their
+     * task was consumed: set aside, oldest first, linked by parked_next, until a rent finds
+     * them consumed (async.c), linked through their `context`. Touched on the pools'
+     * owner thread only. */
+    struct td_runner *parked_head, *parked_tail;
 } td_method;
 
 struct td_runner {
@@ -79,7 +90,9 @@ struct td_runner {
     uint32_t resume;                /* resume point; 0 = start */
     uint32_t flowed;                /* 1 when `context` was captured at suspension */
     td_task_i64 awaiting;           /* the task the step is waiting on */
-    void *context;                  /* ambient context captured at suspension (flow on) */
+    void *context;                  /* ambient context captured at suspension (flow on);
+                                     * parked (td_method.parked_head), the next parked
+                                     * runner: a completed runner has none captured */
     td_outcome last;                /* outcome of the last TD_AWAIT_OUTCOME */
     uint32_t *sync;                 /* while the first step runs on td_runner_start's thread
                                      * and before any registration: where finish_ reports
@@ -110,13 +123,21 @@ struct td_runner {
         #name, (uint32_t)sizeof(F), (td_step_fn)(STEP),                               \
         TD_POOL_STATIC_INIT(name##_runner_slots, TD_DEFAULT_METHOD_POOL_SLOTS,         \
                             TD_RUNNER_SIZE_(sizeof(F)), #name),                       \
-        0, 0, &name##_runner_ops_ };                                                  \
+        0, 0, &name##_runner_ops_,                                                    \
+        TD_RUNNER_FRAME_BYTES_(sizeof(F)) <= TD_RUNNER_MIN_FRAME_BYTES_                 \
+            ? &name##_runner_ops_.source : NULL,                                      \
+        NULL, NULL };                                                                 \
     TD_METHOD_STARTS_(name, F, STEP)                                                  \
     typedef char name##_method_defined_
 #define TD_METHOD_DECLARE(name) extern td_method name##_method
-/* A runner's size: the frame rounded up to whole 8-byte words. */
+/* A runner's size: the frame rounded up to whole 8-byte words, and at least
+ * TD_RUNNER_MIN_FRAME_BYTES_ (so a rent clears a small frame with one fixed-size clear,
+ * TD_RUNNER_CLEAN_). */
 #define TD_RUNNER_FRAME_BYTES_(frame_size) (((size_t)(frame_size) + 7) & ~(size_t)7)
-#define TD_RUNNER_SIZE_(frame_size) (sizeof(td_runner) + TD_RUNNER_FRAME_BYTES_(frame_size))
+#define TD_RUNNER_MIN_FRAME_BYTES_ 32u
+#define TD_RUNNER_SIZE_(frame_size)                                                     \
+    (sizeof(td_runner) + (TD_RUNNER_FRAME_BYTES_(frame_size) > TD_RUNNER_MIN_FRAME_BYTES_ \
+                          ? TD_RUNNER_FRAME_BYTES_(frame_size) : TD_RUNNER_MIN_FRAME_BYTES_))
 
 /* The generated release's parts. The version after
  * consumption: a release store (nobody can rent the runner before it is pooled, and a query
@@ -164,17 +185,58 @@ int td_method_set_capacity(td_method *m, uint32_t capacity);
  * memory, or for a method not defined by TD_METHOD_DEFINE (no runner operations). */
 td_runner *td_runner_rent(td_method *m);
 td_runner *td_runner_ready_(td_method *m);
+/* A popped runner that is not free as it is (TD_RUNNER_NOT_FREE_): its task not consumed
+ * yet (pooled by its success, td_runner_succeed_), set aside on the method's parked list,
+ * then td_runner_ready_; or consumed, its frame to clear (TD_RUNNER_CLEAN_). */
+td_runner *td_runner_popped_(td_method *m, td_runner *r);
 /* Its fast path (a function-like macro over the function of the same name): a runner popped
- * from the owner's segment of the method's pool (on the main thread, then) was returned
- * there after an earlier rental (pool.h: prefilled runners, zeroed, are in the shared
- * segment), so it is set up; it becomes owned by the main thread (task.h). Anything else is
- * td_runner_ready_'s. A statement expression: tcc, which never inlines, pays no call for it. */
+ * from the owner's segment of the method's pool (on the main thread, then) was pooled there
+ * by an earlier rental (pool.h: prefilled runners, zeroed, are in the shared segment), so it
+ * is set up; it becomes owned by the main thread (task.h). Pooled at its consumption (the
+ * release) or by a synchronous success (the start's recycle), its word is pending and its
+ * frame cleared. Pooled by its success (td_runner_succeed_), its word says TD_WORD_POOLED:
+ * not free while its status is not pending; once consumed (pending, the flag kept) its frame
+ * is cleared here and the flag dropped (TD_RUNNER_CLEAN_). Anything else is
+ * td_runner_ready_'s, which returns only free runners. A statement expression: tcc, which
+ * never inlines, pays no call for it. */
+#define TD_RUNNER_NOT_FREE_(w) ((w) & (TD_WORD_STATUS_MASK | TD_WORD_POOLED))
+/* A consumed runner pooled by its success (its word w pending with TD_WORD_POOLED): the
+ * frame cleared, one fixed-size clear (only a method whose frame fits
+ * TD_RUNNER_MIN_FRAME_BYTES_ pools at success, td_method.succeed_pools), then the word
+ * without the flag. Only the renting thread holds the runner now. */
+#define TD_RUNNER_CLEAN_(r, w)                                                          \
+    do {                                                                                \
+        td_zero_32((r)->frame);                                                         \
+        td_atomic_store_release_u32(&(r)->source.word, (w) & ~TD_WORD_POOLED);          \
+    } while (0)
+#if defined(td_port_owner_pop_)    /* tcc: the port's pop, then the test; the rest called */
 #define td_runner_rent(m)                                                               \
     ({  td_method *rr_m_ = (m);                                                         \
         td_runner *rr_r_;                                                               \
         TD_POOL_RENT_MARK_OR_(&rr_m_->pool, rr_r_, td_runner, source.owned,             \
                               TD_SOURCE_OWNED_MAIN, td_runner_ready_(rr_m_));           \
+        if (rr_r_ != NULL && TD_RUNNER_NOT_FREE_(td_atomic_load_u32(&rr_r_->source.word))) \
+            rr_r_ = td_runner_popped_(rr_m_, rr_r_);                                    \
         rr_r_; })
+#else   /* the test on the pop's path only; a consumed runner's clean inline */
+#define TD_RUNNER_POPPED_(m, r)                                                         \
+    do {                                                                                \
+        uint32_t rp_w_ = td_atomic_load_u32(&(r)->source.word);                         \
+        td_atomic_store_release_u32(&(r)->source.owned, TD_SOURCE_OWNED_MAIN);          \
+        if (TD_UNLIKELY(TD_RUNNER_NOT_FREE_(rp_w_))) {                                  \
+            if (TD_LIKELY(!(rp_w_ & TD_WORD_STATUS_MASK)))                              \
+                TD_RUNNER_CLEAN_((r), rp_w_);                                      \
+            else                                                                        \
+                (r) = td_runner_popped_((m), (r));                                      \
+        }                                                                               \
+    } while (0)
+#define td_runner_rent(m)                                                               \
+    ({  td_method *rr_m_ = (m);                                                         \
+        td_runner *rr_r_;                                                               \
+        TD_POOL_RENT_THEN_OR_(&rr_m_->pool, rr_r_, TD_RUNNER_POPPED_(rr_m_, rr_r_),     \
+                              td_runner_ready_(rr_m_));                                 \
+        rr_r_; })
+#endif
 static inline void *td_runner_frame(td_runner *r) { return (void *)r->frame; }
 /* A cast of the member, not a call of td_runner_frame: tcc never inlines. */
 #define TD_FRAME(r, F) ((F *)(void *)(r)->frame)
@@ -319,6 +381,13 @@ void td_runner_finish_(td_runner *r, td_status st, int64_t value, const td_error
 /* A success outside td_runner_start (r->sync NULL): the runner publishes it as its source's
  * single completer (task.c), one call where td_runner_finish_ would make two under tcc. */
 void td_source_succeed_own_(td_source *s, int64_t value);
+/* The same for a runner (TD_RETURN_VALUE): on the main thread, which owns it, with room in
+ * the owner's segment of its method's pool, the runner is pooled by its success, its frame
+ * cleared, and its word says so (TD_WORD_POOLED): the consumption then only stores the next
+ * version, and the rent takes the runner once it sees that (td_runner_rent). Anything else
+ * (another thread, a full segment, tracking) is td_source_succeed_own_, and the runner is
+ * pooled at its consumption by its release. */
+void td_runner_succeed_(td_runner *r, int64_t value);
 
 /* The suspension's fast path (inline): a frame wait (the loop's marker, loop.h) awaited on
  * the loop's own thread with flow off is one entry appended to the timing's queue, which the
@@ -508,7 +577,7 @@ TD_INLINE int td_runner_suspend_now_(td_runner *r)
 
 /* A success inside td_runner_start (r->sync set) is reported in place, as td_runner_finish_
  * would: tcc pays no call for the synchronous completion; any other is published by
- * td_source_succeed_own_, as td_runner_finish_ would. */
+ * td_runner_succeed_. The value is read before: the frame may be cleared there. */
 #define TD_RETURN_VALUE(r, v)                                                          \
     do {                                                                               \
         int64_t td_rv_ = (int64_t)(v);                                                 \
@@ -517,7 +586,7 @@ TD_INLINE int td_runner_suspend_now_(td_runner *r)
             *(r)->sync = (uint32_t)TD_SUCCEEDED;                                       \
             return;                                                                    \
         }                                                                              \
-        td_source_succeed_own_(&(r)->source, td_rv_);                                  \
+        td_runner_succeed_((r), td_rv_);                                               \
         return;                                                                        \
     } while (0)
 #define TD_RETURN(r) TD_RETURN_VALUE((r), 0)

@@ -20,7 +20,9 @@
  * The owner segment only ever holds returned objects: prefill puts its new (zeroed) objects
  * in the shared segment and a capacity change keeps each object in its segment, so the
  * owner's pop never meets an object its user has not set up (td_runner_rent relies on it:
- * a method's pool holds only its own runners).
+ * a method's pool holds only its own runners). A runner pool's owner segment also holds
+ * runners pooled by their own success whose task is not consumed yet (async.h): its users
+ * take one only once consumed, and settle the segment before a capacity change.
  */
 #ifndef TANDEM_POOL_H
 #define TANDEM_POOL_H
@@ -94,7 +96,8 @@ void td_pool_return_object_(void *obj, td_pool *p);
  * popped object (a T) gets the uint32_t constant `mark` in `member` (a release store).
  * TD_POOL_RETURN_OR_(p, obj, fallback): the owner pushes obj on its own segment when there
  * is room in the capacity and no other thread rents from the shared one; anything else
- * calls fallback(p, obj). Under tcc each is one asm block of the port (td_port.h) and `p`
+ * calls fallback(p, obj); TD_POOL_PUSH_IF_ROOM_(p, obj), an expression, is its push alone: 1
+ * when pushed, else 0 and nothing done. Under tcc each is one asm block of the port (td_port.h) and `p`
  * is evaluated again for the fallback (a copy would live on the stack); elsewhere C. */
 #if defined(td_port_owner_pop_)
 #define TD_POOL_RENT_OR_(p, obj, fallback)                                              \
@@ -112,11 +115,12 @@ void td_pool_return_object_(void *obj, td_pool *p);
         if ((obj) == NULL)                                                              \
             (obj) = (fallback);                                                         \
     } while (0)
+#define TD_POOL_PUSH_IF_ROOM_(p, obj)                                                   \
+    td_port_owner_push_((p), offsetof(td_pool, local_count), offsetof(td_pool, local_limit), \
+                        offsetof(td_pool, local), &td_pool_owner_thread_, (obj))
 #define TD_POOL_RETURN_OR_(p, obj, fallback)                                            \
     do {                                                                                \
-        if (!td_port_owner_push_((p), offsetof(td_pool, local_count),                   \
-                                 offsetof(td_pool, local_limit), offsetof(td_pool, local), \
-                                 &td_pool_owner_thread_, (obj)))                        \
+        if (!TD_POOL_PUSH_IF_ROOM_((p), (obj)))                                         \
             fallback((p), (obj));                                                       \
     } while (0)
 #else
@@ -139,18 +143,22 @@ void td_pool_return_object_(void *obj, td_pool *p);
     TD_POOL_RENT_THEN_OR_((p), (obj),                                                   \
                           td_atomic_store_release_u32(&((T *)(obj))->member, (mark)),   \
                           (fallback))
-#define TD_POOL_RETURN_OR_(p, obj, fallback)                                            \
-    do {                                                                                \
-        td_pool *pl_p_ = (p);                                                           \
+#define TD_POOL_PUSH_IF_ROOM_(p, obj)                                                   \
+    ({  td_pool *pl_p_ = (p);                                                           \
+        int pl_pushed_ = 0;                                                             \
         if (TD_LIKELY(TD_POOL_ON_OWNER_())) {                                           \
             uint32_t pl_n_ = pl_p_->local_count;                                        \
             if (TD_LIKELY(pl_n_ < td_atomic_load_u32(&pl_p_->local_limit))) {           \
                 pl_p_->local[pl_n_] = (obj);                                            \
                 td_atomic_store_release_u32(&pl_p_->local_count, pl_n_ + 1);            \
-                break;                                                                  \
+                pl_pushed_ = 1;                                                         \
             }                                                                           \
         }                                                                               \
-        fallback(pl_p_, (obj));                                                         \
+        pl_pushed_; })
+#define TD_POOL_RETURN_OR_(p, obj, fallback)                                            \
+    do {                                                                                \
+        if (!TD_POOL_PUSH_IF_ROOM_((p), (obj)))                                         \
+            fallback((p), (obj));                                                       \
     } while (0)
 #endif
 

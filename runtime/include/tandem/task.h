@@ -8,7 +8,7 @@
  * are compile-time constants that need no runtime at all.
  *
  * Invariants of a protocol source (stated once, relied on everywhere):
- *   - word = [version:24][flags:2][mode:2][status:2]... see TD_WORD_* below. Status,
+ *   - word = [version:23][pooled:1][flags:4][mode:2][status:2], see TD_WORD_* below. Status,
  *     consumption mode and version change only by CAS on this one word (or by the plain
  *     stores of its owner, the last invariant).
  *   - completion: the single completer writes value/error, then one CAS publishes the
@@ -24,7 +24,9 @@
  *   - consumption, by the task's single consumer once the status is final, copies the
  *     result out and releases the source, whose release ends the token with a plain release
  *     store (the pool's next version, or mode CONSUMED for a source that keeps its outcome),
- *     no read-modify-write (after completion nobody else writes the word). Every later query
+ *     no read-modify-write (after completion nobody else writes the word). A source pooled
+ *     at its completion (TD_WORD_POOLED: a runner, async.h) is released by that store of the
+ *     next version alone, which the consumer writes itself. Every later query
  *     with the old token fails with TD_E_STALE, never reads another rental's result. Two
  *     threads consuming one task at the same instant is a usage error the runtime does
  *     not arbitrate; a shared handle (shared.h) gives one task to several consumers, and
@@ -163,10 +165,16 @@ extern volatile uintptr_t td_main_writer_thread_;
 /* A success that carries an error record (a flag record, compose.h): its consumption takes
  * the out-of-line path, so the inline one knows a success's error record is all zero. */
 #define TD_WORD_RECORD 0x80u
-#define TD_WORD_VERSION_SHIFT 8
-#define TD_WORD_VERSION_MASK 0xFFFFFF00u
-#define TD_TOKEN_MASK 0x00FFFFFFu
-/* A recycled source's word: pending, mode NONE, no flags, the version after w's. */
+/* A source that is in its pool already (a runner pooled by its own success on the pools'
+ * owner thread, async.c): completed, its consumer's release is the store of the next version
+ * alone, no ops call, and the flag stays in that pending word, which tells the pool's rent
+ * that the runner is free but its frame not yet cleared (async.h, td_runner_rent). */
+#define TD_WORD_POOLED 0x100u
+#define TD_WORD_VERSION_SHIFT 9
+#define TD_WORD_VERSION_MASK 0xFFFFFE00u
+#define TD_TOKEN_MASK 0x007FFFFFu
+/* A recycled source's word: pending, mode NONE, no flags (TD_WORD_POOLED neither), the
+ * version after w's. */
 #define TD_WORD_NEXT_VERSION_(w) (((((w) >> TD_WORD_VERSION_SHIFT) + 1) & TD_TOKEN_MASK) << TD_WORD_VERSION_SHIFT)
 
 /* ---- task values --------------------------------------------------------------- */
@@ -262,16 +270,23 @@ TD_INLINE int td_task_status_fast_(td_task t, td_status *out)
 
 /* The word of a protocol source whose task `token` succeeded and may be consumed by its
  * single consumer: the version, status SUCCEEDED, mode NONE or AWAITED (the awaiter is
- * the consumer), not claimed, immortal, stamped or carrying a record (TD_WORD_RECORD):
- * (word & ~TD_MODE_AWAITED) compared once.
- * Tokens are 24-bit (TD_TOKEN_MASK), as every token the runtime issues is. */
+ * the consumer), not claimed, immortal, stamped or carrying a record (TD_WORD_RECORD), and
+ * TD_WORD_POOLED or not: (word & ~TD_MODE_AWAITED) compared with each of the two.
+ * Tokens are 23-bit (TD_TOKEN_MASK), as every token the runtime issues is. */
 #define TD_WORD_SUCCEEDED_AT_(token) (((uint32_t)(token) << TD_WORD_VERSION_SHIFT) | (uint32_t)TD_SUCCEEDED)
 #define TD_WORD_CONSUMABLE_(w, token) (((w) & ~TD_MODE_AWAITED) == TD_WORD_SUCCEEDED_AT_(token))
 
-/* The consumer's release of a completed, mortal source, its result copied out: the source's
- * release ends the token itself (td_source_ops.release), in one store; the consumer writes
- * nothing to the word first. */
-#define TD_SOURCE_RELEASE_CONSUMED_(s) ((s)->ops->release(s))
+/* The consumer's release of a completed, mortal source whose word `w` it read, its result
+ * copied out: a source pooled at its completion (TD_WORD_POOLED) by the store of the next
+ * version, the flag kept; any other by its release (td_source_ops.release), which ends the
+ * token itself in one store. The consumer writes nothing else to the word. */
+#define TD_SOURCE_RELEASE_CONSUMED_(s, w)                                               \
+    do {                                                                                \
+        if ((w) & TD_WORD_POOLED)                                                       \
+            td_atomic_store_release_u32(&(s)->word, TD_WORD_NEXT_VERSION_(w) | TD_WORD_POOLED); \
+        else                                                                            \
+            (s)->ops->release(s);                                                       \
+    } while (0)
 /* A release that keeps the outcome (a manual completion source until its reset): mode
  * CONSUMED, so every later query with the token is stale. The word is still as completed
  * (mode NONE or AWAITED): OR-ing sets CONSUMED. */
@@ -279,18 +294,26 @@ TD_INLINE int td_task_status_fast_(td_task t, td_status *out)
     td_atomic_store_release_u32(&(s)->word, td_atomic_load_u32(&(s)->word) | TD_MODE_CONSUMED)
 
 /* Consumption's common case (the invariants above): if `s`'s task `token` succeeded, `copy`
- * copies the result out of the source, named `sv` there, and the source is released
- * (TD_SOURCE_RELEASE_CONSUMED_), with plain release stores. A statement expression: tcc,
- * which never inlines, pays no call for it. 1: consumed; 0: anything else (a custom source,
- * a fault, a stale, shared or pending token), for the out-of-line protocol. */
+ * copies the result out of the source, named `sv` there, and the source is released with a
+ * plain release store: a pooled one (the first test, runners) by the next version with the
+ * flag, which is the expected word plus one version less the status; any other by its
+ * release (TD_SOURCE_RELEASE_CONSUMED_). A statement expression: tcc, which never inlines, pays no
+ * call for it. 1: consumed; 0: anything else (a custom source, a fault, a stale, shared or
+ * pending token), for the out-of-line protocol. */
 #define TD_SOURCE_CONSUME_IF_SUCCEEDED_(s, token, sv, copy)                              \
     ({  td_source *sv = (s);                                                            \
-        uint32_t td_cw_ = td_atomic_load_u32(&sv->word);                                \
-        int td_ct_ = TD_WORD_CONSUMABLE_(td_cw_, (token));                              \
-        if (TD_LIKELY(td_ct_)) {                                                        \
+        uint32_t td_cw_ = td_atomic_load_u32(&sv->word) & ~TD_MODE_AWAITED;             \
+        uint32_t td_ce_ = TD_WORD_SUCCEEDED_AT_(token) | TD_WORD_POOLED;                \
+        int td_ct_ = 1;                                                                 \
+        if (TD_LIKELY(td_cw_ == td_ce_)) {                                              \
             copy;                                                                       \
-            TD_SOURCE_RELEASE_CONSUMED_(sv);                                            \
-        }                                                                               \
+            td_atomic_store_release_u32(&sv->word, td_ce_ + ((1u << TD_WORD_VERSION_SHIFT) \
+                                                             - (uint32_t)TD_SUCCEEDED)); \
+        } else if (td_cw_ == (td_ce_ & ~TD_WORD_POOLED)) {                              \
+            copy;                                                                       \
+            sv->ops->release(sv);                                                       \
+        } else                                                                          \
+            td_ct_ = 0;                                                                 \
         td_ct_; })
 /* ... the whole outcome into `out` (a query): the value; a success on this path has no
  * error record (TD_WORD_RECORD), so the record is written as zeros, not copied */
