@@ -8,8 +8,10 @@
  *   - a method descriptor (TD_METHOD_DEFINE) that owns the pool of runners.
  * A runner is the source of its method's task. It is rented per call, holds the frame
  * inline, calls the step function with a pointer to that pooled frame (no copy in or out)
- * and goes back to its pool when its task is consumed, with the frame cleared: until then
- * the caller may read the frame (out parameters).
+ * and is free again once its task is consumed: the caller may read the frame (out
+ * parameters) until then, and every rent returns a cleared frame. A runner that succeeds on
+ * the main thread goes back to its pool at its success, flagged in its word, so that the
+ * consumption is one store (td_runner_succeed_); any other at its consumption (its release).
  *
  * Synchronous completion: td_runner_start points r->sync at its own local before the
  * first step; td_runner_suspend_ clears it before registering a continuation. While it is
