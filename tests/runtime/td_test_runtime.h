@@ -31,6 +31,15 @@ static inline td_loop *fresh_loop_with(td_now_fn now, int has_end_of_frame)
     return loop;
 }
 
+/* td_runtime_init with the default settings and `workers` worker threads. */
+static inline int runtime_init_with_workers(uint32_t workers)
+{
+    td_settings s;
+    td_settings_defaults(&s);
+    s.worker_threads = workers;
+    return td_runtime_init(&s);
+}
+
 static inline int64_t now_ns(void)
 {
     struct timespec ts;

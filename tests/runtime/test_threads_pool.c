@@ -403,10 +403,7 @@ static void pool_stop_drains_queue(void)
 
 int main(void)
 {
-    td_settings s;
-    td_settings_defaults(&s);
-    s.worker_threads = 2;
-    if (td_runtime_init(&s) != TD_OK)
+    if (runtime_init_with_workers(2) != TD_OK)
         return 2;
     TD_RUN(pool_restart_and_no_pool);
     TD_RUN(switch_round_trip);

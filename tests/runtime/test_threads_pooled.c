@@ -236,10 +236,7 @@ static void worker_consumes_main_rents(void)
 
 int main(void)
 {
-    td_settings s;
-    td_settings_defaults(&s);
-    s.worker_threads = 2;
-    if (td_runtime_init(&s) != TD_OK)
+    if (runtime_init_with_workers(2) != TD_OK)
         return 2;
     td_method_register(&pgated_method);
     td_method_register(&pwide_method);

@@ -236,10 +236,7 @@ static void worker_unwind_and_rerent_x1000(void)
 
 int main(void)
 {
-    td_settings s;
-    td_settings_defaults(&s);
-    s.worker_threads = 2;
-    if (td_runtime_init(&s) != TD_OK)
+    if (runtime_init_with_workers(2) != TD_OK)
         return 2;
     td_method_register(&gated_method);
     td_method_register(&gated_untyped_method);
