@@ -425,11 +425,11 @@ static const td_source_ops task_error_source_ops = { task_error_source_release, 
 /* When no error source can be rented, a faulted task must still read as a fault, never as
  * success: these static, immortal sources (never consumed or recycled) stand in. */
 static td_source task_not_initialized_source = {
-    TD_WORD_IMMORTAL | (uint32_t)TD_FAULTED, 0, &task_error_source_ops, NULL, NULL, 0,
-    { TD_ERR_NOT_INITIALIZED, "the runtime is not initialised (td_runtime_init)", NULL } };
+    .word = TD_WORD_IMMORTAL | (uint32_t)TD_FAULTED, .ops = &task_error_source_ops,
+    .error = { TD_ERR_NOT_INITIALIZED, "the runtime is not initialised (td_runtime_init)", NULL } };
 static td_source task_nomem_source = {
-    TD_WORD_IMMORTAL | (uint32_t)TD_FAULTED, 0, &task_error_source_ops, NULL, NULL, 0,
-    { TD_E_NOMEM, "out of memory: no error source", NULL } };
+    .word = TD_WORD_IMMORTAL | (uint32_t)TD_FAULTED, .ops = &task_error_source_ops,
+    .error = { TD_E_NOMEM, "out of memory: no error source", NULL } };
 
 static td_task task_unrentable(void)
 {

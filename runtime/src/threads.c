@@ -246,8 +246,8 @@ static const td_source_ops threads_main_switch_ops = {
 };
 
 /* Custom sources never use their word: static, immutable after compile time. */
-static td_source threads_pool_switch = { 0, 0, &threads_pool_switch_ops, NULL, NULL, 0, { 0, NULL, NULL } };
-static td_source threads_main_switch = { 0, 0, &threads_main_switch_ops, NULL, NULL, 0, { 0, NULL, NULL } };
+static td_source threads_pool_switch = { .ops = &threads_pool_switch_ops };
+static td_source threads_main_switch = { .ops = &threads_main_switch_ops };
 
 td_task td_switch_to_thread_pool(void) { return td_task_of(&threads_pool_switch, 0); }
 td_task td_switch_to_main_thread(td_timing t) { return td_task_of(&threads_main_switch, (uint32_t)t); }

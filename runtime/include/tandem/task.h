@@ -131,13 +131,15 @@ typedef struct td_source_ops {
     const char *name;
 } td_source_ops;
 
+/* The word and the value first: a consumption reads both (and writes the word) within the
+ * first 16 bytes, one cache line for a 16-byte aligned source. */
 struct td_source {
     volatile uint32_t word;
     volatile uint32_t owned;            /* TD_SOURCE_OWNED_*: who may write the word (below) */
+    int64_t value;
     const td_source_ops *ops;
     td_continuation_fn cont_fn;
     void *cont_arg;
-    int64_t value;
     td_error error;
 };
 
