@@ -117,6 +117,64 @@
                              "movq $0, 24(%0)\n\tmovq $0, 32(%0)"                         \
                              : : "r"(p), "r"((int64_t)(v)), "i"(tag) : "memory");          \
         (void)0; })
+/* The consumption's common cases as two functions in assembly, with the C signatures of
+ * td_task_i64_get and td_task_get (SysV x86-64: the task's two words in rdi and rsi, the
+ * outcome in rdx): under tcc the C fast path is a call, a frame, every local on the stack and
+ * some fifty instructions; these are a dozen to twenty. `name` answers what it can and
+ * tail-jumps to `slow` (the out-of-line C function, same arguments in place) otherwise:
+ *   - a source-free task: succeeded, its value (typed: the second word; untyped: 0);
+ *   - untyped: a stamp source (word & 0x40, TD_WORD_STAMPED) whose stamp, at cont_arg
+ *     (offset 0x20), reached the token: succeeded, 0;
+ *   - a runner pooled by its success at the token (word & ~0x4, TD_MODE_AWAITED, equal to
+ *     token << 9 | 0x101: TD_WORD_VERSION_SHIFT, TD_SUCCEEDED | TD_WORD_POOLED): the value
+ *     (offset 8) read, then the next version stored with the flag (the word + 0x1ff), a
+ *     plain store (x86-64: a release store), as TD_SOURCE_CONSUME_IF_SUCCEEDED_ does;
+ * a success writes the outcome as td_port_store_tag_value_zero24_. task.c checks every
+ * constant and offset named here against the C definitions at compile time. */
+#  if defined(__x86_64__)
+#    define TD_PORT_GET_POOLED_ASM_(L, miss)                                                \
+    "andl $-5, %eax\n\t"                                                                     \
+    "movl %esi, %ecx\n\t"                                                                    \
+    "shll $9, %ecx\n\t"                                                                      \
+    "orl $0x101, %ecx\n\t"                                                                   \
+    "cmpl %ecx, %eax\n\t"                                                                    \
+    "jne " miss "\n\t"                                                                        \
+    "movq 8(%rdi), %rsi\n\t"                                                                 \
+    "addl $0x1ff, %ecx\n\t"                                                                  \
+    "movl %ecx, (%rdi)\n"                                                                     \
+    L ":\tmovl $1, (%rdx)\n\t"                                                               \
+    "movq %rsi, 8(%rdx)\n\t"                                                                 \
+    "movq $0, 16(%rdx)\n\t"                                                                  \
+    "movq $0, 24(%rdx)\n\t"                                                                  \
+    "movq $0, 32(%rdx)\n\t"                                                                  \
+    "xorl %eax, %eax\n\t"                                                                    \
+    "ret\n"
+#    define TD_PORT_DEFINE_TASK_GETS_(i64_name, i64_slow, name, slow)                      \
+    __asm__(".text\n"                                                                       \
+            ".globl " #i64_name "\n"                                                        \
+            #i64_name ":\n\t"                                                               \
+            "testq %rdi, %rdi\n\t"                                                          \
+            "jz 11f\n\t"                                                                    \
+            "movl (%rdi), %eax\n\t"                                                         \
+            TD_PORT_GET_POOLED_ASM_("11", "12f")                                           \
+            "12:\tjmp " #i64_slow "\n"                                                      \
+            ".globl " #name "\n"                                                            \
+            #name ":\n\t"                                                                   \
+            "testq %rdi, %rdi\n\t"                                                          \
+            "jz 23f\n\t"                                                                    \
+            "movl (%rdi), %eax\n\t"                                                         \
+            "testb $0x40, %al\n\t"                                                          \
+            "jz 24f\n\t"                                                                    \
+            "movq 0x20(%rdi), %rcx\n\t"                                                     \
+            "movl (%rcx), %ecx\n\t"                                                         \
+            "subl %esi, %ecx\n\t"                                                           \
+            "jns 23f\n"                                                                     \
+            "24:\t"                                                                         \
+            TD_PORT_GET_POOLED_ASM_("21", "22f")                                           \
+            "23:\txorl %esi, %esi\n\t"                                                      \
+            "jmp 21b\n"                                                                     \
+            "22:\tjmp " #slow "\n")
+#  endif
 /* Thread identity: glibc keeps pthread_self()'s value at %fs:0x10 (as read under clang). */
 /* No thread-local storage under tcc: per-thread pointers live in pthread keys, created by
  * td_runtime_init (TD_TLS_CREATE) and deleted at shutdown. */
@@ -137,8 +195,10 @@
  * owner thread's identity (td_thread_self's value). Plain loads and stores, in the order the
  * C fast paths use (x86-64 stores are release stores). td_port_owner_pop_(obj, ...): the
  * lvalue obj gets the top object, popped, or NULL when this is not the owner thread or the
- * segment is empty; td_port_owner_pop_mark_ also stores the 32-bit constant `mark` at
- * `mark_off` in the object it pops. td_port_owner_push_: 1 when obj was pushed (the owner
+ * segment is empty; td_port_owner_pop_mark_held_ also stores the 32-bit constant `mark` at
+ * `mark_off` in the object it pops and tests the 32-bit word at `test_off` against the
+ * constant `busy`: an object with any of those bits is not taken, the lvalue held gets it
+ * and obj is NULL (held is NULL otherwise). td_port_owner_push_: 1 when obj was pushed (the owner
  * thread, below the bound), else 0. The blocks test the owner with the identity
  * td_thread_self reads, so they exist only where it is glibc's %fs:0x10; elsewhere pool.h
  * keeps its C paths. The fragments every block shares: operand 0 a scratch register, operand
@@ -163,13 +223,19 @@
                              : "r"(base), "m"(*(owner)), "i"(count_off), "i"(array_off)    \
                              : "cc", "memory");                                            \
         (void)0; })
-#define td_port_owner_pop_mark_(obj, base, count_off, array_off, owner, mark_off, mark)    \
-    ({  void **td_pa_;                                                                     \
-        __asm__ __volatile__(TD_PORT_OWNER_POP_ASM_("movl %7, %c6(%0)\n\t")               \
-                             : "=&r"(obj), "=&r"(td_pa_)                                   \
-                             : "r"(base), "m"(*(owner)), "i"(count_off), "i"(array_off),   \
-                               "i"(mark_off), "i"(mark)                                    \
-                             : "cc", "memory");                                            \
+#define td_port_owner_pop_mark_held_(obj, held, base, count_off, array_off, owner, mark_off, mark, \
+                                     test_off, busy)                                       \
+    ({  __asm__ __volatile__("xorl %k1, %k1\n\t"                                          \
+                             TD_PORT_OWNER_POP_ASM_("movl %7, %c6(%0)\n\t"               \
+                                                    "xorl %k1, %k1\n\t"                  \
+                                                    "testl %9, %c8(%0)\n\t"              \
+                                                    "jz 2f\n\t"                          \
+                                                    "movq %0, %1\n\t"                    \
+                                                    "xorl %k0, %k0\n\t")                 \
+                             : "=&r"(obj), "=&r"(held)                                    \
+                             : "r"(base), "m"(*(owner)), "i"(count_off), "i"(array_off),  \
+                               "i"(mark_off), "i"(mark), "i"(test_off), "i"(busy)         \
+                             : "cc", "memory");                                           \
         (void)0; })
 #define td_port_owner_push_(base, count_off, limit_off, array_off, owner, obj)             \
     ({  uintptr_t td_pn_; void **td_pa_;                                                   \

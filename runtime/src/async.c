@@ -126,7 +126,10 @@ static td_runner *runner_unpark(td_method *m)
 static void method_settle(td_method *m)
 {
     td_pool *p = &m->pool;
-    uint32_t kept = 0, n = td_atomic_load_u32(&p->local_count);
+    uint32_t kept = 0, n;
+    if (td_pool_owner_thread_ != 0 && !TD_POOL_ON_OWNER_())
+        return;     /* another thread's segment (the pool's own rule for the cold paths) */
+    n = td_atomic_load_u32(&p->local_count);
     for (uint32_t i = 0; i < n; i++) {
         td_runner *r = (td_runner *)p->local[i];
         if (td_atomic_load_u32(&r->source.word) & TD_WORD_STATUS_MASK)
@@ -158,7 +161,7 @@ td_runner *td_runner_ready_(td_method *m)
     td_runner *r;
     uint32_t w;
     for (;;) {
-        if (m->parked_head && td_pool_count(&m->pool) == 0 && TD_POOL_ON_OWNER_() &&
+        if (TD_POOL_ON_OWNER_() && m->parked_head && td_pool_count(&m->pool) == 0 &&
             (r = runner_unpark(m)) != NULL)
             break;
         r = (td_runner *)td_pool_rent(&m->pool);

@@ -366,6 +366,19 @@ int (td_task_i64_get)(td_task_i64 t, td_outcome *out)
     return task_get(t.task.source, t.task.token, out);
 }
 
+#if defined(TD_PORT_DEFINE_TASK_GETS_)
+/* The constants and offsets the port's assembly names (td_port.h). */
+typedef char task_port_gets_layout_[(TD_WORD_VERSION_SHIFT == 9 && TD_SUCCEEDED == 1 &&
+                                      TD_WORD_POOLED == 0x100 && TD_MODE_AWAITED == 0x4 &&
+                                      TD_WORD_STAMPED == 0x40 && offsetof(td_source, word) == 0 &&
+                                      offsetof(td_source, value) == 8 &&
+                                      offsetof(td_source, cont_arg) == 0x20 &&
+                                      offsetof(td_outcome, value) == 8 &&
+                                      offsetof(td_outcome, error) == 16 && sizeof(td_outcome) == 40 &&
+                                      sizeof(td_task_i64) == 16) ? 1 : -1];
+TD_PORT_DEFINE_TASK_GETS_(td_port_task_i64_get_, td_task_i64_get, td_port_task_get_, td_task_get);
+#endif
+
 void td_task_forget_result(td_task t)
 {
     td_outcome o;

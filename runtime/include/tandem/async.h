@@ -181,6 +181,9 @@ struct td_runner {
  * capacity in force (td_set_runner_pool_capacity reaches every method, used or not yet);
  * calling this explicitly is only needed to size a pool before its first use. */
 void td_method_register(td_method *m);
+/* A method's pool capacity (cold, on the pools' owner thread): runners whose task is not yet
+ * consumed are set aside first, never freed; td_pool_set_capacity on the method's pool does
+ * not know them. */
 int td_method_set_capacity(td_method *m, uint32_t capacity);
 
 /* Rent a runner with a zeroed frame (allocates only when the pool is empty). NULL when out of
@@ -211,14 +214,15 @@ td_runner *td_runner_popped_(td_method *m, td_runner *r);
         td_zero_32((r)->frame);                                                         \
         td_atomic_store_release_u32(&(r)->source.word, (w) & ~TD_WORD_POOLED);          \
     } while (0)
-#if defined(td_port_owner_pop_)    /* tcc: the port's pop, then the test; the rest called */
+#if defined(td_port_owner_pop_)    /* tcc: the port's pop with the test; the rest called */
 #define td_runner_rent(m)                                                               \
     ({  td_method *rr_m_ = (m);                                                         \
-        td_runner *rr_r_;                                                               \
-        TD_POOL_RENT_MARK_OR_(&rr_m_->pool, rr_r_, td_runner, source.owned,             \
-                              TD_SOURCE_OWNED_MAIN, td_runner_ready_(rr_m_));           \
-        if (rr_r_ != NULL && TD_RUNNER_NOT_FREE_(td_atomic_load_u32(&rr_r_->source.word))) \
-            rr_r_ = td_runner_popped_(rr_m_, rr_r_);                                    \
+        td_runner *rr_r_, *rr_held_;                                                    \
+        TD_POOL_POP_MARK_HELD_(&rr_m_->pool, rr_r_, rr_held_, td_runner, source.owned,  \
+                               TD_SOURCE_OWNED_MAIN, source.word,                       \
+                               TD_WORD_STATUS_MASK | TD_WORD_POOLED);                   \
+        if (rr_r_ == NULL)                                                              \
+            rr_r_ = rr_held_ ? td_runner_popped_(rr_m_, rr_held_) : td_runner_ready_(rr_m_); \
         rr_r_; })
 #else   /* the test on the pop's path only; a consumed runner's clean inline */
 #define TD_RUNNER_POPPED_(m, r)                                                         \

@@ -92,8 +92,11 @@ void td_pool_return_object_(void *obj, td_pool *p);
  * anything else (another thread, an empty or full segment) takes the fallback.
  * TD_POOL_RENT_OR_(p, obj, fallback): the lvalue obj gets the top of the owner's own
  * segment when this is the owner and the segment is not empty; else the value of
- * `fallback`. TD_POOL_RENT_MARK_OR_(p, obj, T, member, mark, fallback): the same, and a
- * popped object (a T) gets the uint32_t constant `mark` in `member` (a release store).
+ * `fallback`. TD_POOL_RENT_THEN_OR_(p, obj, popped, fallback) (C): the same, the statement
+ * `popped` run on a popped object. TD_POOL_POP_MARK_HELD_(p, obj, held, T, member, mark,
+ * test_member, busy) (tcc): the pop alone, a popped object (a T) marked with the uint32_t
+ * constant `mark` in `member` (a release store), and not taken when its uint32_t
+ * `test_member` has a bit of the constant `busy`: `held` gets it, obj stays NULL.
  * TD_POOL_RETURN_OR_(p, obj, fallback): the owner pushes obj on its own segment when there
  * is room in the capacity and no other thread rents from the shared one; anything else
  * calls fallback(p, obj); TD_POOL_PUSH_IF_ROOM_(p, obj), an expression, is its push alone: 1
@@ -107,14 +110,11 @@ void td_pool_return_object_(void *obj, td_pool *p);
         if ((obj) == NULL)                                                              \
             (obj) = (fallback);                                                         \
     } while (0)
-#define TD_POOL_RENT_MARK_OR_(p, obj, T, member, mark, fallback)                        \
-    do {                                                                                \
-        td_port_owner_pop_mark_((obj), (p), offsetof(td_pool, local_count),             \
-                                offsetof(td_pool, local), &td_pool_owner_thread_,       \
-                                offsetof(T, member), (mark));                           \
-        if ((obj) == NULL)                                                              \
-            (obj) = (fallback);                                                         \
-    } while (0)
+#define TD_POOL_POP_MARK_HELD_(p, obj, held, T, member, mark, test_member, busy)         \
+    td_port_owner_pop_mark_held_((obj), (held), (p), offsetof(td_pool, local_count),     \
+                                 offsetof(td_pool, local), &td_pool_owner_thread_,       \
+                                 offsetof(T, member), (mark), offsetof(T, test_member),  \
+                                 (busy))
 #define TD_POOL_PUSH_IF_ROOM_(p, obj)                                                   \
     td_port_owner_push_((p), offsetof(td_pool, local_count), offsetof(td_pool, local_limit), \
                         offsetof(td_pool, local), &td_pool_owner_thread_, (obj))
@@ -139,10 +139,6 @@ void td_pool_return_object_(void *obj, td_pool *p);
         (obj) = (fallback);                                                             \
     } while (0)
 #define TD_POOL_RENT_OR_(p, obj, fallback) TD_POOL_RENT_THEN_OR_((p), (obj), (void)0, (fallback))
-#define TD_POOL_RENT_MARK_OR_(p, obj, T, member, mark, fallback)                        \
-    TD_POOL_RENT_THEN_OR_((p), (obj),                                                   \
-                          td_atomic_store_release_u32(&((T *)(obj))->member, (mark)),   \
-                          (fallback))
 #define TD_POOL_PUSH_IF_ROOM_(p, obj)                                                   \
     ({  td_pool *pl_p_ = (p);                                                           \
         int pl_pushed_ = 0;                                                             \

@@ -375,6 +375,13 @@ TD_INLINE int td_task_on_completed_fast_(td_task t, td_continuation_fn fn, void 
 #define td_task_get(t, out) td_task_get_fast_((t), (out))
 #define td_task_i64_get(t, out) td_task_i64_get_fast_((t), (out))
 #define td_task_on_completed(t, fn, arg) td_task_on_completed_fast_((t), (fn), (arg))
+#elif defined(TD_PORT_DEFINE_TASK_GETS_)
+/* tcc: the consumption's common cases in assembly (td_port.h, defined in task.c), which
+ * tail-jump to the out-of-line functions for the rest. */
+int td_port_task_get_(td_task t, td_outcome *out);
+int td_port_task_i64_get_(td_task_i64 t, td_outcome *out);
+#define td_task_get(t, out) td_port_task_get_((t), (out))
+#define td_task_i64_get(t, out) td_port_task_i64_get_((t), (out))
 #endif
 
 /* Consume and discard (the result is observed; faults are not reported). */
