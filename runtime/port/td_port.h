@@ -13,7 +13,8 @@
  *   - td_zero_8 / _16 / _24 / _32, fixed-size clears (immediate stores under tcc);
  *   - td_compiler_barrier, the light side of the ownership's asymmetric fence (ownership.c);
  *   - under tcc only, asm blocks for the hottest statements tcc compiles worst: the pools'
- *     owner-segment pop and push (pool.h) and a succeeded outcome's stores (task.h).
+ *     owner-segment pop and push (pool.h) and a succeeded outcome's stores (task.h); and
+ *     the consumption's common cases as two asm functions (TD_PORT_DEFINE_TASK_GETS_).
  * Read-modify-writes (CAS, exchange, fetch-add) and td_atomic_store_* are sequentially
  * consistent. td_atomic_store_release_u32 is a release store (x86-64: a plain mov, no
  * lock): for a store that only publishes what was written before it (a spin unlock, a

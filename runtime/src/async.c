@@ -74,7 +74,7 @@ void td_runner_succeed_(td_runner *r, int64_t value)
     if (TD_LIKELY(r->source.ops == m->succeed_pools) && TD_LIKELY(TD_MAIN_OWNS_BEGIN_(&r->source))) {
         /* pending, the mode final or NONE, never claimed (owned); only this thread writes it */
         uint32_t w = td_atomic_load_u32(&r->source.word);
-        uint32_t done = (w & ~TD_WORD_STATUS_MASK) | (uint32_t)TD_SUCCEEDED;
+        uint32_t done = TD_WORD_DONE_(w, TD_SUCCEEDED, (const td_error *)NULL);
         int pooled;
         r->source.value = value;
         /* Pushed before the publication: nobody but this thread pops the owner's segment,
@@ -89,6 +89,9 @@ void td_runner_succeed_(td_runner *r, int64_t value)
     }
     td_source_succeed_own_(&r->source, value);
 }
+
+/* 1 while r's task is not consumed (its status not pending): a rent must not take it. */
+#define runner_unconsumed(r) ((td_atomic_load_u32(&(r)->source.word) & TD_WORD_STATUS_MASK) != 0)
 
 /* The parked list's link: a completed runner's `context` (async.h) */
 #define runner_parked_next(r) ((td_runner *)(r)->context)
@@ -114,7 +117,7 @@ static td_runner *runner_unpark(td_method *m)
         if (m->parked_head == NULL)
             m->parked_tail = NULL;
         r->context = NULL;
-        if (!(td_atomic_load_u32(&r->source.word) & TD_WORD_STATUS_MASK))
+        if (!runner_unconsumed(r))
             return r;
         runner_park(m, r);
     }
@@ -132,7 +135,7 @@ static void method_settle(td_method *m)
     n = td_atomic_load_u32(&p->local_count);
     for (uint32_t i = 0; i < n; i++) {
         td_runner *r = (td_runner *)p->local[i];
-        if (td_atomic_load_u32(&r->source.word) & TD_WORD_STATUS_MASK)
+        if (runner_unconsumed(r))
             runner_park(m, r);
         else
             p->local[kept++] = r;
@@ -167,7 +170,7 @@ td_runner *td_runner_ready_(td_method *m)
         r = (td_runner *)td_pool_rent(&m->pool);
         if (TD_UNLIKELY(r == NULL))
             return NULL;
-        if (TD_LIKELY(!(td_atomic_load_u32(&r->source.word) & TD_WORD_STATUS_MASK)))
+        if (TD_LIKELY(!runner_unconsumed(r)))
             break;
         runner_park(m, r);  /* from the owner's segment (the invariants above) */
     }

@@ -15,15 +15,6 @@ void td_source_init(td_source *s, const td_source_ops *ops)
  * call for each on every completion. */
 #define task_run_continuation(s) ((s)->cont_fn((s)->cont_arg))
 
-/* The mode has a continuation to run (td_internal.h). */
-#define task_mode_has_continuation(w) TD_WORD_HAS_CONTINUATION_(w)
-
-/* The completed word: the status, the claim dropped, and TD_WORD_RECORD when a success
- * carries an error record (task.h), which keeps it off the consumption fast path. */
-#define task_done_word(w, st, err)                                                      \
-    (((w) & ~(TD_WORD_STATUS_MASK | TD_WORD_CLAIMED)) | (uint32_t)(st) |                \
-     ((st) == TD_SUCCEEDED && (err) != NULL ? TD_WORD_RECORD : 0u))
-
 /* The error slots of a completion: a success without a record leaves them as they are
  * (its word has no TD_WORD_RECORD, so every reader writes a zero record instead of reading
  * them: task_read_outcome, the inline queries), anything else writes them. */
@@ -38,7 +29,7 @@ void td_source_init(td_source *s, const td_source_ops *ops)
  * final, and this thread is the single completer (or holds the claim). Every other query
  * then only reads the word (task.h). */
 #define task_publish(s, w, st, err)                                                     \
-    td_atomic_store_release_u32(&(s)->word, task_done_word((w), (st), (err)))
+    td_atomic_store_release_u32(&(s)->word, TD_WORD_DONE_((w), (st), (err)))
 
 /* The main thread's completion inside its window on an owned source (TD_MAIN_OWNS_BEGIN_),
  * of the pending word w it read there: nobody else writes the word, so a plain release
@@ -49,7 +40,7 @@ void td_source_init(td_source *s, const td_source_ops *ops)
         task_write_error((s), (st), (err));                                             \
         task_publish((s), (w), (st), (err));                                            \
         TD_MAIN_OWNS_END_();                                                            \
-        if (task_mode_has_continuation(w))                                              \
+        if (TD_WORD_HAS_CONTINUATION_(w))                                              \
             task_run_continuation(s);                                                   \
     } while (0)
 
@@ -63,7 +54,7 @@ static TD_NOINLINE int task_complete_shared(td_source *s, uint32_t token, td_sta
         return TD_E_STALE;
     s->value = value;
     task_write_error(s, st, err);
-    if (task_mode_has_continuation(w)) {
+    if (TD_WORD_HAS_CONTINUATION_(w)) {
         /* The waiter (or shared handle) registered already: every other party now only
          * reads the word, so a release store publishes the outcome. */
         task_publish(s, w, st, err);
@@ -71,14 +62,14 @@ static TD_NOINLINE int task_complete_shared(td_source *s, uint32_t token, td_sta
         return TD_OK;
     }
     for (;;) {
-        uint32_t done = task_done_word(w, st, err);
+        uint32_t done = TD_WORD_DONE_(w, st, err);
         if (td_atomic_cas_u32(&s->word, &w, done))
             break;
         /* Only the mode can have changed under us (a waiter registering). */
         if (TD_WORD_VERSION(w) != token || TD_WORD_STATUS(w) != TD_PENDING)
             return TD_E_STALE;
     }
-    if (task_mode_has_continuation(w))
+    if (TD_WORD_HAS_CONTINUATION_(w))
         task_run_continuation(s);
     return TD_OK;
 }
@@ -123,14 +114,14 @@ int td_source_complete(td_source *s, uint32_t token, td_status st, int64_t value
         (s)->value = (v);                                                               \
         task_write_error((s), (st), (err));                                             \
         co_w_ = td_atomic_load_u32(&(s)->word);                                         \
-        if (task_mode_has_continuation(co_w_)) {                                        \
+        if (TD_WORD_HAS_CONTINUATION_(co_w_)) {                                        \
             task_publish((s), co_w_, (st), (err));                                      \
             task_run_continuation(s);                                                   \
             break;                                                                      \
         }                                                                               \
-        while (!td_atomic_cas_u32(&(s)->word, &co_w_, task_done_word(co_w_, (st), (err)))) \
+        while (!td_atomic_cas_u32(&(s)->word, &co_w_, TD_WORD_DONE_(co_w_, (st), (err)))) \
             ;                                                                           \
-        if (task_mode_has_continuation(co_w_))                                          \
+        if (TD_WORD_HAS_CONTINUATION_(co_w_))                                          \
             task_run_continuation(s);                                                   \
     } while (0)
 

@@ -17,6 +17,11 @@ extern td_pool td_auto_source_pool;
 #define TD_WORD_VERSION(w) ((w) >> TD_WORD_VERSION_SHIFT)
 #define TD_WORD_STATUS(w) ((td_status)((w) & TD_WORD_STATUS_MASK))
 #define TD_WORD_MODE(w) ((w) & TD_WORD_MODE_MASK)
+/* The completed word: the status, the claim dropped, and TD_WORD_RECORD when a success
+ * carries an error record (task.h), which keeps it off the consumption fast path. */
+#define TD_WORD_DONE_(w, st, err)                                                       \
+    (((w) & ~(TD_WORD_STATUS_MASK | TD_WORD_CLAIMED)) | (uint32_t)(st) |                \
+     ((st) == TD_SUCCEEDED && (err) != NULL ? TD_WORD_RECORD : 0u))
 /* AWAITED (a single consumer) and SHARED (the shared handle that owns the source) both
  * registered a continuation before their mode was set; the completer runs it. One unsigned
  * compare: the mode is AWAITED or SHARED, the two values after NONE. */

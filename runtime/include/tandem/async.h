@@ -80,9 +80,8 @@ typedef struct td_method {
      * tracking on has other operations until its recycle: never equal. */
     const td_source_ops *succeed_pools;
     /* Runners pooled by their success (td_runner_succeed_) that a rent popped before their
-     * task was consumed: set aside, oldest first, linked by parked_next, until a rent finds
-     * them consumed (async.c), linked through their `context`. Touched on the pools'
-     * owner thread only. */
+     * task was consumed: set aside, oldest first, linked through their `context`, until a
+     * rent finds them consumed (async.c). Touched on the pools' owner thread only. */
     struct td_runner *parked_head, *parked_tail;
 } td_method;
 
@@ -204,7 +203,8 @@ td_runner *td_runner_popped_(td_method *m, td_runner *r);
  * is cleared here and the flag dropped (TD_RUNNER_CLEAN_). Anything else is
  * td_runner_ready_'s, which returns only free runners. A statement expression: tcc, which
  * never inlines, pays no call for it. */
-#define TD_RUNNER_NOT_FREE_(w) ((w) & (TD_WORD_STATUS_MASK | TD_WORD_POOLED))
+#define TD_RUNNER_BUSY_BITS_ (TD_WORD_STATUS_MASK | TD_WORD_POOLED)
+#define TD_RUNNER_NOT_FREE_(w) ((w) & TD_RUNNER_BUSY_BITS_)
 /* A consumed runner pooled by its success (its word w pending with TD_WORD_POOLED): the
  * frame cleared, one fixed-size clear (only a method whose frame fits
  * TD_RUNNER_MIN_FRAME_BYTES_ pools at success, td_method.succeed_pools), then the word
@@ -219,8 +219,7 @@ td_runner *td_runner_popped_(td_method *m, td_runner *r);
     ({  td_method *rr_m_ = (m);                                                         \
         td_runner *rr_r_, *rr_held_;                                                    \
         TD_POOL_POP_MARK_HELD_(&rr_m_->pool, rr_r_, rr_held_, td_runner, source.owned,  \
-                               TD_SOURCE_OWNED_MAIN, source.word,                       \
-                               TD_WORD_STATUS_MASK | TD_WORD_POOLED);                   \
+                               TD_SOURCE_OWNED_MAIN, source.word, TD_RUNNER_BUSY_BITS_); \
         if (rr_r_ == NULL)                                                              \
             rr_r_ = rr_held_ ? td_runner_popped_(rr_m_, rr_held_) : td_runner_ready_(rr_m_); \
         rr_r_; })
@@ -389,10 +388,11 @@ void td_runner_finish_(td_runner *r, td_status st, int64_t value, const td_error
 void td_source_succeed_own_(td_source *s, int64_t value);
 /* The same for a runner (TD_RETURN_VALUE): on the main thread, which owns it, with room in
  * the owner's segment of its method's pool, the runner is pooled by its success, its frame
- * cleared, and its word says so (TD_WORD_POOLED): the consumption then only stores the next
- * version, and the rent takes the runner once it sees that (td_runner_rent). Anything else
- * (another thread, a full segment, tracking) is td_source_succeed_own_, and the runner is
- * pooled at its consumption by its release. */
+ * left as the step left it, and its word says so (TD_WORD_POOLED): the consumption then only
+ * stores the next version, and the rent takes the runner once it sees that and clears the
+ * frame (td_runner_rent). Anything else (another thread, a full segment, a frame wider than
+ * TD_RUNNER_MIN_FRAME_BYTES_, tracking) is td_source_succeed_own_, and the runner is pooled
+ * at its consumption by its release. */
 void td_runner_succeed_(td_runner *r, int64_t value);
 
 /* The suspension's fast path (inline): a frame wait (the loop's marker, loop.h) awaited on
@@ -583,7 +583,7 @@ TD_INLINE int td_runner_suspend_now_(td_runner *r)
 
 /* A success inside td_runner_start (r->sync set) is reported in place, as td_runner_finish_
  * would: tcc pays no call for the synchronous completion; any other is published by
- * td_runner_succeed_. The value is read before: the frame may be cleared there. */
+ * td_runner_succeed_. */
 #define TD_RETURN_VALUE(r, v)                                                          \
     do {                                                                               \
         int64_t td_rv_ = (int64_t)(v);                                                 \
