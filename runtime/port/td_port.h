@@ -10,10 +10,12 @@
  *   - thread identity (pthread_self's value on both; read inline under clang/glibc);
  *   - per-thread pointers (TD_TLS_*: __thread under clang, pthread keys under tcc);
  *   - inlining and branch hints (no-ops under tcc);
- *   - td_zero_8 / _16 / _24 / _32, fixed-size clears (immediate stores under tcc);
+ *   - td_zero_8 / _16 / _24 / _32, fixed-size clears (immediate stores under tcc), and
+ *     their _at forms at a constant offset from a base;
  *   - td_compiler_barrier, the light side of the ownership's asymmetric fence (ownership.c);
  *   - under tcc only, asm blocks for the hottest statements tcc compiles worst: the pools'
- *     owner-segment pop and push (pool.h) and a succeeded outcome's stores (task.h); and
+ *     owner-segment pop and push (pool.h), a succeeded outcome's stores (task.h) and a
+ *     synchronous success's report (async.h); and
  *     the consumption's common cases as two asm functions (TD_PORT_DEFINE_TASK_GETS_).
  * Read-modify-writes (CAS, exchange, fetch-add) and td_atomic_store_* are sequentially
  * consistent. td_atomic_store_release_u32 is a release store (x86-64: a plain mov, no
@@ -110,6 +112,34 @@
 #define td_zero_32(p) \
     ({ __asm__ __volatile__("movq $0, (%0)\n\tmovq $0, 8(%0)\n\tmovq $0, 16(%0)\n\tmovq $0, 24(%0)" \
                             : : "r"(p) : "memory"); (void)0; })
+/* The same at a constant offset from base (a runner's frame, async.h): tcc would compute
+ * the address, spill it and load it back. */
+#define td_zero_8_at(base, off) \
+    ({ __asm__ __volatile__("movq $0, %c1(%0)" : : "r"(base), "i"(off) : "memory"); (void)0; })
+#define td_zero_16_at(base, off) \
+    ({ __asm__ __volatile__("movq $0, %c1(%0)\n\tmovq $0, 8+%c1(%0)" : : "r"(base), "i"(off) : "memory"); (void)0; })
+#define td_zero_24_at(base, off) \
+    ({ __asm__ __volatile__("movq $0, %c1(%0)\n\tmovq $0, 8+%c1(%0)\n\tmovq $0, 16+%c1(%0)" \
+                            : : "r"(base), "i"(off) : "memory"); (void)0; })
+#define td_zero_32_at(base, off) \
+    ({ __asm__ __volatile__("movq $0, %c1(%0)\n\tmovq $0, 8+%c1(%0)\n\tmovq $0, 16+%c1(%0)\n\t" \
+                            "movq $0, 24+%c1(%0)" : : "r"(base), "i"(off) : "memory"); (void)0; })
+/* A synchronous success's report (async.h, TD_RETURN_VALUE): where the pointer at `ptr_off`
+ * in base is not NULL, the 64-bit v is stored at `val_off` in base and the 32-bit constant
+ * `mark` where the pointer points; the result is the pointer (NULL: nothing stored). One
+ * block for what tcc writes as a test and two stores through reloaded pointers. */
+#define td_port_report_if_set_(base, ptr_off, val_off, v, mark)                            \
+    ({  void *td_rp_;                                                                      \
+        __asm__ __volatile__("movq %c3(%1), %0\n\t"                                        \
+                             "testq %0, %0\n\t"                                            \
+                             "jz 1f\n\t"                                                   \
+                             "movq %2, %c4(%1)\n\t"                                        \
+                             "movl %5, (%0)\n"                                              \
+                             "1:"                                                          \
+                             : "=&r"(td_rp_)                                               \
+                             : "r"(base), "r"((int64_t)(v)), "i"(ptr_off), "i"(val_off),   \
+                               "i"(mark) : "cc", "memory");                                \
+        td_rp_; })
 /* A 40-byte record at an 8-byte aligned p: the 32-bit `tag` at 0, the 64-bit v at 8, zeros
  * at 16, 24 and 32 (a succeeded td_outcome, task.h, which checks that layout): one asm block
  * for what tcc writes as three stores through a reloaded pointer and a clear. */
@@ -319,6 +349,10 @@ TD_INLINE void td_atomic_store_release_i64(volatile int64_t *p, int64_t v)
 #define td_zero_16(p) ((void)__builtin_memset((p), 0, 16))
 #define td_zero_24(p) ((void)__builtin_memset((p), 0, 24))
 #define td_zero_32(p) ((void)__builtin_memset((p), 0, 32))
+#define td_zero_8_at(base, off) td_zero_8((char *)(base) + (off))
+#define td_zero_16_at(base, off) td_zero_16((char *)(base) + (off))
+#define td_zero_24_at(base, off) td_zero_24((char *)(base) + (off))
+#define td_zero_32_at(base, off) td_zero_32((char *)(base) + (off))
 /* No compiler reordering across it; no instruction (the asymmetric fence's light side). */
 #define td_compiler_barrier() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 #  if defined(__x86_64__) || defined(__i386__)

@@ -153,10 +153,10 @@ struct td_runner {
     ((void)memset((r)->frame, 0, TD_RUNNER_FRAME_BYTES_(frame_size)))
 #else
 #define TD_RUNNER_CLEAR_FRAME_(r, frame_size)                                           \
-    ((frame_size) <= 8 ? td_zero_8((r)->frame)                                          \
-        : (frame_size) <= 16 ? td_zero_16((r)->frame)                                   \
-        : (frame_size) <= 24 ? td_zero_24((r)->frame)                                   \
-        : (frame_size) <= 32 ? td_zero_32((r)->frame)                                   \
+    ((frame_size) <= 8 ? td_zero_8_at((r), offsetof(td_runner, frame))                  \
+        : (frame_size) <= 16 ? td_zero_16_at((r), offsetof(td_runner, frame))           \
+        : (frame_size) <= 24 ? td_zero_24_at((r), offsetof(td_runner, frame))           \
+        : (frame_size) <= 32 ? td_zero_32_at((r), offsetof(td_runner, frame))           \
         : (void)memset((r)->frame, 0, TD_RUNNER_FRAME_BYTES_(frame_size)))
 #endif
 /* The recycle's fallback, the runner first (td_pool_return_object_): the release tail-calls
@@ -211,7 +211,7 @@ td_runner *td_runner_popped_(td_method *m, td_runner *r);
  * without the flag. Only the renting thread holds the runner now. */
 #define TD_RUNNER_CLEAN_(r, w)                                                          \
     do {                                                                                \
-        td_zero_32((r)->frame);                                                         \
+        td_zero_32_at((r), offsetof(td_runner, frame));                                 \
         td_atomic_store_release_u32(&(r)->source.word, (w) & ~TD_WORD_POOLED);          \
     } while (0)
 #if defined(td_port_owner_pop_)    /* tcc: the port's pop with the test; the rest called */
@@ -354,7 +354,6 @@ extern uint32_t td_runner_observed_;
 #define TD_RUNNER_START_(r, t, call_step, on_success, recycle, on_pending)             \
     do {                                                                                \
         uint32_t rs_sync_ = TD_PENDING;                                                 \
-        (t).source = &(r)->source;                                                      \
         (r)->sync = &rs_sync_;                                                          \
         (r)->resume = 0;                                                                \
         call_step;                                                                      \
@@ -363,6 +362,7 @@ extern uint32_t td_runner_observed_;
             on_success;                                                                 \
             recycle;                                                                    \
         } else {                                                                        \
+            (t).source = &(r)->source;                                                  \
             on_pending;                                                                 \
         }                                                                               \
     } while (0)
@@ -584,6 +584,17 @@ TD_INLINE int td_runner_suspend_now_(td_runner *r)
 /* A success inside td_runner_start (r->sync set) is reported in place, as td_runner_finish_
  * would: tcc pays no call for the synchronous completion; any other is published by
  * td_runner_succeed_. */
+#if defined(td_port_report_if_set_)   /* tcc: the report's test and stores in one block */
+#define TD_RETURN_VALUE(r, v)                                                          \
+    do {                                                                               \
+        int64_t td_rv_ = (int64_t)(v);                                                 \
+        if (!td_port_report_if_set_((r), offsetof(td_runner, sync),                    \
+                                    offsetof(td_runner, source.value), td_rv_,         \
+                                    TD_SUCCEEDED))                                     \
+            td_runner_succeed_((r), td_rv_);                                           \
+        return;                                                                        \
+    } while (0)
+#else
 #define TD_RETURN_VALUE(r, v)                                                          \
     do {                                                                               \
         int64_t td_rv_ = (int64_t)(v);                                                 \
@@ -595,6 +606,7 @@ TD_INLINE int td_runner_suspend_now_(td_runner *r)
         td_runner_succeed_((r), td_rv_);                                               \
         return;                                                                        \
     } while (0)
+#endif
 #define TD_RETURN(r) TD_RETURN_VALUE((r), 0)
 #define TD_FAIL(r, code, msg) do { td_error e_ = { (code), (msg), NULL }; td_runner_finish_((r), TD_FAULTED, 0, &e_); return; } while (0)
 #define TD_CANCEL(r, cs) do { td_error e_ = { TD_ERR_CANCELED, "canceled", (cs) }; td_runner_finish_((r), TD_CANCELED, 0, &e_); return; } while (0)
