@@ -229,7 +229,8 @@ static void runner_pool_capacity(void)
 }
 
 /* Release clears every byte of the frame, whatever its size: small frames word by word
- * (up to four words inline), larger ones with memset; odd sizes round up to a word. */
+ * (up to four words inline: 8, 16, 24 and 32 bytes), larger ones with memset; odd sizes
+ * round up to a word. */
 #define FILL_METHOD(n)                                                                   \
     typedef struct { unsigned char b[n]; } fill##n##_frame;                              \
     static void fill##n##_step(td_runner *r, fill##n##_frame *f)                         \
@@ -242,6 +243,7 @@ static void runner_pool_capacity(void)
 FILL_METHOD(1)
 FILL_METHOD(3)
 FILL_METHOD(8)
+FILL_METHOD(12)
 FILL_METHOD(20)
 FILL_METHOD(32)
 FILL_METHOD(33)
@@ -322,7 +324,7 @@ static void rent_clears_frames_after_success(void)
 
 static void release_clears_frames_of_every_size(void)
 {
-    td_method *ms[] = { &fill1_method, &fill3_method, &fill8_method, &fill20_method,
+    td_method *ms[] = { &fill1_method, &fill3_method, &fill8_method, &fill12_method, &fill20_method,
                         &fill32_method, &fill33_method, &fill40_method, &fill200_method };
     for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
         td_runner *warm = td_runner_rent(ms[i]);        /* a pooled runner to reuse */

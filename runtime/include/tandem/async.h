@@ -344,7 +344,8 @@ extern uint32_t td_runner_observed_;
  * task is source-free (`on_success` stores the result). A synchronous fault or cancellation
  * is published by td_runner_finish_ itself (a plain release store: still nobody to race
  * with), so the local says only "succeeded" or not, one test for both common outcomes.
- * Anything else leaves the task {r, token}; `on_pending` may write the token then, read from
+ * Anything else makes the task {r, token} (its source stored on that branch only: a
+ * synchronous success, source-free, stores it once); `on_pending` may write the token then, read from
  * the word after the step (TD_RUNNER_VERSION_): the version changes only when the task is
  * consumed, and nobody can consume a task its start has not returned; until then the
  * runner is neither pooled nor freed, though it may be running elsewhere (only the version's
