@@ -244,7 +244,10 @@ int td_task_on_completed(td_task t, td_continuation_fn fn, void *arg);
 #define td_source_stamp_reached_(s, token)                                              \
     ({  const td_source *td_sr_ = (s);                                                  \
         (td_atomic_load_u32((volatile uint32_t *)&td_sr_->word) & TD_WORD_STAMPED) &&   \
-        (int32_t)(td_atomic_load_u32((volatile uint32_t *)td_sr_->cont_arg) - (token)) >= 0; })
+        td_source_stamp_at_(td_sr_, (token)); })
+/* ... given that s is one: its stamp (at cont_arg) reached `token` */
+#define td_source_stamp_at_(s, token)                                                   \
+    ((int32_t)(td_atomic_load_u32((volatile uint32_t *)(s)->cont_arg) - (token)) >= 0)
 
 /* A succeeded outcome with `value` and no error record. */
 #if defined(td_port_store_tag_value_zero24_)    /* tcc: one asm block (td_port.h) */
@@ -303,8 +306,11 @@ TD_INLINE int td_task_status_fast_(td_task t, td_status *out)
  * call for it. 1: consumed; 0: anything else (a custom source, a fault, a stale, shared or
  * pending token), for the out-of-line protocol. */
 #define TD_SOURCE_CONSUME_IF_SUCCEEDED_(s, token, sv, copy)                              \
+    TD_SOURCE_CONSUME_WORD_IF_SUCCEEDED_((s), td_atomic_load_u32(&sv->word), (token), sv, copy)
+/* The same with the word read already: `w`, an expression that may name `sv`. */
+#define TD_SOURCE_CONSUME_WORD_IF_SUCCEEDED_(s, w, token, sv, copy)                      \
     ({  td_source *sv = (s);                                                            \
-        uint32_t td_cw_ = td_atomic_load_u32(&sv->word) & ~TD_MODE_AWAITED;             \
+        uint32_t td_cw_ = (w) & ~TD_MODE_AWAITED;                                       \
         uint32_t td_ce_ = TD_WORD_SUCCEEDED_AT_(token) | TD_WORD_POOLED;                \
         int td_ct_ = 1;                                                                 \
         if (TD_LIKELY(td_cw_ == td_ce_)) {                                              \
@@ -327,18 +333,23 @@ TD_INLINE int td_task_status_fast_(td_task t, td_status *out)
 
 /* The inline queries write a success's outcome only at the end, from a value held in a
  * register across the release; the out-of-line rest writes a local of its own, so the
- * caller's outcome never escapes and can live in registers. The untyped query checks the
- * stamp first: frame waits (td_next_frame, td_yield) are what untyped tasks most often are,
- * and they need no consumption at all. */
+ * caller's outcome never escapes and can live in registers. The untyped query reads the
+ * word once and tests its stamp flag first: frame waits (td_next_frame, td_yield) are what
+ * untyped tasks most often are, and they need no consumption at all; any other source is
+ * consumed from the same read. */
 TD_INLINE int td_task_get_fast_(td_task t, td_outcome *out)
 {
     int64_t v = 0;
-    if (t.source != NULL && !td_source_stamp_reached_(t.source, t.token) &&
-        !TD_SOURCE_TAKE_SUCCESS_(t.source, t.token, &v)) {
-        td_outcome o;
-        int rc = (td_task_get)(t, &o);
-        *out = o;
-        return rc;
+    if (t.source != NULL) {
+        uint32_t w = td_atomic_load_u32(&t.source->word);  /* one read for both tests */
+        if ((w & TD_WORD_STAMPED) ? !td_source_stamp_at_(t.source, t.token)
+                                  : !TD_SOURCE_CONSUME_WORD_IF_SUCCEEDED_(t.source, w, t.token, td_cs_,
+                                                                          v = td_cs_->value)) {
+            td_outcome o;
+            int rc = (td_task_get)(t, &o);
+            *out = o;
+            return rc;
+        }
     }
     td_outcome_succeeded_(out, v);
     return TD_OK;
