@@ -14,9 +14,9 @@
  *     their _at forms at a constant offset from a base;
  *   - td_compiler_barrier, the light side of the ownership's asymmetric fence (ownership.c);
  *   - under tcc only, asm blocks for the hottest statements tcc compiles worst: the pools'
- *     owner-segment pop and push (pool.h), a succeeded outcome's stores (task.h) and a
- *     synchronous success's report (async.h); and
- *     the consumption's common cases as two asm functions (TD_PORT_DEFINE_TASK_GETS_).
+ *     owner-segment pop and push (pool.h) and a succeeded outcome's stores (task.h); the
+ *     consumption's common cases as two asm functions (TD_PORT_DEFINE_TASK_GETS_) and a
+ *     step's return with a value as one (TD_PORT_DEFINE_RUNNER_RETURN_).
  * Read-modify-writes (CAS, exchange, fetch-add) and td_atomic_store_* are sequentially
  * consistent. td_atomic_store_release_u32 is a release store (x86-64: a plain mov, no
  * lock): for a store that only publishes what was written before it (a spin unlock, a
@@ -124,22 +124,6 @@
 #define td_zero_32_at(base, off) \
     ({ __asm__ __volatile__("movq $0, %c1(%0)\n\tmovq $0, 8+%c1(%0)\n\tmovq $0, 16+%c1(%0)\n\t" \
                             "movq $0, 24+%c1(%0)" : : "r"(base), "i"(off) : "memory"); (void)0; })
-/* A synchronous success's report (async.h, TD_RETURN_VALUE): where the pointer at `ptr_off`
- * in base is not NULL, the 64-bit v is stored at `val_off` in base and the 32-bit constant
- * `mark` where the pointer points; the result is the pointer (NULL: nothing stored). One
- * block for what tcc writes as a test and two stores through reloaded pointers. */
-#define td_port_report_if_set_(base, ptr_off, val_off, v, mark)                            \
-    ({  void *td_rp_;                                                                      \
-        __asm__ __volatile__("movq %c3(%1), %0\n\t"                                        \
-                             "testq %0, %0\n\t"                                            \
-                             "jz 1f\n\t"                                                   \
-                             "movq %2, %c4(%1)\n\t"                                        \
-                             "movl %5, (%0)\n"                                              \
-                             "1:"                                                          \
-                             : "=&r"(td_rp_)                                               \
-                             : "r"(base), "r"((int64_t)(v)), "i"(ptr_off), "i"(val_off),   \
-                               "i"(mark) : "cc", "memory");                                \
-        td_rp_; })
 /* A 40-byte record at an 8-byte aligned p: the 32-bit `tag` at 0, the 64-bit v at 8, zeros
  * at 16, 24 and 32 (a succeeded td_outcome, task.h, which checks that layout): one asm block
  * for what tcc writes as three stores through a reloaded pointer and a clear. */
@@ -206,6 +190,24 @@
             "jmp 21b\n"                                                                     \
             "22:\tjmp " #slow "\n")
 #  endif
+/* A step's return with a value (async.h, TD_RETURN_VALUE) as a function in assembly with the
+ * C signature void name(td_runner *r, int64_t value): inside its start (the runner's `sync`,
+ * offset 0x90, not NULL) the value goes to the runner's source (offset 8) and the start's
+ * local gets TD_SUCCEEDED (1); anything else tail-jumps to `slow` (td_runner_succeed_, same
+ * arguments in place). Under tcc the C test and two stores through reloaded pointers are some
+ * eighteen instructions, and an asm block at every return cost libtcc 12 K instructions
+ * per expansion at load; this is six and a call. async.c checks the offsets. */
+#    define TD_PORT_DEFINE_RUNNER_RETURN_(name, slow)                                      \
+    __asm__(".text\n"                                                                       \
+            ".globl " #name "\n"                                                            \
+            #name ":\n\t"                                                                   \
+            "movq 0x90(%rdi), %rax\n\t"                                                     \
+            "testq %rax, %rax\n\t"                                                          \
+            "jz 1f\n\t"                                                                     \
+            "movq %rsi, 8(%rdi)\n\t"                                                        \
+            "movl $1, (%rax)\n\t"                                                           \
+            "ret\n"                                                                         \
+            "1:\tjmp " #slow "\n")
 /* Thread identity: glibc keeps pthread_self()'s value at %fs:0x10 (as read under clang). */
 /* No thread-local storage under tcc: per-thread pointers live in pthread keys, created by
  * td_runtime_init (TD_TLS_CREATE) and deleted at shutdown. */

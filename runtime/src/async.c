@@ -90,6 +90,14 @@ void td_runner_succeed_(td_runner *r, int64_t value)
     td_source_succeed_own_(&r->source, value);
 }
 
+#if defined(TD_PORT_DEFINE_RUNNER_RETURN_)
+/* The offsets and the constant the port's assembly names (td_port.h). */
+typedef char runner_port_return_layout_[(offsetof(td_runner, sync) == 0x90 &&
+                                         offsetof(td_runner, source.value) == 8 &&
+                                         TD_SUCCEEDED == 1) ? 1 : -1];
+TD_PORT_DEFINE_RUNNER_RETURN_(td_port_runner_return_, td_runner_succeed_);
+#endif
+
 /* 1 while r's task is not consumed (its status not pending): a rent must not take it. */
 #define runner_unconsumed(r) ((td_atomic_load_u32(&(r)->source.word) & TD_WORD_STATUS_MASK) != 0)
 

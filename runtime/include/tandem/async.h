@@ -100,6 +100,9 @@ struct td_runner {
                                      * a synchronous completion (NULL otherwise) */
     union { int64_t i; double d; void *p; long double ld; } frame[]; /* the frame */
 };
+/* The frame's offset, for the port's clears at a constant offset (tcc): one token at each
+ * use, not an offsetof that libtcc parses again at every expansion. */
+enum { TD_RUNNER_FRAME_AT_ = offsetof(td_runner, frame) };
 
 /* Define `name##_method` for frame type F and step function STEP, at file scope. The slot
  * array of its runner pool is static data: no initialisation is needed before the first
@@ -153,10 +156,10 @@ struct td_runner {
     ((void)memset((r)->frame, 0, TD_RUNNER_FRAME_BYTES_(frame_size)))
 #else
 #define TD_RUNNER_CLEAR_FRAME_(r, frame_size)                                           \
-    ((frame_size) <= 8 ? td_zero_8_at((r), offsetof(td_runner, frame))                  \
-        : (frame_size) <= 16 ? td_zero_16_at((r), offsetof(td_runner, frame))           \
-        : (frame_size) <= 24 ? td_zero_24_at((r), offsetof(td_runner, frame))           \
-        : (frame_size) <= 32 ? td_zero_32_at((r), offsetof(td_runner, frame))           \
+    ((frame_size) <= 8 ? td_zero_8_at((r), TD_RUNNER_FRAME_AT_)                  \
+        : (frame_size) <= 16 ? td_zero_16_at((r), TD_RUNNER_FRAME_AT_)           \
+        : (frame_size) <= 24 ? td_zero_24_at((r), TD_RUNNER_FRAME_AT_)           \
+        : (frame_size) <= 32 ? td_zero_32_at((r), TD_RUNNER_FRAME_AT_)           \
         : (void)memset((r)->frame, 0, TD_RUNNER_FRAME_BYTES_(frame_size)))
 #endif
 /* The recycle's fallback, the runner first (td_pool_return_object_): the release tail-calls
@@ -211,7 +214,7 @@ td_runner *td_runner_popped_(td_method *m, td_runner *r);
  * without the flag. Only the renting thread holds the runner now. */
 #define TD_RUNNER_CLEAN_(r, w)                                                          \
     do {                                                                                \
-        td_zero_32_at((r), offsetof(td_runner, frame));                                 \
+        td_zero_32_at((r), TD_RUNNER_FRAME_AT_);                                 \
         td_atomic_store_release_u32(&(r)->source.word, (w) & ~TD_WORD_POOLED);          \
     } while (0)
 #if defined(td_port_owner_pop_)    /* tcc: the port's pop with the test; the rest called */
@@ -583,16 +586,13 @@ TD_INLINE int td_runner_suspend_now_(td_runner *r)
 #endif
 
 /* A success inside td_runner_start (r->sync set) is reported in place, as td_runner_finish_
- * would: tcc pays no call for the synchronous completion; any other is published by
- * td_runner_succeed_. */
-#if defined(td_port_report_if_set_)   /* tcc: the report's test and stores in one block */
+ * would, with no call (under tcc one call into the port's asm function, which does the same);
+ * any other is published by td_runner_succeed_. */
+#if defined(TD_PORT_DEFINE_RUNNER_RETURN_)   /* tcc: the port's asm function (async.c) */
+void td_port_runner_return_(td_runner *r, int64_t value);
 #define TD_RETURN_VALUE(r, v)                                                          \
     do {                                                                               \
-        int64_t td_rv_ = (int64_t)(v);                                                 \
-        if (!td_port_report_if_set_((r), offsetof(td_runner, sync),                    \
-                                    offsetof(td_runner, source.value), td_rv_,         \
-                                    TD_SUCCEEDED))                                     \
-            td_runner_succeed_((r), td_rv_);                                           \
+        td_port_runner_return_((r), (int64_t)(v));                                     \
         return;                                                                        \
     } while (0)
 #else
