@@ -197,7 +197,7 @@
  * arguments in place). Under tcc the C test and two stores through reloaded pointers are some
  * eighteen instructions, and an asm block at every return cost libtcc 12 K instructions
  * per expansion at load; this is six and a call. async.c checks the offsets. */
-#    define TD_PORT_DEFINE_RUNNER_RETURN_(name, slow)                                      \
+#  define TD_PORT_DEFINE_RUNNER_RETURN_(name, slow)                                        \
     __asm__(".text\n"                                                                       \
             ".globl " #name "\n"                                                            \
             #name ":\n\t"                                                                   \

@@ -156,10 +156,10 @@ enum { TD_RUNNER_FRAME_AT_ = offsetof(td_runner, frame) };
     ((void)memset((r)->frame, 0, TD_RUNNER_FRAME_BYTES_(frame_size)))
 #else
 #define TD_RUNNER_CLEAR_FRAME_(r, frame_size)                                           \
-    ((frame_size) <= 8 ? td_zero_8_at((r), TD_RUNNER_FRAME_AT_)                  \
-        : (frame_size) <= 16 ? td_zero_16_at((r), TD_RUNNER_FRAME_AT_)           \
-        : (frame_size) <= 24 ? td_zero_24_at((r), TD_RUNNER_FRAME_AT_)           \
-        : (frame_size) <= 32 ? td_zero_32_at((r), TD_RUNNER_FRAME_AT_)           \
+    ((frame_size) <= 8 ? td_zero_8_at((r), TD_RUNNER_FRAME_AT_)                         \
+        : (frame_size) <= 16 ? td_zero_16_at((r), TD_RUNNER_FRAME_AT_)                  \
+        : (frame_size) <= 24 ? td_zero_24_at((r), TD_RUNNER_FRAME_AT_)                  \
+        : (frame_size) <= 32 ? td_zero_32_at((r), TD_RUNNER_FRAME_AT_)                  \
         : (void)memset((r)->frame, 0, TD_RUNNER_FRAME_BYTES_(frame_size)))
 #endif
 /* The recycle's fallback, the runner first (td_pool_return_object_): the release tail-calls
@@ -214,7 +214,7 @@ td_runner *td_runner_popped_(td_method *m, td_runner *r);
  * without the flag. Only the renting thread holds the runner now. */
 #define TD_RUNNER_CLEAN_(r, w)                                                          \
     do {                                                                                \
-        td_zero_32_at((r), TD_RUNNER_FRAME_AT_);                                 \
+        td_zero_32_at((r), TD_RUNNER_FRAME_AT_);                                        \
         td_atomic_store_release_u32(&(r)->source.word, (w) & ~TD_WORD_POOLED);          \
     } while (0)
 #if defined(td_port_owner_pop_)    /* tcc: the port's pop with the test; the rest called */
@@ -348,11 +348,11 @@ extern uint32_t td_runner_observed_;
  * is published by td_runner_finish_ itself (a plain release store: still nobody to race
  * with), so the local says only "succeeded" or not, one test for both common outcomes.
  * Anything else makes the task {r, token} (its source stored on that branch only: a
- * synchronous success, source-free, stores it once); `on_pending` may write the token then, read from
- * the word after the step (TD_RUNNER_VERSION_): the version changes only when the task is
- * consumed, and nobody can consume a task its start has not returned; until then the
- * runner is neither pooled nor freed, though it may be running elsewhere (only the version's
- * bits of its word are read, with an atomic load). The start sets the resume point (the
+ * synchronous success, source-free, stores it once); `on_pending` may write the token then,
+ * read from the word after the step (TD_RUNNER_VERSION_): the version changes only when the
+ * task is consumed, and nobody can consume a task its start has not returned; until then
+ * the runner is neither pooled nor freed, though it may be running elsewhere (only the
+ * version's bits of its word are read, with an atomic load). The start sets the resume point (the
  * recycle leaves it): a step inlined here begins at its first resume point with no dispatch.
  * A statement, and the task is written in place: tcc, which never inlines, pays no call. */
 #define TD_RUNNER_START_(r, t, call_step, on_success, recycle, on_pending)             \
