@@ -103,17 +103,8 @@
 #define td_compiler_barrier() ({ __asm__ __volatile__("" ::: "memory"); (void)0; })
 /* Zero 8, 16, 24 or 32 bytes at an 8-byte aligned address with immediate word stores (tcc
  * would compute the address, load a zero and store it for each word: four instructions
- * apiece). */
-#define td_zero_8(p) ({ __asm__ __volatile__("movq $0, (%0)" : : "r"(p) : "memory"); (void)0; })
-#define td_zero_16(p) \
-    ({ __asm__ __volatile__("movq $0, (%0)\n\tmovq $0, 8(%0)" : : "r"(p) : "memory"); (void)0; })
-#define td_zero_24(p) \
-    ({ __asm__ __volatile__("movq $0, (%0)\n\tmovq $0, 8(%0)\n\tmovq $0, 16(%0)" : : "r"(p) : "memory"); (void)0; })
-#define td_zero_32(p) \
-    ({ __asm__ __volatile__("movq $0, (%0)\n\tmovq $0, 8(%0)\n\tmovq $0, 16(%0)\n\tmovq $0, 24(%0)" \
-                            : : "r"(p) : "memory"); (void)0; })
-/* The same at a constant offset from base (a runner's frame, async.h): tcc would compute
- * the address, spill it and load it back. */
+ * apiece); the _at forms at a constant offset from base (a runner's frame, async.h), where
+ * tcc would also compute the address, spill it and load it back. */
 #define td_zero_8_at(base, off) \
     ({ __asm__ __volatile__("movq $0, %c1(%0)" : : "r"(base), "i"(off) : "memory"); (void)0; })
 #define td_zero_16_at(base, off) \
@@ -124,6 +115,10 @@
 #define td_zero_32_at(base, off) \
     ({ __asm__ __volatile__("movq $0, %c1(%0)\n\tmovq $0, 8+%c1(%0)\n\tmovq $0, 16+%c1(%0)\n\t" \
                             "movq $0, 24+%c1(%0)" : : "r"(base), "i"(off) : "memory"); (void)0; })
+#define td_zero_8(p) td_zero_8_at((p), 0)
+#define td_zero_16(p) td_zero_16_at((p), 0)
+#define td_zero_24(p) td_zero_24_at((p), 0)
+#define td_zero_32(p) td_zero_32_at((p), 0)
 /* A 40-byte record at an 8-byte aligned p: the 32-bit `tag` at 0, the 64-bit v at 8, zeros
  * at 16, 24 and 32 (a succeeded td_outcome, task.h, which checks that layout): one asm block
  * for what tcc writes as three stores through a reloaded pointer and a clear. */

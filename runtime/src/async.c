@@ -319,7 +319,7 @@ void td_runner_resume_frame_(void *arg)
         uint32_t *su_sync_ = (r)->sync;                                                 \
         if (TD_LIKELY(!td_runtime_settings.flow) &&                                     \
             (td_atomic_load_u32(&(s)->word) & TD_WORD_STAMPED)) {                       \
-            if ((int32_t)(td_atomic_load_u32((volatile uint32_t *)(s)->cont_arg) - (token)) >= 0) \
+            if (td_source_stamp_at_((s), (token)))                                      \
                 return 0;                                                               \
             (r)->sync = NULL;                                                           \
             if (td_loop_marker_await_((s), (token), td_runner_resume_frame_, (r)) == TD_OK) \

@@ -410,7 +410,7 @@ TD_INLINE int td_runner_suspend_now_(td_runner *r)
     uint32_t token = r->awaiting.task.token;
     uint32_t w = td_atomic_load_u32(&s->word);
     if (w & TD_WORD_STAMPED) {
-        if ((int32_t)(td_atomic_load_u32((volatile uint32_t *)s->cont_arg) - token) >= 0)
+        if (td_source_stamp_at_(s, token))
             return 0;                   /* already reached: continue without suspending */
         if (TD_LIKELY(!td_runtime_settings.flow &&
                       TD_LOOP_MARKER_PUSH_((td_loop_marker_ *)s, token, td_runner_resume_frame_, r))) {
