@@ -83,7 +83,7 @@ void td_runner_succeed_(td_runner *r, int64_t value)
         pooled = TD_POOL_PUSH_IF_ROOM_(&m->pool, r);
         td_atomic_store_release_u32(&r->source.word, pooled ? done | TD_WORD_POOLED : done);
         TD_MAIN_OWNS_END_();
-        if (TD_WORD_HAS_CONTINUATION_(w))
+        if (TD_WORD_OWNED_HAS_CONTINUATION_(w))
             r->source.cont_fn(r->source.cont_arg);
         return;
     }
@@ -306,6 +306,15 @@ void td_runner_resume_frame_(void *arg)
     r->method->step(r, r->frame);
 }
 
+/* The resumption td_runner_suspend_at_ registers on an owned source with flow off: nothing
+ * captured either, so no flow test. Its own function, not td_runner_resume_frame_: the loop's
+ * retirement takes that one's queue entries for frame waits (loop.c). */
+void td_runner_resume_(void *arg)
+{
+    td_runner *r = (td_runner *)arg;
+    r->method->step(r, r->frame);
+}
+
 /* The suspension on the awaited task {s, token} (s not NULL), returning 1 (suspended) or 0
  * (go on: completed already, or the registration was refused) from the enclosing function.
  * A macro, so both entries below run it without a call under tcc (which never inlines).
@@ -399,7 +408,7 @@ static TD_NOINLINE int runner_suspend_other(td_runner *r, td_source *s, uint32_t
 
 /* The common suspension with flow off: a source that the main thread owns, awaited on the main
  * thread, pending at the token in mode NONE (its word `w` as read by the caller) takes
- * td_runner_move_next with a plain release store in the main thread's window (task.h). `w` is
+ * td_runner_resume_ with a plain release store in the main thread's window (task.h). `w` is
  * still the word: while the source is owned only this thread writes it. An owned source is a
  * protocol source (a runner, a completion or auto source) and never claimed, so its word is
  * compared whole, without loading its ops. The synchronous mode is left before the store (the
@@ -411,7 +420,7 @@ int td_runner_suspend_at_(td_runner *r, td_source *s, uint32_t token, uint32_t w
     if (TD_LIKELY(!td_runtime_settings.flow) && TD_LIKELY(TD_MAIN_OWNS_BEGIN_(s))) {
         if (TD_LIKELY(w == ((uint32_t)token << TD_WORD_VERSION_SHIFT))) {
             r->sync = NULL;
-            s->cont_fn = td_runner_move_next;
+            s->cont_fn = td_runner_resume_;
             s->cont_arg = r;
             td_atomic_store_release_u32(&s->word, w | TD_MODE_AWAITED);
             TD_MAIN_OWNS_END_();

@@ -40,7 +40,7 @@ void td_source_init(td_source *s, const td_source_ops *ops)
         task_write_error((s), (st), (err));                                             \
         task_publish((s), (w), (st), (err));                                            \
         TD_MAIN_OWNS_END_();                                                            \
-        if (TD_WORD_HAS_CONTINUATION_(w))                                              \
+        if (TD_WORD_OWNED_HAS_CONTINUATION_(w))                                        \
             task_run_continuation(s);                                                   \
     } while (0)
 

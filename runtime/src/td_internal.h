@@ -27,6 +27,10 @@ extern td_pool td_auto_source_pool;
  * compare: the mode is AWAITED or SHARED, the two values after NONE. */
 #define TD_WORD_HAS_CONTINUATION_(w)                                                    \
     ((uint32_t)(TD_WORD_MODE(w) - TD_MODE_AWAITED) <= (uint32_t)(TD_MODE_SHARED - TD_MODE_AWAITED))
+/* The same for the pending word w of a source the main thread owns, read in its window
+ * (TD_MAIN_OWNS_BEGIN_): the mode is NONE or AWAITED there, never SHARED (a shared handle
+ * takes the ownership away first, td_source_mark_shared), so one bit test. */
+#define TD_WORD_OWNED_HAS_CONTINUATION_(w) (((w) & TD_MODE_AWAITED) != 0)
 
 /* td_loop_push_markers_ (loop.h) follows the main loop and the flow setting (loop.c). */
 void td_loop_push_markers_refresh_(void);
