@@ -74,13 +74,13 @@ void td_runner_succeed_(td_runner *r, int64_t value)
     if (TD_LIKELY(r->source.ops == m->succeed_pools) && TD_LIKELY(TD_MAIN_OWNS_BEGIN_(&r->source))) {
         /* pending, the mode final or NONE, never claimed (owned); only this thread writes it */
         uint32_t w = td_atomic_load_u32(&r->source.word);
-        uint32_t done = TD_WORD_DONE_(w, TD_SUCCEEDED, (const td_error *)NULL);
+        uint32_t done = TD_WORD_OWNED_DONE_(w, TD_SUCCEEDED, (const td_error *)NULL);
         int pooled;
         r->source.value = value;
         /* Pushed before the publication: nobody but this thread pops the owner's segment,
          * and a pending word is only read as free by a rent on this thread, which cannot run
-         * before the store below. */
-        pooled = TD_POOL_PUSH_IF_ROOM_(&m->pool, r);
+         * before the store below. The window's thread is the pools' owner (ownership.c). */
+        pooled = TD_POOL_OWNER_PUSH_IF_ROOM_(&m->pool, r);
         td_atomic_store_release_u32(&r->source.word, pooled ? done | TD_WORD_POOLED : done);
         TD_MAIN_OWNS_END_();
         if (TD_WORD_OWNED_HAS_CONTINUATION_(w))

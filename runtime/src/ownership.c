@@ -37,9 +37,12 @@ volatile uint32_t td_main_busy_;
 volatile uintptr_t td_main_writer_thread_;
 static volatile uint32_t ownership_barrier;     /* 1 once membarrier is registered (per process) */
 
-/* The main thread (td_runtime_init's) writes owned words with plain stores only where the
- * heavy barrier exists; elsewhere td_main_writer_thread_ stays 0 and every write is a CAS
- * (rentals on the main thread are still marked MAIN, which then means nothing). */
+/* The main thread writes owned words with plain stores only where the heavy barrier exists;
+ * elsewhere td_main_writer_thread_ stays 0 and every write is a CAS (rentals on the main
+ * thread are still marked MAIN, which then means nothing). The main thread is the pools'
+ * owner (td_pool_set_owner_thread, set by td_runtime_init's main loop, calls
+ * td_ownership_follow_pools_): the writer is that thread or 0, never another, so that code
+ * inside a window (td_runner_succeed_'s push) is on the owner thread without testing it. */
 int td_ownership_runtime_init_(void)
 {
     /* TANDEM_NO_MEMBARRIER=1 behaves as a kernel without it (the tests run both ways). */
@@ -47,8 +50,13 @@ int td_ownership_runtime_init_(void)
     if (!td_atomic_load_u32(&ownership_barrier) && !(off && off[0] == '1') &&
         syscall(OWNERSHIP_SYS_MEMBARRIER, OWNERSHIP_MEMBARRIER_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
         td_atomic_store_u32(&ownership_barrier, 1);
-    td_main_writer_thread_ = td_atomic_load_u32(&ownership_barrier) ? td_thread_self() : 0;
+    td_ownership_follow_pools_(td_pool_owner_thread_);
     return TD_OK;
+}
+
+void td_ownership_follow_pools_(uintptr_t owner)
+{
+    td_main_writer_thread_ = td_atomic_load_u32(&ownership_barrier) ? owner : 0;
 }
 
 void td_ownership_runtime_shutdown_(void) { td_main_writer_thread_ = 0; }

@@ -18,7 +18,13 @@
 
 volatile uintptr_t td_pool_owner_thread_;
 
-void td_pool_set_owner_thread(uintptr_t thread) { td_pool_owner_thread_ = thread; }
+/* The main thread's plain-store ownership follows (ownership.c): its writer is this thread
+ * or none, so that a window on an owned source is always on the pools' owner thread. */
+void td_pool_set_owner_thread(uintptr_t thread)
+{
+    td_pool_owner_thread_ = thread;
+    td_ownership_follow_pools_(thread);
+}
 
 /* The owner's return bound (pool.h, local_limit): room left for the owner segment, the
  * capacity less what the shared one holds, or 0 once other threads rent from the shared

@@ -38,7 +38,7 @@ void td_source_init(td_source *s, const td_source_ops *ops)
     do {                                                                                \
         (s)->value = (v);                                                               \
         task_write_error((s), (st), (err));                                             \
-        task_publish((s), (w), (st), (err));                                            \
+        td_atomic_store_release_u32(&(s)->word, TD_WORD_OWNED_DONE_((w), (st), (err))); \
         TD_MAIN_OWNS_END_();                                                            \
         if (TD_WORD_OWNED_HAS_CONTINUATION_(w))                                        \
             task_run_continuation(s);                                                   \

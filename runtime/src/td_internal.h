@@ -22,6 +22,11 @@ extern td_pool td_auto_source_pool;
 #define TD_WORD_DONE_(w, st, err)                                                       \
     (((w) & ~(TD_WORD_STATUS_MASK | TD_WORD_CLAIMED)) | (uint32_t)(st) |                \
      ((st) == TD_SUCCEEDED && (err) != NULL ? TD_WORD_RECORD : 0u))
+/* The same for the pending word w of a source the main thread owns, read in its window
+ * (TD_MAIN_OWNS_BEGIN_): its status is PENDING and it is never claimed (an owned source is a
+ * protocol source; the claim is the CAS protocol's), so nothing needs clearing. */
+#define TD_WORD_OWNED_DONE_(w, st, err)                                                 \
+    ((w) | (uint32_t)(st) | ((st) == TD_SUCCEEDED && (err) != NULL ? TD_WORD_RECORD : 0u))
 /* AWAITED (a single consumer) and SHARED (the shared handle that owns the source) both
  * registered a continuation before their mode was set; the completer runs it. One unsigned
  * compare: the mode is AWAITED or SHARED, the two values after NONE. */
@@ -73,6 +78,9 @@ int td_forget_set_capacity_(uint32_t capacity);
 int td_tracking_runtime_init_(void);
 int td_ownership_runtime_init_(void);
 void td_ownership_runtime_shutdown_(void);
+/* The writer of owned words becomes the pools' new owner thread (where the process has the
+ * heavy barrier; else it stays 0): td_pool_set_owner_thread calls it (cold, pools quiescent). */
+void td_ownership_follow_pools_(uintptr_t owner);
 void td_tracking_runtime_shutdown_(void);
 /* Tracking hooks of async.c, called only when td_runtime_settings.tracking is on. */
 void td_tracking_begin_(td_runner *r, uint32_t token);

@@ -100,7 +100,9 @@ void td_pool_return_object_(void *obj, td_pool *p);
  * TD_POOL_RETURN_OR_(p, obj, fallback): the owner pushes obj on its own segment when there
  * is room in the capacity and no other thread rents from the shared one; anything else
  * calls fallback(p, obj); TD_POOL_PUSH_IF_ROOM_(p, obj), an expression, is its push alone: 1
- * when pushed, else 0 and nothing done. Under tcc each is one asm block of the port (td_port.h) and `p`
+ * when pushed, else 0 and nothing done; TD_POOL_OWNER_PUSH_IF_ROOM_(p, obj) the same for a
+ * caller that knows it is the owner thread (no test of it; under tcc the port's push, which
+ * tests). Under tcc each is one asm block of the port (td_port.h) and `p`
  * is evaluated again for the fallback (a copy would live on the stack); elsewhere C. */
 #if defined(td_port_owner_pop_)
 #define TD_POOL_RENT_OR_(p, obj, fallback)                                              \
@@ -118,6 +120,7 @@ void td_pool_return_object_(void *obj, td_pool *p);
 #define TD_POOL_PUSH_IF_ROOM_(p, obj)                                                   \
     td_port_owner_push_((p), offsetof(td_pool, local_count), offsetof(td_pool, local_limit), \
                         offsetof(td_pool, local), &td_pool_owner_thread_, (obj))
+#define TD_POOL_OWNER_PUSH_IF_ROOM_(p, obj) TD_POOL_PUSH_IF_ROOM_((p), (obj))
 #define TD_POOL_RETURN_OR_(p, obj, fallback)                                            \
     do {                                                                                \
         if (!TD_POOL_PUSH_IF_ROOM_((p), (obj)))                                         \
@@ -139,18 +142,18 @@ void td_pool_return_object_(void *obj, td_pool *p);
         (obj) = (fallback);                                                             \
     } while (0)
 #define TD_POOL_RENT_OR_(p, obj, fallback) TD_POOL_RENT_THEN_OR_((p), (obj), (void)0, (fallback))
-#define TD_POOL_PUSH_IF_ROOM_(p, obj)                                                   \
+#define TD_POOL_OWNER_PUSH_IF_ROOM_(p, obj)                                             \
     ({  td_pool *pl_p_ = (p);                                                           \
         int pl_pushed_ = 0;                                                             \
-        if (TD_LIKELY(TD_POOL_ON_OWNER_())) {                                           \
-            uint32_t pl_n_ = pl_p_->local_count;                                        \
-            if (TD_LIKELY(pl_n_ < td_atomic_load_u32(&pl_p_->local_limit))) {           \
-                pl_p_->local[pl_n_] = (obj);                                            \
-                td_atomic_store_release_u32(&pl_p_->local_count, pl_n_ + 1);            \
-                pl_pushed_ = 1;                                                         \
-            }                                                                           \
+        uint32_t pl_n_ = pl_p_->local_count;                                            \
+        if (TD_LIKELY(pl_n_ < td_atomic_load_u32(&pl_p_->local_limit))) {               \
+            pl_p_->local[pl_n_] = (obj);                                                \
+            td_atomic_store_release_u32(&pl_p_->local_count, pl_n_ + 1);                \
+            pl_pushed_ = 1;                                                             \
         }                                                                               \
         pl_pushed_; })
+#define TD_POOL_PUSH_IF_ROOM_(p, obj)                                                   \
+    (TD_LIKELY(TD_POOL_ON_OWNER_()) && TD_POOL_OWNER_PUSH_IF_ROOM_((p), (obj)))
 #define TD_POOL_RETURN_OR_(p, obj, fallback)                                            \
     do {                                                                                \
         if (!TD_POOL_PUSH_IF_ROOM_((p), (obj)))                                         \
