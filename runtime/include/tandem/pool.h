@@ -55,8 +55,10 @@ typedef struct td_pool {
 #define TD_POOL_STATIC_INIT(storage, cap, size, pname)                                  \
     { TD_SPINLOCK_INIT, 0, (cap), (size), (storage), (pname), 0, 0, 0, 0, (storage) + (cap), 0, 0, (cap) }
 
-/* The thread whose rent/return take the unlocked owner segment (0: none, every thread locks).
- * Cold: set once the pools' objects are quiescent (td_runtime_init / shutdown). */
+/* The thread whose rent/return take the unlocked owner segment (0: none, every thread locks);
+ * where the process has the heavy barrier it is also the one that writes owned sources with
+ * plain stores (task.h). Cold: set once the pools' objects are quiescent (td_runtime_init /
+ * shutdown). */
 void td_pool_set_owner_thread(uintptr_t thread);
 extern volatile uintptr_t td_pool_owner_thread_;
 /* 1 on the owner thread: the unlocked segment is ours. No owner (0) never matches: a live

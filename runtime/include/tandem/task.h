@@ -147,8 +147,9 @@ struct td_source {
 #define TD_SOURCE_OWNED_SHARED 0u       /* the CAS protocol, for every party */
 #define TD_SOURCE_OWNED_MAIN 1u         /* the main thread writes the word with plain stores */
 #define TD_SOURCE_OWNED_REVOKING 2u     /* another thread is taking it away (ownership.c) */
-/* The thread that writes owned words with plain stores: the main thread where the process
- * has the heavy barrier (ownership.c; set by td_runtime_init), else 0. */
+/* The thread that writes owned words with plain stores: the main thread, the pools' owner
+ * (td_pool_set_owner_thread, set by td_runtime_init's main loop), where the process has the
+ * heavy barrier (ownership.c), else 0. */
 extern volatile uintptr_t td_main_writer_thread_;
 
 #define TD_WORD_STATUS_MASK 0x3u
