@@ -4,6 +4,9 @@
  * exactly one completion wins and every continuation runs exactly once. Built with TSan too,
  * and run again with TANDEM_NO_MEMBARRIER=1 (every write a CAS, as without the barrier). */
 #include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/syscall.h>
 #include <tandem/tandem.h>
 #include "td_test.h"
 #include "td_test_rounds.h"
@@ -217,6 +220,41 @@ static void own_completion_races_registration(void)
     printf("     the worker registered first in %u of %d rounds\n", regs.registered, ROUNDS);
 }
 
+/* The writer of owned words is the pools' owner or nobody (ownership.c): it moves with every
+ * td_pool_set_owner_thread, a shutdown clears both and an init gives both to the initialising
+ * thread. A success pushes its runner on the owner's segment inside its window without
+ * testing the owner (async.c, td_runner_succeed_): that relies on this. */
+static int membarrier_expected(void)
+{
+    /* membarrier(MEMBARRIER_CMD_QUERY): bit 3, MEMBARRIER_CMD_PRIVATE_EXPEDITED (8) */
+    const char *off = getenv("TANDEM_NO_MEMBARRIER");
+    long mask = syscall(SYS_membarrier, 0, 0, 0);
+    return !(off && off[0] == '1') && mask > 0 && (mask & 8);
+}
+
+static void writer_follows_the_pools_owner(void)
+{
+    static int other;   /* an identity no thread has */
+    uintptr_t self = td_thread_self(), moved, w0, o0;
+    int barrier = membarrier_expected(), rc;
+    TD_CHECK_EQ(self, td_pool_owner_thread_);
+    TD_CHECK_EQ(barrier ? self : 0, td_main_writer_thread_);
+    td_pool_set_owner_thread((uintptr_t)&other);    /* nothing runs until it is set back */
+    moved = td_main_writer_thread_;
+    td_pool_set_owner_thread(self);
+    TD_CHECK_EQ(barrier ? (uintptr_t)&other : 0, moved);
+    TD_CHECK_EQ(barrier ? self : 0, td_main_writer_thread_);
+    td_runtime_shutdown();
+    w0 = td_main_writer_thread_;
+    o0 = td_pool_owner_thread_;
+    rc = td_runtime_init(NULL);
+    TD_CHECK_EQ(0, w0);
+    TD_CHECK_EQ(0, o0);
+    TD_CHECK_EQ(TD_OK, rc);
+    TD_CHECK_EQ(self, td_pool_owner_thread_);
+    TD_CHECK_EQ(barrier ? self : 0, td_main_writer_thread_);
+}
+
 int main(void)
 {
     if (td_runtime_init(NULL) != TD_OK)
@@ -227,6 +265,7 @@ int main(void)
     TD_RUN(owned_on_main_shared_elsewhere);
     TD_RUN(racing_completers_one_wins);
     TD_RUN(own_completion_races_registration);
+    TD_RUN(writer_follows_the_pools_owner);     /* last: it shuts the runtime down and back up */
     td_runtime_shutdown();
     return TD_TEST_SUMMARY();
 }
