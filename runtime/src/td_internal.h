@@ -20,11 +20,10 @@ extern td_pool td_auto_source_pool;
 /* The completed word: the status, the claim dropped, and TD_WORD_RECORD when a success
  * carries an error record (task.h), which keeps it off the consumption fast path. */
 #define TD_WORD_DONE_(w, st, err)                                                       \
-    (((w) & ~(TD_WORD_STATUS_MASK | TD_WORD_CLAIMED)) | (uint32_t)(st) |                \
-     ((st) == TD_SUCCEEDED && (err) != NULL ? TD_WORD_RECORD : 0u))
-/* The same for the pending word w of a source the main thread owns, read in its window
- * (TD_MAIN_OWNS_BEGIN_): its status is PENDING and it is never claimed (an owned source is a
- * protocol source; the claim is the CAS protocol's), so nothing needs clearing. */
+    TD_WORD_OWNED_DONE_((w) & ~(TD_WORD_STATUS_MASK | TD_WORD_CLAIMED), (st), (err))
+/* The completed word with nothing to clear: the pending word w of a source the main thread
+ * owns, read in its window (TD_MAIN_OWNS_BEGIN_), whose status is PENDING and which is never
+ * claimed (an owned source is a protocol source; the claim is the CAS protocol's). */
 #define TD_WORD_OWNED_DONE_(w, st, err)                                                 \
     ((w) | (uint32_t)(st) | ((st) == TD_SUCCEEDED && (err) != NULL ? TD_WORD_RECORD : 0u))
 /* AWAITED (a single consumer) and SHARED (the shared handle that owns the source) both

@@ -220,10 +220,8 @@ static void own_completion_races_registration(void)
     printf("     the worker registered first in %u of %d rounds\n", regs.registered, ROUNDS);
 }
 
-/* The writer of owned words is the pools' owner or nobody (ownership.c): it moves with every
- * td_pool_set_owner_thread, a shutdown clears both and an init gives both to the initialising
- * thread. A success pushes its runner on the owner's segment inside its window without
- * testing the owner (async.c, td_runner_succeed_): that relies on this. */
+/* 1 when the runtime should have registered membarrier: asked of the kernel and the
+ * environment here, not read off the runtime's own state. */
 static int membarrier_expected(void)
 {
     /* membarrier(MEMBARRIER_CMD_QUERY): bit 3, MEMBARRIER_CMD_PRIVATE_EXPEDITED (8) */
@@ -232,6 +230,10 @@ static int membarrier_expected(void)
     return !(off && off[0] == '1') && mask > 0 && (mask & 8);
 }
 
+/* The writer of owned words is the pools' owner or nobody (ownership.c): it moves with every
+ * td_pool_set_owner_thread, a shutdown clears both and an init gives both to the initialising
+ * thread. A success pushes its runner on the owner's segment inside its window without
+ * testing the owner (async.c, td_runner_succeed_): that relies on this. */
 static void writer_follows_the_pools_owner(void)
 {
     static int other;   /* an identity no thread has */
