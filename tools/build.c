@@ -66,27 +66,6 @@ static const tl_optspec build_spec = {
     build_opts, "Exit: 0 built, 1 a step failed, 2 usage.", 0, 0
 };
 
-/* tandem-player: --shell, $TANDEM_PLAYER, next to this executable, the build folder. */
-static int find_shell(const char *arg, char *out, size_t len)
-{
-    if (arg) return snprintf(out, len, "%s", arg), access(out, X_OK);
-    const char *env = getenv("TANDEM_PLAYER");
-    if (env && *env) return snprintf(out, len, "%s", env), access(out, X_OK);
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0) {
-        self[n] = 0;
-        char *slash = strrchr(self, '/');
-        if (slash) {
-            *slash = 0;
-            snprintf(out, len, "%s/tandem-player", self);
-            if (access(out, X_OK) == 0) return 0;
-        }
-    }
-    snprintf(out, len, "%s/tandem-player", TANDEM_BINARY_DIR);
-    return access(out, X_OK);
-}
-
 static int list_subdirs(const char *root, const char *rel, tl_strlist *out)
 {
     char *dir = tl_join(root, rel);
@@ -190,7 +169,7 @@ int td_verb_build(int argc, char **argv)
     cJSON *desc = NULL;
 
     if (!tl_is_dir(root)) { tl_error(root, "--staging", "not a folder"); goto done; }
-    if (find_shell(shell_arg, shell, sizeof shell)) {
+    if (tl_player_shell(shell_arg, shell, sizeof shell)) {
         tl_error(shell, "--shell", "the player shell (tandem-player) is not there or not executable");
         goto done;
     }

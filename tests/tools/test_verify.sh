@@ -78,6 +78,18 @@ run 1 "not reusable with changed staging" "$H" reusable "$P" "$W/st-new"
 expect "stagingHash" "reuse says why"
 run 1 "verify --staging override" "$T" verify "$P" --staging "$W/st-new"
 expect "staged sources are not the ones this player was built from" "verify with override"
+# The players' shell: reused only while it is the shell a build would copy now ($TANDEM_PLAYER
+# here); a shell rebuilt since makes them stale, and the reason names both.
+Q=$W/shellp; mkdir -p "$Q/jit"
+head -c 3000 /dev/urandom >"$W/shell"; chmod +x "$W/shell"; cp "$W/shell" "$Q/jit/tandem-player"
+run 0 "manifest with a shell" "$H" manifest "$Q/jit" jit "$W/st" "tcc 0.9.27" "" tandem-player
+TANDEM_PLAYER=$W/shell run 0 "reusable with the same shell" "$H" reusable "$Q" "$W/st"
+expect "their shell is this toolchain's" "reuse summary names the shell"
+echo rebuilt >>"$W/shell"
+TANDEM_PLAYER=$W/shell run 1 "not reusable with a rebuilt shell" "$H" reusable "$Q" "$W/st"
+expect "$Q/jit/tandem-player differs from the player shell a build copies now ($W/shell" "stale shell named"
+TANDEM_PLAYER=$W/none run 1 "not reusable without a shell to compare" "$H" reusable "$Q" "$W/st"
+expect "no player shell to compare" "missing shell named"
 run 1 "no manifests" "$T" verify "$W/st"
 expect "no binary-manifest-*.json" "no manifest named"
 run 2 "usage" "$T" verify

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int tl_file_rec_cmp(const void *a, const void *b)
 {
@@ -740,6 +742,60 @@ int tl_players_verify(const char *player_dir, const char *staging_override, tl_r
     return rep->count != before;
 }
 
+int tl_player_shell(const char *arg, char *out, size_t len)
+{
+    if (arg) return snprintf(out, len, "%s", arg), access(out, X_OK);
+    const char *env = getenv("TANDEM_PLAYER");
+    if (env && *env) return snprintf(out, len, "%s", env), access(out, X_OK);
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = 0;
+        char *slash = strrchr(self, '/');
+        if (slash) {
+            *slash = 0;
+            snprintf(out, len, "%s/tandem-player", self);
+            if (access(out, X_OK) == 0) return 0;
+        }
+    }
+#ifdef TANDEM_BINARY_DIR   /* the tandem command's build folder (a test tool has none) */
+    snprintf(out, len, "%s/tandem-player", TANDEM_BINARY_DIR);
+#endif
+    return access(out, X_OK);
+}
+
+/* Each player folder's shell (a manifest folder's tandem-player, as tandem build copies it)
+ * against the one a build would copy now: 0 the same bytes (or no folder has one), else 1
+ * with the reason in why. */
+static int players_shell_current(const char *players_dir, char *why, size_t whylen)
+{
+    tl_strlist dirs = { 0 };
+    char shell[PATH_MAX] = "", have[TL_SHA256_HEX], want[TL_SHA256_HEX] = "";
+    int rc = 0;
+    manifest_dirs(players_dir, &dirs);
+    for (size_t i = 0; i < dirs.n && !rc; i++) {
+        char *copy = tl_join(dirs.v[i], "tandem-player");
+        rc = 1;
+        if (!tl_is_file(copy))
+            rc = 0;
+        else if (!want[0] && tl_player_shell(NULL, shell, sizeof shell))
+            snprintf(why, whylen, "not reusable: no player shell to compare %s with (%s is not executable)", copy,
+                     shell);
+        else if (!want[0] && tl_sha256_file(shell, want, NULL))
+            snprintf(why, whylen, "not reusable: %s: cannot read the player shell", shell);
+        else if (tl_sha256_file(copy, have, NULL))
+            snprintf(why, whylen, "not reusable: %s: cannot read the players' shell", copy);
+        else if (strcmp(have, want))
+            snprintf(why, whylen, "not reusable: %s differs from the player shell a build copies now (%s, rebuilt "
+                                  "since)", copy, shell);
+        else
+            rc = 0;
+        free(copy);
+    }
+    tl_strlist_free(&dirs);
+    return rc;
+}
+
 int tl_players_reusable(const char *players_dir, const char *staging_dir, char *why, size_t whylen)
 {
     char first[1024] = "";
@@ -749,12 +805,17 @@ int tl_players_reusable(const char *players_dir, const char *staging_dir, char *
     tl_err_capture(errbuf, sizeof errbuf, 1);
     int bad = tl_players_verify(players_dir, staging_dir, &rep, &nman);
     tl_err_capture(NULL, 0, 0);
+    char shell_why[PATH_MAX + 256] = "";
+    if (!bad && players_shell_current(players_dir, shell_why, sizeof shell_why))
+        bad = 1;
     if (why && whylen) {
-        if (bad)
+        if (shell_why[0])
+            snprintf(why, whylen, "%s", shell_why);
+        else if (bad)
             snprintf(why, whylen, "not reusable: %s%s%s", first, errbuf[0] ? ": " : "", errbuf);
         else
-            snprintf(why, whylen, "reusable: %d manifest(s) in %s match their binaries and staging %s", nman,
-                     players_dir, staging_dir);
+            snprintf(why, whylen, "reusable: %d manifest(s) in %s match their binaries and staging %s, and their "
+                                  "shell is this toolchain's", nman, players_dir, staging_dir);
     }
     return !bad;
 }

@@ -98,11 +98,18 @@ int tl_manifest_write(const char *player_dir, const char *backend, const char *s
  * Every mismatch goes to rep. 0 clean, 1 mismatches or invalid. nmanifests_out optional. */
 int tl_players_verify(const char *player_dir, const char *staging_override, tl_report *rep, int *nmanifests_out);
 
+/* The player shell (tandem-player) a build copies into its players: `arg` (--shell) when
+ * given, else $TANDEM_PLAYER, else the one next to this executable, else the build folder's.
+ * 0 when it is executable, else -1 (out names the path tried last). */
+int tl_player_shell(const char *arg, char *out, size_t len);
+
 /* The reuse rule: players in players_dir may be reused for the staging in staging_dir
  * only when the staging verifies against its staging.json, its stagingHash equals each
- * manifest's stagingHash (staged sources byte-identical), each manifest is valid and
- * every binary file matches its manifest. Returns 1 reusable, 0 not; why receives the
- * first reason (or a one-line summary when reusable). Prints nothing. */
+ * manifest's stagingHash (staged sources byte-identical), each manifest is valid, every
+ * binary file matches its manifest, and their shell (players_dir/tandem-player) is the one a
+ * build would copy now (tl_player_shell: a shell rebuilt since makes them stale). Returns 1
+ * reusable, 0 not; why receives the first reason (or a one-line summary when reusable).
+ * Prints nothing. */
 int tl_players_reusable(const char *players_dir, const char *staging_dir, char *why, size_t whylen);
 
 #endif
