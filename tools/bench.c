@@ -60,6 +60,10 @@ static const tl_opt bench_opts[] = {
       "first (default: the nearest tandem.json upward, else Tandem's)" },
     { "quick", 0, TL_OPT_FLAG, NULL, 0, 0, "few samples, small N (tests)" },
     { "filter", 0, TL_OPT_STR, "TEXT", 0, 0, "only rows whose name contains TEXT" },
+    { "functions", 0, TL_OPT_INT, "N", 1, 1000, "with --meter instructions: each row's instructions by function\n"
+      "too (self instructions per op under callgrind's names; \"functions\"\n"
+      "in the reports), the first N printed per row and subject; the\n"
+      "JIT's code has no symbols and is one entry" },
     { "timeout", 0, TL_OPT_INT, "SEC", 1, 86400, "player timeout (default 1200)" },
     { "baseline", 0, TL_OPT_STR, "REV", 0, 0, "also measure the project's runtime at git revision REV (of the\n"
       "repository holding the project, or the --staging folder's source) as\n"
@@ -78,7 +82,8 @@ static const tl_optspec bench_spec = {
     "tandem bench", "--suite S --backend aot|jit [--subjects a,b,... | --subject a ...]\n"
     "[--meter time|instructions]\n"
     "[--retention matched|default] [--flow on|off] [--samples N]\n"
-    "[--out FILE] [--work DIR] [--staging DIR] [--quick] [--filter TEXT] [--baseline REV]",
+    "[--out FILE] [--work DIR] [--staging DIR] [--quick] [--filter TEXT] [--baseline REV]\n"
+    "[--functions N]",
     "Run one benchmark suite of the project (Tandem's: primary, builderlifecycle, throughput,\n"
     "whenany, buildercycle; SUITES.md; any suite of tandem.json but its smoke and demo suites)\n"
     "in one player process and write its JSON report.",
@@ -247,6 +252,7 @@ int td_verb_bench(int argc, char **argv)
     filter = tl_opt_str(&o, "filter", filter);
     timeout = tl_opt_str(&o, "timeout", timeout);
     int quick = tl_opt_given(&o, "quick") > 0;
+    int functions = (int)tl_opt_int(&o, "functions", 0);
     const char *baseline_rev = tl_opt_str(&o, "baseline", NULL);
     if (baseline_rev && !tl_opt_given(&o, "subjects") && !tl_opt_given(&o, "subject")) subjects_arg = p.gate_subject;
     long long nsamples = tl_opt_int(&o, "samples", 0);
@@ -283,6 +289,11 @@ int td_verb_bench(int argc, char **argv)
         return 2;
     }
     int icount = !strcmp(meter, "instructions");
+    if (functions && !icount) {
+        fprintf(stderr, "tandem bench: --functions needs --meter instructions\n");
+        tl_project_free(&p);
+        return 2;
+    }
     if (icount && nsamples > 64) {
         fprintf(stderr, "tandem bench: --meter instructions takes at most 64 samples\n");
         tl_project_free(&p);
@@ -343,7 +354,8 @@ int td_verb_bench(int argc, char **argv)
     }
     if (icount) {
         bench_icount_spec sp = { dir, backend, suite, work, out, samples ? samples : quick ? "1" : "2", warmup,
-                                 retention, flow, timeout, filter, quick, bl_module ? bl.name : NULL, bl_module };
+                                 retention, flow, timeout, filter, quick, bl_module ? bl.name : NULL, bl_module,
+                                 functions };
         rc = bench_icount_run(&sp, subjects, nsub);
         if (rc == 0 && bl_module) {
             char sum[4400];

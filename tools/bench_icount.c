@@ -103,6 +103,7 @@ static int ic_run_subject(const bench_icount_spec *sp, const char *subject, cons
     argv[n++] = "--timeout";
     argv[n++] = (char *)sp->timeout;
     if (sp->quick) argv[n++] = "--quick";
+    if (sp->functions > 0) argv[n++] = "--meter-functions";
     if (sp->filter) {
         argv[n++] = "--filter";
         argv[n++] = (char *)sp->filter;
@@ -208,6 +209,38 @@ void bench_icount_print(const cJSON *summary)
            "counts, never subtracted)\n");
 }
 
+void bench_icount_print_functions(const cJSON *summary, int top)
+{
+    const cJSON *subs = cJSON_GetObjectItemCaseSensitive(summary, "subjects");
+    printf("\nby function: instructions per op (self, callgrind's names; the first %d, then the rest)\n", top);
+    const cJSON *row;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(summary, "rows")) {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(row, "name");
+        const cJSON *per = cJSON_GetObjectItemCaseSensitive(row, "subjects"), *s;
+        cJSON_ArrayForEach(s, subs) {
+            const cJSON *m = cJSON_IsString(s) ? cJSON_GetObjectItemCaseSensitive(per, s->valuestring) : NULL;
+            const cJSON *fns = cJSON_IsObject(m) ? cJSON_GetObjectItemCaseSensitive(m, "functions") : NULL;
+            if (!cJSON_IsArray(fns)) continue;
+            printf("%s | %s: %.2f\n", cJSON_IsString(n) ? n->valuestring : "?", s->valuestring, ic_num(m, "irPerOp"));
+            int i = 0, rest_n = 0;
+            double rest = 0;
+            const cJSON *f;
+            cJSON_ArrayForEach(f, fns) {
+                const cJSON *fn = cJSON_GetObjectItemCaseSensitive(f, "function");
+                const cJSON *ob = cJSON_GetObjectItemCaseSensitive(f, "object");
+                if (i++ < top)
+                    printf("  %10.2f  %s (%s)\n", ic_num(f, "irPerOp"), cJSON_IsString(fn) ? fn->valuestring : "?",
+                           cJSON_IsString(ob) ? ob->valuestring : "?");
+                else {
+                    rest += ic_num(f, "irPerOp");
+                    rest_n++;
+                }
+            }
+            if (rest_n) printf("  %10.2f  (%d more)\n", rest, rest_n);
+        }
+    }
+}
+
 int bench_icount_run(const bench_icount_spec *sp, char **subjects, int nsub)
 {
     char dir[4200], summary_path[4300];
@@ -228,6 +261,7 @@ int bench_icount_run(const bench_icount_spec *sp, char **subjects, int nsub)
     }
     cJSON *summary = ic_summary(sp, subjects, nsub, docs);
     bench_icount_print(summary);
+    if (sp->functions > 0) bench_icount_print_functions(summary, sp->functions);
     char *text = cJSON_Print(summary);
     cJSON_Delete(summary);
     if (!text || tl_mkdirs_parent(summary_path) || tl_write_atomic(summary_path, text, strlen(text), 0644)) {

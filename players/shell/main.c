@@ -664,6 +664,8 @@ static const tl_opt player_opts[] = {
       "--collect-atstart=no --dump-instr=yes --dump-line=no --compress-pos=no\n"
       "--compress-strings=no --callgrind-out-file=F, one subject, at most 64 samples" },
     { "meter-out", 0, TL_OPT_PATH, "F", 0, 0, "bench: the callgrind output file F given to valgrind" },
+    { "meter-functions", 0, TL_OPT_FLAG, NULL, 0, 0, "bench, --meter instructions: each row's instructions by function\n"
+      "too (\"functions\" in the row's \"instructions\")" },
     { "subjects", 0, TL_OPT_FLAG, NULL, 0, 0, "load, list subjects and their suites, exit" },
     { NULL, 0, 0, NULL, 0, 0, NULL }
 };
@@ -727,6 +729,7 @@ int main(int argc, char **argv)
     S.meter_out = tl_opt_str(&o, "meter-out", S.meter_out);
     const char *retention = tl_opt_str(&o, "retention", NULL), *flow = tl_opt_str(&o, "flow", NULL);
     const char *meter = tl_opt_str(&o, "meter", NULL);
+    int by_function = tl_opt_given(&o, "meter-functions") > 0;
     tl_opt_free(&o);
     if (retention) {
         if (strcmp(retention, "matched") && strcmp(retention, "default")) {
@@ -760,6 +763,11 @@ int main(int argc, char **argv)
     if (S.warmup < 0) S.warmup = is_smoke ? 0 : 1;
     if (S.samples < 1) S.samples = 1;
     int icount = S.meter && !strcmp(S.meter, "instructions");
+    if (by_function && !icount) {
+        fprintf(stderr, "tandem-player: --meter-functions needs --meter instructions\n");
+        return 2;
+    }
+    pl_meter_by_function(by_function);
     if (icount) {
         char merr[512];
         if (is_smoke || npaths != 1 || S.samples > PL_METER_MAX_SAMPLES) {

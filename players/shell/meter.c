@@ -19,6 +19,10 @@
  *   indirect  the FF /2, FF /3 ones
  * Instructions in the shell executable itself (the host callbacks and the counting
  * allocator's relaxed atomic adds) are counted apart as the harness's.
+ * With --meter-functions (pl_meter_by_function) each row's instructions are also summed per
+ * function, under the name callgrind gives it (the `fn=` of the dump: a symbol of the AOT
+ * module, the shell or a library); tcc's in-memory code has no symbols, so the JIT's code is
+ * one entry, PL_METER_UNSYMBOLIZED.
  * Without valgrind headers at build time the meter reports itself unavailable.
  */
 #ifndef _GNU_SOURCE
@@ -61,6 +65,8 @@ static struct {
     char prefix[PATH_MAX];
     pl_icount *rows;
     size_t nrows;
+    int by_function;      /* --meter-functions */
+    pl_fn_list *row_fns;  /* per row (parallel to rows): instructions by function */
     /* object name -> load bias cache */
     struct { char *name; uintptr_t bias; int ok; } obj[64];
     int nobj;
@@ -70,6 +76,45 @@ static struct {
 } M;
 
 int pl_meter_available(void) { return PL_HAVE; }
+
+/* ---- instructions by function ------------------------------------------------------------ */
+
+/* The entry of (object, function) in l, added with 0 instructions when missing; -1 out of
+ * memory. Linear: a row runs a few dozen functions, and a dump names each function once. */
+static long fn_find_or_add(pl_fn_list *l, const char *object, const char *function)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (!strcmp(l->v[i].function, function) && !strcmp(l->v[i].object, object)) return (long)i;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 32;
+        pl_fn_cost *v = realloc(l->v, cap * sizeof *v);
+        if (!v) return -1;
+        l->v = v;
+        l->cap = cap;
+    }
+    pl_fn_cost *e = &l->v[l->n];
+    e->object = strdup(object);
+    e->function = strdup(function);
+    e->ir = 0;
+    if (!e->object || !e->function) {
+        free(e->object);
+        free(e->function);
+        return -1;
+    }
+    return (long)l->n++;
+}
+
+static void fn_list_free(pl_fn_list *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        free(l->v[i].object);
+        free(l->v[i].function);
+    }
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
+void pl_meter_by_function(int on) { M.by_function = on; }
 
 int pl_meter_start(const char *prefix, char *err, size_t len)
 {
@@ -130,6 +175,10 @@ static pl_icount *row_slot(size_t row)
         if (!p) abort();
         memset(p + M.nrows, 0, (n - M.nrows) * sizeof *p);
         M.rows = p;
+        pl_fn_list *f = realloc(M.row_fns, n * sizeof *f);
+        if (!f) abort();
+        memset(f + M.nrows, 0, (n - M.nrows) * sizeof *f);
+        M.row_fns = f;
         M.nrows = n;
     }
     return &M.rows[row];
@@ -257,6 +306,8 @@ static int read_dump(const char *path, char *err, size_t len)
     int have_summary = 0;
     pl_icount acc;
     memset(&acc, 0, sizeof acc);
+    pl_fn_list fns = { NULL, 0, 0 };   /* this dump's instructions by function (--meter-functions) */
+    long fn = -1;                      /* the entry of the current `fn=`, -1 none yet */
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = 0;
         if (skip_next) { /* the inclusive cost line of a call: not self cost */
@@ -283,7 +334,17 @@ static int read_dump(const char *path, char *err, size_t len)
             summary = strtoull(strchr(line, ':') + 1, NULL, 10);
             have_summary = 1;
         } else if (!strncmp(line, "ob=", 3)) snprintf(obj, sizeof obj, "%s", line + 3);
-        else if (!strncmp(line, "calls=", 6)) skip_next = 1;
+        else if (!strncmp(line, "fn=", 3) && M.by_function) {
+            /* the object as its file name; code without one (the JIT's) is one entry */
+            int anon = !strcmp(obj, "???");
+            const char *base = strrchr(obj, '/') ? strrchr(obj, '/') + 1 : obj;
+            fn = fn_find_or_add(&fns, anon ? "(anonymous)" : base, anon ? PL_METER_UNSYMBOLIZED : line + 3);
+            if (fn < 0) {
+                snprintf(err, len, "%s: out of memory summing instructions by function", path);
+                rc = -1;
+                break;
+            }
+        } else if (!strncmp(line, "calls=", 6)) skip_next = 1;
         else if (!strncmp(line, "0x", 2)) {
             char *p = line, *end;
             uintptr_t addr = (uintptr_t)strtoull(p, &end, 16);
@@ -299,6 +360,14 @@ static int read_dump(const char *path, char *err, size_t len)
                 break;
             }
             ir += n;
+            if (M.by_function) {
+                if (fn < 0 && (fn = fn_find_or_add(&fns, "(none)", "(cost before any fn=)")) < 0) {
+                    snprintf(err, len, "%s: out of memory summing instructions by function", path);
+                    rc = -1;
+                    break;
+                }
+                fns.v[fn].ir += n;
+            }
             uintptr_t bias;
             int shell = 0;
             if (object_bias(obj, &bias, &shell) || !readable(addr + bias, 16)) {
@@ -316,17 +385,30 @@ static int read_dump(const char *path, char *err, size_t len)
         }
     }
     fclose(f);
-    if (rc < 0) return -1;
-    if (pid != (long)getpid()) return 0;
-    if (!have_label) return 0; /* not a row dump (e.g. a dump requested by someone else) */
+    if (rc < 0 || pid != (long)getpid() || !have_label) { /* not ours: another pid, or not a row dump */
+        fn_list_free(&fns);
+        return rc < 0 ? -1 : 0;
+    }
     if (have_summary && summary != ir) {
         snprintf(err, len, "%s: self costs add up to %" PRIu64 ", the dump's summary says %" PRIu64, path, ir, summary);
+        fn_list_free(&fns);
         return -1;
     }
     if (row >= M.nrows || !M.rows[row].requested || sample < 0 || sample >= PL_METER_MAX_SAMPLES) {
         snprintf(err, len, "%s: dump label row %zu sample %d was never requested", path, row, sample);
+        fn_list_free(&fns);
         return -1;
     }
+    for (size_t i = 0; i < fns.n; i++) {
+        long k = fn_find_or_add(&M.row_fns[row], fns.v[i].object, fns.v[i].function);
+        if (k < 0) {
+            snprintf(err, len, "%s: out of memory summing instructions by function", path);
+            fn_list_free(&fns);
+            return -1;
+        }
+        M.row_fns[row].v[k].ir += fns.v[i].ir;
+    }
+    fn_list_free(&fns);
     pl_icount *c = &M.rows[row];
     c->ir += ir;
     c->locked += acc.locked;
@@ -378,6 +460,31 @@ const pl_icount *pl_meter_row_counts(size_t row)
 
 static double per(uint64_t v, uint64_t ops) { return ops ? (double)v / (double)ops : 0; }
 
+static int fn_by_ir_desc(const void *a, const void *b)
+{
+    const pl_fn_cost *x = a, *y = b;
+    if (x->ir != y->ir) return x->ir < y->ir ? 1 : -1;
+    int c = strcmp(x->object, y->object);
+    return c ? c : strcmp(x->function, y->function);
+}
+
+/* "functions": every function the row's segments ran instructions of, most first (ties by
+ * object and name: the order is deterministic); their "ir" add up to the row's. A function
+ * a dump names with no instruction of its own (a caller still on the stack) is left out. */
+static void fn_json(cJSON *m, pl_fn_list *l, uint64_t ops)
+{
+    qsort(l->v, l->n, sizeof *l->v, fn_by_ir_desc);
+    cJSON *a = cJSON_AddArrayToObject(m, "functions");
+    for (size_t i = 0; i < l->n && l->v[i].ir; i++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "function", l->v[i].function);
+        cJSON_AddStringToObject(e, "object", l->v[i].object);
+        cJSON_AddNumberToObject(e, "ir", (double)l->v[i].ir);
+        cJSON_AddNumberToObject(e, "irPerOp", per(l->v[i].ir, ops));
+        cJSON_AddItemToArray(a, e);
+    }
+}
+
 void pl_meter_row_json(cJSON *o, size_t row, uint64_t ops, int samples)
 {
     const pl_icount *c = pl_meter_row_counts(row);
@@ -401,6 +508,7 @@ void pl_meter_row_json(cJSON *o, size_t row, uint64_t ops, int samples)
     cJSON *a = cJSON_AddArrayToObject(m, "irSamples");
     for (int i = 0; i < samples && i < PL_METER_MAX_SAMPLES; i++)
         cJSON_AddItemToArray(a, cJSON_CreateNumber((double)c->ir_sample[i]));
+    if (M.by_function) fn_json(m, &M.row_fns[row], ops);
 }
 
 void pl_meter_report_json(cJSON *root)

@@ -19,7 +19,22 @@ typedef struct pl_icount {
     int requested, dumps;     /* row dumps asked for and read back */
 } pl_icount;
 
+/* A row's instructions by function (--meter-functions): callgrind's name of the function and
+ * the file name of its object. */
+typedef struct pl_fn_cost {
+    char *object, *function;
+    uint64_t ir;
+} pl_fn_cost;
+typedef struct pl_fn_list {
+    pl_fn_cost *v;
+    size_t n, cap;
+} pl_fn_list;
+/* The one entry of code without symbols (tcc's in-memory code). */
+#define PL_METER_UNSYMBOLIZED "(code without symbols: the JIT's)"
+
 int pl_meter_available(void);
+/* --meter-functions: sum each row's instructions by function too (before the run). */
+void pl_meter_by_function(int on);
 /* --meter instructions: checks valgrind; prefix = valgrind's --callgrind-out-file. */
 int pl_meter_start(const char *prefix, char *err, size_t len);
 int pl_meter_enabled(void);
@@ -35,7 +50,8 @@ void pl_meter_row(size_t row, int sample, int32_t slot, uint64_t segments);
 int pl_meter_collect(char *err, size_t len);
 /* A row's counts, or NULL when the row was never metered. */
 const pl_icount *pl_meter_row_counts(size_t row);
-/* The report: a row's "instructions" object; the report's "meter" object. */
+/* The report: a row's "instructions" object (with --meter-functions its "functions"); the
+ * report's "meter" object. */
 struct cJSON;
 void pl_meter_row_json(struct cJSON *o, size_t row, uint64_t ops, int samples);
 void pl_meter_report_json(struct cJSON *root);

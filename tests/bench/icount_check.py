@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""icount_check.py RUN1 RUN2: two instruction summaries of the same build must agree.
+"""icount_check.py RUN1 RUN2 [BACKEND]: two instruction summaries of the same build must agree.
 
 Fails (exit 1, naming the row and subject) when a row or subject is missing from either,
 a count differs by more than 0.1%, an instruction could not be decoded, the meter's own
 per-segment cost differs between subjects, or a row's count is not above what its
 segments alone cost (the meter measured nothing but itself).
+RUN1 has no breakdown by function and RUN2 has one (--functions) for every row and subject:
+entries with instructions, most first, adding up to the row's count exactly; on AOT the
+subject's own module has named functions, on JIT its code is the one unsymbolized entry.
 """
 import json, sys
 
@@ -27,11 +30,33 @@ def load(path):
     return d
 
 
+UNSYMBOLIZED = "(code without symbols: the JIT's)"
+
+
+def check_functions(name, s, m, backend):
+    fns = m.get("functions")
+    if not isinstance(fns, list) or not fns:
+        fail("%s / %s: no breakdown by function with --functions" % (name, s))
+    irs = [f.get("ir") for f in fns]
+    if any(not isinstance(x, (int, float)) or x <= 0 for x in irs):
+        fail("%s / %s: a function without instructions in the breakdown: %s" % (name, s, fns))
+    if irs != sorted(irs, reverse=True):
+        fail("%s / %s: the breakdown is not most-first" % (name, s))
+    if sum(irs) != m["ir"]:
+        fail("%s / %s: the functions add up to %d, the row counts %d" % (name, s, sum(irs), m["ir"]))
+    own = [f for f in fns if f.get("object") == s + ".so"]
+    if backend == "aot" and not any(not f["function"].startswith("0x") for f in own):
+        fail("%s / %s: no named function of %s.so in the breakdown: %s" % (name, s, s, fns))
+    if backend == "jit" and not any(f.get("function") == UNSYMBOLIZED for f in fns):
+        fail("%s / %s: the JIT's code is not the unsymbolized entry: %s" % (name, s, fns))
+
+
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         print(__doc__)
         sys.exit(2)
     a, b = load(sys.argv[1]), load(sys.argv[2])
+    backend = sys.argv[3] if len(sys.argv) == 4 else None
     if a["subjects"] != b["subjects"] or len(a["subjects"]) < 2:
         fail("subjects differ or fewer than two: %s / %s" % (a["subjects"], b["subjects"]))
     rows_a = {r["name"]: r for r in a["rows"]}
@@ -61,6 +86,10 @@ def main():
                 x, y = ma[k], mb[k]
                 if abs(x - y) > 0.001 * max(x, y):
                     fail("%s / %s: %s %s vs %s (more than 0.1%% apart)" % (name, s, k, x, y))
+            if "functions" in ma:
+                fail("%s / %s: a breakdown by function in the run without --functions" % (name, s))
+            if backend:
+                check_functions(name, s, mb, backend)
             if ma["undecoded"] or mb["undecoded"]:
                 fail("%s / %s: %d instructions not decoded" % (name, s, ma["undecoded"]))
             if name != cal and ma["ir"] <= ma["segments"] * per_seg[s]:

@@ -310,7 +310,7 @@ void att_stage_instructions(att *a)
             const char *bmod = a->bl ? td_baseline_module(a->bl, a->backends[b]) : NULL;
             bench_icount_spec sp = { a->players[b], a->backends[b], a->gated[s], a->dir, NULL,
                                      "1", "1", "matched", "off", "1200", NULL, a->quick,
-                                     bmod ? a->bl->name : NULL, bmod };
+                                     bmod ? a->bl->name : NULL, bmod, 0 };
             char outp[PATH_MAX];
             snprintf(outp, sizeof outp, "%s/%s-%s-instructions.json", a->instr_dir, a->gated[s], a->backends[b]);
             sp.out = outp;
