@@ -82,6 +82,13 @@ typedef struct td_backend_module {
     uint64_t compile_ns;               /* JIT: compile+relocate; AOT: dlopen time */
 } td_backend_module;
 
+/* A function of a loaded module's code: its name and where it is (td_backend.functions). */
+typedef struct td_backend_function {
+    char *name;
+    uintptr_t addr;
+    size_t size;
+} td_backend_function;
+
 typedef struct td_backend {
     const char *name;                  /* "aot" | "jit" */
     /* e.g. "Debian clang version 14.0.6" / "tcc 0.9.27 (libtcc)". */
@@ -94,7 +101,15 @@ typedef struct td_backend {
     int (*load)(const char *path, const td_backend_options *o, td_backend_module *m,
                 char *err, size_t errlen);
     void (*unload)(td_backend_module *m);
+    /* The functions of a loaded module's code (path and o as given to load), for the
+     * instruction meter where callgrind sees no symbols: JIT. NULL where the module's own
+     * symbols name them (AOT). 0 with *out (sorted by address, td_backend_functions_free)
+     * and *n, or -1 with err. */
+    int (*functions)(const td_backend_module *m, const char *path, const td_backend_options *o,
+                     td_backend_function **out, size_t *n, char *err, size_t errlen);
 } td_backend;
+
+void td_backend_functions_free(td_backend_function *v, size_t n);
 
 extern const td_backend td_backend_aot;
 extern const td_backend td_backend_jit;

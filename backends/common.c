@@ -29,6 +29,12 @@ uint64_t td_backend_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+void td_backend_functions_free(td_backend_function *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) free(v[i].name);
+    free(v);
+}
+
 const td_backend *td_backend_find(const char *name)
 {
     if (!name) return NULL;

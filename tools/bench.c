@@ -61,9 +61,9 @@ static const tl_opt bench_opts[] = {
     { "quick", 0, TL_OPT_FLAG, NULL, 0, 0, "few samples, small N (tests)" },
     { "filter", 0, TL_OPT_STR, "TEXT", 0, 0, "only rows whose name contains TEXT" },
     { "functions", 0, TL_OPT_INT, "N", 1, 1000, "with --meter instructions: each row's instructions by function\n"
-      "too (self instructions per op under callgrind's names; \"functions\"\n"
-      "in the reports), the first N printed per row and subject; the\n"
-      "JIT's code has no symbols and is one entry" },
+      "too (self instructions per op: AOT under callgrind's names, JIT\n"
+      "under the TU's own, placed from a tcc object of it; \"functions\" in\n"
+      "the reports), the first N printed per row and subject" },
     { "timeout", 0, TL_OPT_INT, "SEC", 1, 86400, "player timeout (default 1200)" },
     { "baseline", 0, TL_OPT_STR, "REV", 0, 0, "also measure the project's runtime at git revision REV (of the\n"
       "repository holding the project, or the --staging folder's source) as\n"

@@ -302,5 +302,5 @@ static void aot_unload(td_backend_module *m)
 }
 
 const td_backend td_backend_aot = {
-    "aot", aot_identity, aot_flags, aot_build, aot_load, aot_unload,
+    "aot", aot_identity, aot_flags, aot_build, aot_load, aot_unload, NULL,
 };

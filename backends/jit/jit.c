@@ -16,9 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include <libtcc.h>
 
 #include "backend.h"
+#include "jit_functions.h"
 
 #ifndef TD_TCC_LIB_PATH
 #define TD_TCC_LIB_PATH "/usr/lib/x86_64-linux-gnu/tcc"
@@ -46,13 +49,15 @@ static const char *jit_lib_path(void)
     return env && *env ? env : TD_TCC_LIB_PATH;
 }
 
-static TCCState *jit_new_state(const char *root, const td_backend_options *o, jit_errors *errs)
+/* A state compiling to `output` (TCC_OUTPUT_MEMORY, or TCC_OUTPUT_OBJ for jit_functions:
+ * the same includes and defines, so the same code; the host symbols only where it links). */
+static TCCState *jit_new_state(const char *root, const td_backend_options *o, jit_errors *errs, int output)
 {
     TCCState *s = tcc_new();
     if (!s) return NULL;
     tcc_set_lib_path(s, jit_lib_path());
     tcc_set_error_func(s, errs, jit_on_error);
-    tcc_set_output_type(s, TCC_OUTPUT_MEMORY);
+    tcc_set_output_type(s, output);
     tcc_define_symbol(s, "NDEBUG", "1");
     if (root) {
         char *dirs[8];
@@ -69,7 +74,7 @@ static TCCState *jit_new_state(const char *root, const td_backend_options *o, ji
         snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - *d) : (int)strlen(*d), *d);
         tcc_define_symbol(s, name, eq ? eq + 1 : "1");
     }
-    for (const td_backend_symbol *y = o ? o->symbols : NULL; y && y->name; y++)
+    for (const td_backend_symbol *y = o && output == TCC_OUTPUT_MEMORY ? o->symbols : NULL; y && y->name; y++)
         tcc_add_symbol(s, y->name, y->addr);
     return s;
 }
@@ -80,7 +85,7 @@ static const char *jit_identity(void)
     if (id[0]) return id;
     /* Ask the compiler itself: __TINYC__ is its version as an integer (927 = 0.9.27). */
     jit_errors errs = { 0 };
-    TCCState *s = jit_new_state(NULL, NULL, &errs);
+    TCCState *s = jit_new_state(NULL, NULL, &errs, TCC_OUTPUT_MEMORY);
     int v = 0;
     if (s && tcc_compile_string(s, "int td_jit_version = __TINYC__;") == 0 &&
         tcc_relocate(s, TCC_RELOCATE_AUTO) >= 0) {
@@ -99,10 +104,11 @@ static const char *jit_flags(void)
 }
 
 /* Compile + relocate; on success *out is the live state and *entry the entry table. */
-static int jit_compile(const char *tu, const td_backend_options *o, TCCState **out,
-                       const td_player_module **entry, uint64_t *ns, char *err, size_t errlen)
+/* The TU's absolute path and its source root (o->root, else the TU's folder). 0, or -1
+ * with err. */
+static int jit_paths(const char *tu, const td_backend_options *o, char *root, char *tuabs, char *err,
+                     size_t errlen)
 {
-    char root[PATH_MAX], tuabs[PATH_MAX];
     const char *r = o && o->root ? o->root : NULL;
     if (errlen) err[0] = 0;
     if (!realpath(tu, tuabs)) {
@@ -110,16 +116,23 @@ static int jit_compile(const char *tu, const td_backend_options *o, TCCState **o
         return -1;
     }
     if (!r) {
-        /* Default root: the TU's folder. */
-        snprintf(root, sizeof root, "%s", tuabs);
+        snprintf(root, PATH_MAX, "%s", tuabs);
         *strrchr(root, '/') = 0;
     } else if (!realpath(r, root)) {
         snprintf(err, errlen, "jit: no source root %s", r);
         return -1;
     }
+    return 0;
+}
+
+static int jit_compile(const char *tu, const td_backend_options *o, TCCState **out,
+                       const td_player_module **entry, uint64_t *ns, char *err, size_t errlen)
+{
+    char root[PATH_MAX], tuabs[PATH_MAX];
+    if (jit_paths(tu, o, root, tuabs, err, errlen)) return -1;
     jit_errors errs = { err, errlen, 0, 0 };
     uint64_t t0 = td_backend_now_ns();
-    TCCState *s = jit_new_state(root, o, &errs);
+    TCCState *s = jit_new_state(root, o, &errs, TCC_OUTPUT_MEMORY);
     if (!s) {
         snprintf(err, errlen, "jit: tcc_new failed");
         return -1;
@@ -198,6 +211,42 @@ static void jit_unload(td_backend_module *m)
     m->entry = NULL;
 }
 
+/* The loaded code's functions (td_backend.functions): the TU compiled again, with the same
+ * includes and defines, to an ELF object in a temporary file, whose symbol table places
+ * every function, static ones too, in its code section (backends/jit/jit_functions.c); the
+ * live state's global functions (tcc_get_symbol) give where that section is in memory. */
+static int jit_functions(const td_backend_module *m, const char *path, const td_backend_options *o,
+                         td_backend_function **out, size_t *n, char *err, size_t errlen)
+{
+    char root[PATH_MAX], tuabs[PATH_MAX], obj[PATH_MAX];
+    const char *tmp = getenv("TMPDIR");
+    *out = NULL;
+    *n = 0;
+    if (!m || !m->handle) {
+        snprintf(err, errlen, "jit: no loaded module");
+        return -1;
+    }
+    if (jit_paths(path, o, root, tuabs, err, errlen)) return -1;
+    snprintf(obj, sizeof obj, "%s/tandem-jit-functions-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    int fd = mkstemp(obj);
+    if (fd < 0) {
+        snprintf(err, errlen, "jit: %s: cannot create a temporary object file", obj);
+        return -1;
+    }
+    close(fd);
+    jit_errors errs = { err, errlen, 0, 0 };
+    TCCState *s = jit_new_state(root, o, &errs, TCC_OUTPUT_OBJ);
+    int rc = s && tcc_add_file(s, tuabs) == 0 && errs.count == 0 && tcc_output_file(s, obj) == 0 ? 0 : -1;
+    if (s) tcc_delete(s);
+    if (rc) {
+        size_t l = strlen(err);
+        snprintf(err + l, errlen - l, "%sjit: tcc could not compile %s to an object", l ? "\n" : "", tuabs);
+    } else
+        rc = td_jit_object_functions(obj, m->handle, out, n, err, errlen);
+    unlink(obj);
+    return rc;
+}
+
 const td_backend td_backend_jit = {
-    "jit", jit_identity, jit_flags, jit_build, jit_load, jit_unload,
+    "jit", jit_identity, jit_flags, jit_build, jit_load, jit_unload, jit_functions,
 };

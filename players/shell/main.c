@@ -819,6 +819,20 @@ int main(int argc, char **argv)
         fprintf(stderr, "tandem-player: loaded %s subject '%s' (%s) in %.3f ms\n", S.backend_name,
                 s->mod.entry->subject, s->mod.entry->compiler, s->mod.compile_ns / 1e6);
     }
+    /* --meter-functions: the loaded code's functions where callgrind sees no symbols (JIT) */
+    td_backend_function *code_fns = NULL;
+    size_t ncode_fns = 0;
+    if (by_function && S.backend->functions && S.nsubjects == 1) {
+        char err[4096];
+        if (S.backend->functions(&S.subjects[0].mod, S.subjects[0].path, &opt, &code_fns, &ncode_fns, err,
+                                 sizeof err)) {
+            fprintf(stderr, "tandem-player: --meter-functions: cannot list the functions of %s:\n%s\n",
+                    S.subjects[0].path, err);
+            return result("error", 3);
+        }
+        pl_meter_code_functions(code_fns, ncode_fns, "jit");
+        fprintf(stderr, "tandem-player: --meter-functions: %zu functions in the %s code\n", ncode_fns, S.backend_name);
+    }
     if (list_only) {
         for (int i = 0; i < S.nsubjects; i++) {
             const td_player_module *e = S.subjects[i].mod.entry;
@@ -904,6 +918,8 @@ int main(int argc, char **argv)
             return result("error", 1);
         }
     }
+    pl_meter_code_functions(NULL, 0, NULL);
+    td_backend_functions_free(code_fns, ncode_fns);
     int passed = 0;
     if (write_report(is_smoke || S.ncases > 0, &passed)) return result("error", 1);
     for (int i = 0; i < S.nsubjects; i++) S.backend->unload(&S.subjects[i].mod);

@@ -21,8 +21,9 @@
  * allocator's relaxed atomic adds) are counted apart as the harness's.
  * With --meter-functions (pl_meter_by_function) each row's instructions are also summed per
  * function, under the name callgrind gives it (the `fn=` of the dump: a symbol of the AOT
- * module, the shell or a library); tcc's in-memory code has no symbols, so the JIT's code is
- * one entry, PL_METER_UNSYMBOLIZED.
+ * module, the shell or a library). Code callgrind sees without symbols (tcc's, in memory) is
+ * named by address from the functions the backend lists (pl_meter_code_functions), and what
+ * none of them holds is one entry, PL_METER_UNSYMBOLIZED.
  * Without valgrind headers at build time the meter reports itself unavailable.
  */
 #ifndef _GNU_SOURCE
@@ -39,6 +40,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "backend.h"
 #include "meter.h"
 
 #if defined(TD_HAVE_CALLGRIND) && TD_HAVE_CALLGRIND
@@ -67,6 +69,9 @@ static struct {
     size_t nrows;
     int by_function;      /* --meter-functions */
     pl_fn_list *row_fns;  /* per row (parallel to rows): instructions by function */
+    const td_backend_function *code_fns;   /* code without symbols: its functions by address */
+    size_t ncode_fns;
+    const char *code_object;
     /* object name -> load bias cache */
     struct { char *name; uintptr_t bias; int ok; } obj[64];
     int nobj;
@@ -115,6 +120,27 @@ static void fn_list_free(pl_fn_list *l)
 }
 
 void pl_meter_by_function(int on) { M.by_function = on; }
+
+void pl_meter_code_functions(const td_backend_function *v, size_t n, const char *object)
+{
+    M.code_fns = v;
+    M.ncode_fns = n;
+    M.code_object = object;
+}
+
+/* The listed function holding addr, or NULL. */
+static const td_backend_function *code_function_at(uintptr_t addr)
+{
+    size_t lo = 0, hi = M.ncode_fns;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const td_backend_function *f = &M.code_fns[mid];
+        if (addr < f->addr) hi = mid;
+        else if (addr >= f->addr + f->size) lo = mid + 1;
+        else return f;
+    }
+    return NULL;
+}
 
 int pl_meter_start(const char *prefix, char *err, size_t len)
 {
@@ -307,7 +333,9 @@ static int read_dump(const char *path, char *err, size_t len)
     pl_icount acc;
     memset(&acc, 0, sizeof acc);
     pl_fn_list fns = { NULL, 0, 0 };   /* this dump's instructions by function (--meter-functions) */
-    long fn = -1;                      /* the entry of the current `fn=`, -1 none yet */
+    long fn = -1;                      /* the entry of the current `fn=`, -1 none yet, -2 by address */
+    const td_backend_function *code_fn = NULL;  /* by address: the last function found, */
+    long code_entry = -1;                       /* and its entry */
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = 0;
         if (skip_next) { /* the inclusive cost line of a call: not self cost */
@@ -338,8 +366,9 @@ static int read_dump(const char *path, char *err, size_t len)
             /* the object as its file name; code without one (the JIT's) is one entry */
             int anon = !strcmp(obj, "???");
             const char *base = strrchr(obj, '/') ? strrchr(obj, '/') + 1 : obj;
-            fn = fn_find_or_add(&fns, anon ? "(anonymous)" : base, anon ? PL_METER_UNSYMBOLIZED : line + 3);
-            if (fn < 0) {
+            if (anon && M.ncode_fns) fn = -2;
+            else fn = fn_find_or_add(&fns, anon ? "(anonymous)" : base, anon ? PL_METER_UNSYMBOLIZED : line + 3);
+            if (fn == -1) {
                 snprintf(err, len, "%s: out of memory summing instructions by function", path);
                 rc = -1;
                 break;
@@ -361,12 +390,23 @@ static int read_dump(const char *path, char *err, size_t len)
             }
             ir += n;
             if (M.by_function) {
-                if (fn < 0 && (fn = fn_find_or_add(&fns, "(none)", "(cost before any fn=)")) < 0) {
+                long e = fn;
+                if (e == -2) {   /* code without symbols: the listed function holding the address */
+                    if (!code_fn || addr < code_fn->addr || addr >= code_fn->addr + code_fn->size) {
+                        code_fn = code_function_at(addr);
+                        code_entry = code_fn ? fn_find_or_add(&fns, M.code_object, code_fn->name)
+                                             : fn_find_or_add(&fns, "(anonymous)", PL_METER_UNSYMBOLIZED);
+                        if (code_entry < 0) code_fn = NULL;
+                    }
+                    e = code_entry;
+                } else if (e == -1)
+                    e = fn = fn_find_or_add(&fns, "(none)", "(cost before any fn=)");
+                if (e < 0) {
                     snprintf(err, len, "%s: out of memory summing instructions by function", path);
                     rc = -1;
                     break;
                 }
-                fns.v[fn].ir += n;
+                fns.v[e].ir += n;
             }
             uintptr_t bias;
             int shell = 0;

@@ -29,12 +29,17 @@ typedef struct pl_fn_list {
     pl_fn_cost *v;
     size_t n, cap;
 } pl_fn_list;
-/* The one entry of code without symbols (tcc's in-memory code). */
-#define PL_METER_UNSYMBOLIZED "(code without symbols: the JIT's)"
+/* The one entry of code without symbols that no listed function holds (under tcc: the stubs
+ * through which its in-memory code calls global functions, one jump each). */
+#define PL_METER_UNSYMBOLIZED "(code without symbols)"
 
 int pl_meter_available(void);
 /* --meter-functions: sum each row's instructions by function too (before the run). */
 void pl_meter_by_function(int on);
+/* The functions of the code callgrind sees without symbols (the JIT's: td_backend.functions),
+ * sorted by address, named under `object`; held by the caller until pl_meter_collect. */
+struct td_backend_function;
+void pl_meter_code_functions(const struct td_backend_function *v, size_t n, const char *object);
 /* --meter instructions: checks valgrind; prefix = valgrind's --callgrind-out-file. */
 int pl_meter_start(const char *prefix, char *err, size_t len);
 int pl_meter_enabled(void);

@@ -24,6 +24,8 @@
 
 #include <cjson/cJSON.h>
 
+#include <libtcc.h>
+
 #include "backend.h"
 #include "td_subject.h"
 
@@ -383,6 +385,42 @@ static void test_jit_error(void)
     CHECK(rc != 0 && strstr(err, "players/subjects/broken/broken.c:3:"), "aot error '%s'", err);
 }
 
+/* td_backend_jit.functions on a loaded TU: every function, static ones too, sorted and apart,
+ * each where the loaded code has it (a global where libtcc says, the entry table's run_suite
+ * the start of one); refused
+ * for a TU that is not there and for no module. */
+static void check_jit_functions(const td_backend_module *m, const char *tu, const td_backend_options *o)
+{
+    td_backend_function *v = NULL;
+    size_t n = 0;
+    char err[4096] = "";
+    int rc = td_backend_jit.functions(m, tu, o, &v, &n, err, sizeof err);
+    CHECK(rc == 0 && n >= 4, "functions: rc %d, %zu functions: %s", rc, n, err);
+    int have_static = 0, have_global = 0, have_entry = 0;
+    for (size_t i = 0; i < n; i++) {
+        CHECK(v[i].size > 0, "%s: size 0", v[i].name);
+        if (i + 1 < n) CHECK(v[i].addr + v[i].size <= v[i + 1].addr, "%s overlaps %s", v[i].name, v[i + 1].name);
+        have_static |= !strcmp(v[i].name, "check_case_value");
+        have_global |= !strcmp(v[i].name, "fixture_subject_value");
+        uintptr_t run = (uintptr_t)m->entry->run_suite;
+        have_entry |= run == v[i].addr;
+        if (!strcmp(v[i].name, "fixture_subject_value"))
+            CHECK(v[i].addr == (uintptr_t)tcc_get_symbol((TCCState *)m->handle, v[i].name), "%s at %#lx, libtcc says %p",
+                  v[i].name, (unsigned long)v[i].addr, tcc_get_symbol((TCCState *)m->handle, v[i].name));
+    }
+    CHECK(have_static && have_global, "static %d, global %d", have_static, have_global);
+    CHECK(have_entry, "run_suite %p starts no listed function", (void *)(uintptr_t)m->entry->run_suite);
+    td_backend_functions_free(v, n);
+    v = NULL;
+    n = 1;
+    rc = td_backend_jit.functions(m, "/nonexistent/tandem-player-x.c", o, &v, &n, err, sizeof err);
+    CHECK(rc == -1 && v == NULL && n == 0 && strstr(err, "/nonexistent/tandem-player-x.c"), "missing TU: rc %d '%s'",
+          rc, err);
+    rc = td_backend_jit.functions(NULL, tu, o, &v, &n, err, sizeof err);
+    CHECK(rc == -1 && strstr(err, "no loaded module"), "no module: rc %d '%s'", rc, err);
+    CHECK(td_backend_aot.functions == NULL, "AOT lists functions: callgrind names them from the module");
+}
+
 static void test_jit_two(void)
 {
     char root[4096], ta[4096], tb[4096], rep[4096], err[16384];
@@ -401,6 +439,7 @@ static void test_jit_two(void)
         CHECK(!strcmp(ma.entry->subject, "alpha") && !strcmp(mb.entry->subject, "beta"), "subjects %s %s",
               ma.entry->subject, mb.entry->subject);
         CHECK(!strcmp(ma.entry->compiler, "tcc"), "compiler %s", ma.entry->compiler);
+        check_jit_functions(&ma, ta, &o);
         td_backend_jit.unload(&ma);
         td_backend_jit.unload(&mb);
     }
