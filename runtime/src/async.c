@@ -306,9 +306,10 @@ void td_runner_resume_frame_(void *arg)
     r->method->step(r, r->frame);
 }
 
-/* The resumption td_runner_suspend_at_ registers on an owned source with flow off: nothing
- * captured either, so no flow test. Its own function, not td_runner_resume_frame_: the loop's
- * retirement takes that one's queue entries for frame waits (loop.c). */
+/* The resumption of a registration that captured no context (flow off, or suppressed:
+ * td_runner_suspend_at_ on an owned source, runner_suspend_return's registration), so no flow
+ * test. Its own function, not td_runner_resume_frame_: the loop's retirement takes that one's
+ * queue entries for frame waits (loop.c). */
 void td_runner_resume_(void *arg)
 {
     td_runner *r = (td_runner *)arg;
@@ -321,7 +322,8 @@ void td_runner_resume_(void *arg)
  *   - a frame wait (a stamp source) with flow off: one stamp check, then the loop's own
  *     queue (td_loop_marker_await_), not the generic registration chain;
  *   - else the registration (td_source_register_: a protocol source inline), after leaving the
- *     synchronous mode; after TD_OK the runner may already be running on another thread,
+ *     synchronous mode, of td_runner_move_next when a context was captured, else of
+ *     td_runner_resume_; after TD_OK the runner may already be running on another thread,
  *     so it returns at once. */
 #define runner_suspend_return(r, s, token)                                              \
     do {                                                                                \
@@ -336,12 +338,14 @@ void td_runner_resume_(void *arg)
             (r)->sync = su_sync_;                                                       \
             return 0;                                                                   \
         }                                                                               \
+        td_continuation_fn su_fn_ = td_runner_resume_;                                  \
         if (td_runtime_settings.flow && !td_context_flow_suppressed_()) {               \
             (r)->context = td_context_capture_();                                       \
             (r)->flowed = 1;                                                            \
+            su_fn_ = td_runner_move_next;                                               \
         }                                                                               \
         (r)->sync = NULL;                                                               \
-        if (td_source_register_((s), (token), td_runner_move_next, (r)) == TD_OK)       \
+        if (td_source_register_((s), (token), su_fn_, (r)) == TD_OK)                    \
             return 1;                                                                   \
         (r)->sync = su_sync_;                                                           \
         (r)->flowed = 0;    /* not suspended: nothing resumes in the captured context */ \

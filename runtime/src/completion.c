@@ -50,9 +50,56 @@ td_task_i64 td_completion_source_task_i64(td_completion_source *cs)
     return t;
 }
 
+/* In the main thread's window on an owned manual source whose pending word is `w`, with a
+ * runner `r` of this thread waiting on it: `r` is handed the value as its awaited task, the
+ * source-free task the consumption would have given it, and the source is released for it in
+ * the store that publishes the success (mode CONSUMED, as completion_manual_release stores),
+ * so the resumption has nothing to take; then the window closes. A macro: tcc pays no call. */
+#define completion_hand_over_(s, w, r, v)                                               \
+    do {                                                                                \
+        (r)->awaiting.task.source = NULL;                                               \
+        (r)->awaiting.value = (v);                                                      \
+        td_atomic_store_release_u32(&(s)->word, TD_WORD_OWNED_DONE_((w), TD_SUCCEEDED,  \
+                                                    (const td_error *)NULL) | TD_MODE_CONSUMED); \
+        TD_MAIN_OWNS_END_();                                                            \
+    } while (0)
+
+/* The result. On the main thread's window of an owned source, a waiting runner of this thread
+ * (its continuation td_runner_resume_, or td_runner_move_next, which every registration with
+ * flow on and every one under tcc takes) is handed the value (completion_hand_over_) and
+ * resumed; td_runner_resume_'s body is called in place. td_runner_move_next is public, so a
+ * runner is handed the value only if it awaits this source. Anything else completes as any
+ * source does. */
 int td_completion_source_set_result(td_completion_source *cs, int64_t value)
 {
-    return td_source_try_succeed_current_(&cs->source, value);
+    td_source *s = &cs->source;
+    if (TD_MAIN_OWNS_BEGIN_(s)) {
+        uint32_t w = td_atomic_load_u32(&s->word);
+        if (TD_LIKELY(TD_WORD_STATUS(w) == TD_PENDING)) {
+            s->value = value;
+            if (TD_WORD_OWNED_HAS_CONTINUATION_(w)) {
+                td_runner *r = (td_runner *)s->cont_arg;
+                if (TD_LIKELY(s->cont_fn == td_runner_resume_)) {
+                    completion_hand_over_(s, w, r, value);
+                    r->method->step(r, r->frame);
+                    return TD_OK;
+                }
+                if (s->cont_fn == td_runner_move_next && r->awaiting.task.source == s) {
+                    completion_hand_over_(s, w, r, value);
+                    td_runner_move_next(r);
+                    return TD_OK;
+                }
+            }
+            td_atomic_store_release_u32(&s->word, TD_WORD_OWNED_DONE_(w, TD_SUCCEEDED, (const td_error *)NULL));
+            TD_MAIN_OWNS_END_();
+            if (TD_WORD_OWNED_HAS_CONTINUATION_(w))
+                s->cont_fn(s->cont_arg);
+            return TD_OK;
+        }
+        TD_MAIN_OWNS_END_();
+        return TD_DONE;
+    }
+    return td_source_try_succeed_current_(s, value);
 }
 
 int td_completion_source_set_error(td_completion_source *cs, int code, const char *message)

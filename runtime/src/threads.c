@@ -176,9 +176,10 @@ static int threads_pool_switch_on_completed(td_source *s, uint32_t token, td_con
 {
     (void)s;
     (void)token;
-    /* A runner that switches goes on, and completes, on a worker: its source leaves the
-     * main thread's ownership here, before the hand-off, not by a revocation there. */
-    if (fn == td_runner_move_next)
+    /* A runner that switches (its resumption: td_runner_move_next, or td_runner_resume_ when
+     * it captured no context) goes on, and completes, on a worker: its source leaves the main
+     * thread's ownership here, before the hand-off, not by a revocation there. */
+    if (fn == td_runner_move_next || fn == td_runner_resume_)
         TD_SOURCE_SHARE_(&((td_runner *)arg)->source);
     return td_thread_pool_post(fn, arg);
 }

@@ -141,6 +141,60 @@ static void plain_step(td_runner *r, plain_frame *f)
 }
 TD_METHOD_DEFINE(plain, plain_frame, plain_step);
 
+/* A manual completion source completed on the main thread hands its value to the runner that
+ * awaits it (completion.c): the runner goes on with the value, and the source is consumed for
+ * it (its task is stale) as the runner's own take would leave it. The same with flow on (the
+ * registration is td_runner_move_next), without propagation (TD_AWAIT_OUTCOME), and a second
+ * result is refused; a source nobody awaits keeps its value for a later get. */
+typedef struct { td_task_i64 in; } last_frame;
+static void last_step(td_runner *r, last_frame *f)
+{
+    TD_BEGIN(r);
+    TD_AWAIT_OUTCOME(r, f->in);
+    TD_RETURN_VALUE(r, r->last.status == TD_SUCCEEDED && r->last.error.code == 0 ? r->last.value : -1);
+    TD_END(r);
+}
+TD_METHOD_DEFINE(last, last_frame, last_step);
+
+static void completion_hands_the_result_over(void)
+{
+    td_completion_source *gate = td_completion_source_new();
+    td_outcome o;
+    for (int flow = 0; flow < 2; flow++) {
+        td_flow_set(flow);
+        td_completion_source_reset(gate);
+        td_task_i64 in = td_completion_source_task_i64(gate);
+        td_task_i64 t = start_add(in, 5);
+        TD_CHECK(t.task.source != NULL);
+        TD_CHECK_EQ(TD_OK, td_completion_source_set_result(gate, 37 + flow));
+        TD_CHECK_EQ(TD_DONE, td_completion_source_set_result(gate, 1));
+        TD_CHECK_EQ(TD_E_STALE, td_task_i64_get(in, &o));       /* consumed by the await */
+        TD_CHECK_EQ(TD_OK, td_task_i64_get(t, &o));
+        TD_CHECK_EQ(TD_SUCCEEDED, o.status);
+        TD_CHECK_EQ(42 + flow, o.value);
+
+        td_completion_source_reset(gate);
+        in = td_completion_source_task_i64(gate);
+        td_runner *r = td_runner_rent(&last_method);
+        TD_FRAME(r, last_frame)->in = in;
+        t = td_runner_start_i64(r);
+        TD_CHECK(t.task.source != NULL);
+        TD_CHECK_EQ(TD_OK, td_completion_source_set_result(gate, 70 + flow));
+        TD_CHECK_EQ(TD_E_STALE, td_task_i64_get(in, &o));
+        TD_CHECK_EQ(TD_OK, td_task_i64_get(t, &o));
+        TD_CHECK_EQ(70 + flow, o.value);
+
+        td_completion_source_reset(gate);                      /* nobody awaits: kept */
+        in = td_completion_source_task_i64(gate);
+        TD_CHECK_EQ(TD_OK, td_completion_source_set_result(gate, 9));
+        TD_CHECK_EQ(TD_OK, td_task_i64_get(in, &o));
+        TD_CHECK_EQ(9, o.value);
+        TD_CHECK_EQ(TD_E_STALE, td_task_i64_get(in, &o));
+    }
+    td_flow_set(0);
+    td_completion_source_free(gate);
+}
+
 static void untyped_methods(void)
 {
     td_runner *r = td_runner_rent(&plain_method);
@@ -550,6 +604,7 @@ int main(void)
     TD_RUN(suspends_and_resumes);
     TD_RUN(nested_methods_and_faults);
     TD_RUN(outcome_without_propagation);
+    TD_RUN(completion_hands_the_result_over);
     TD_RUN(untyped_methods);
     TD_RUN(synchronous_fault_and_cancel);
     TD_RUN(runner_pool_capacity);

@@ -379,7 +379,7 @@ extern uint32_t td_runner_observed_;
 void td_runner_move_next(void *runner);
 /* The same for a frame wait queued with flow off (nothing captured: no flow test). */
 void td_runner_resume_frame_(void *runner);
-/* The same for a suspension on an owned source with flow off (td_runner_suspend_at_). */
+/* The same for a suspension that captured no context (flow off or suppressed): no flow test. */
 void td_runner_resume_(void *runner);
 
 /* ---- step-function macros ------------------------------------------------------ */

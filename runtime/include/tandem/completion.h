@@ -10,6 +10,8 @@
  * Completion may race (cancellation against a producer): the first completer wins and the
  * others get TD_DONE. A manual source's td_completion_source_set_* complete the round it is
  * at; its owner does not reset it while a completion is in flight (either may be lost).
+ * A result set on the main thread for a runner of that thread awaiting the source is handed to
+ * the runner directly: the source reads consumed at once, as after the runner's own take.
  */
 #ifndef TANDEM_COMPLETION_H
 #define TANDEM_COMPLETION_H

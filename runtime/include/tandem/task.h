@@ -30,7 +30,10 @@
  *     with the old token fails with TD_E_STALE, never reads another rental's result. Two
  *     threads consuming one task at the same instant is a usage error the runtime does
  *     not arbitrate; a shared handle (shared.h) gives one task to several consumers, and
- *     its own consumption is a CAS to mode CONSUMED.
+ *     its own consumption is a CAS to mode CONSUMED. One completer consumes for the consumer:
+ *     a manual completion source's result in the main thread's window, with a runner of that
+ *     thread waiting on it, is handed to the runner as a source-free task and the store that
+ *     publishes the success sets mode CONSUMED (completion.c), as the runner's take would.
  *   - every completion writes the value slot; the error slots are written by a fault, a
  *     cancellation and a success with a record (which also sets TD_WORD_RECORD in the word).
  *     A success without one leaves them as an earlier use left them: every reader of such a
