@@ -410,16 +410,17 @@ static TD_NOINLINE int runner_suspend_other(td_runner *r, td_source *s, uint32_t
     runner_suspend_return(r, s, token);
 }
 
-/* The common suspension with flow off: a source that the main thread owns, awaited on the main
- * thread, pending at the token in mode NONE (its word `w` as read by the caller) takes
- * td_runner_resume_ with a plain release store in the main thread's window (task.h). `w` is
- * still the word: while the source is owned only this thread writes it. An owned source is a
- * protocol source (a runner, a completion or auto source) and never claimed, so its word is
- * compared whole, without loading its ops. The synchronous mode is left before the store (the
- * runner may be resumed as soon as the window closes). Anything else is a tail call of
- * runner_suspend_other (the CAS protocol). The inline suspension (async.h) calls it with what
- * it read. */
-int td_runner_suspend_at_(td_runner *r, td_source *s, uint32_t token, uint32_t w)
+/* The common suspension with flow off (td_runner_register_owned_): a source that the main
+ * thread owns, awaited on the main thread, pending at the token in mode NONE (its word `w` as
+ * read by the caller) takes td_runner_resume_ with a plain release store in the main thread's
+ * window (task.h); 1 then, else 0 with nothing done. `w` is still the word: while the source
+ * is owned only this thread writes it. An owned source is a protocol source (a runner, a
+ * completion or auto source) and never claimed, so its word is compared whole, without
+ * loading its ops. The synchronous mode is left before the store (the runner may be resumed as
+ * soon as the window closes). td_runner_suspend_at_ takes anything else to
+ * runner_suspend_other (the CAS protocol) in a tail call; the inline suspension (async.h)
+ * calls either with what it read. */
+int td_runner_register_owned_(td_runner *r, td_source *s, uint32_t token, uint32_t w)
 {
     if (TD_LIKELY(!td_runtime_settings.flow) && TD_LIKELY(TD_MAIN_OWNS_BEGIN_(s))) {
         if (TD_LIKELY(w == ((uint32_t)token << TD_WORD_VERSION_SHIFT))) {
@@ -432,6 +433,13 @@ int td_runner_suspend_at_(td_runner *r, td_source *s, uint32_t token, uint32_t w
         }
         TD_MAIN_OWNS_END_();
     }
+    return 0;
+}
+
+int td_runner_suspend_at_(td_runner *r, td_source *s, uint32_t token, uint32_t w)
+{
+    if (td_runner_register_owned_(r, s, token, w))
+        return 1;
     return runner_suspend_other(r, s, token);
 }
 
@@ -441,6 +449,28 @@ int td_runner_suspend_(td_runner *r)
     if (s == NULL)
         return 0;
     return td_runner_suspend_at_(r, s, r->awaiting.task.token, td_atomic_load_u32(&s->word));
+}
+
+/* TD_AWAIT's slow paths where the compiler inlines (async.h), as the frame wait's above: the
+ * step's tail calls, never inlined into it, so that a step whose only calls are these keeps no
+ * register across a call and saves none. When the await does not suspend, or the take lets
+ * the method go on, the step runs on from its resume point here (r->resume is the await's):
+ * the take then finds the outcome's value as a source-free task (the rest cleared the source)
+ * and copies it to the await's destination itself. */
+TD_NOINLINE void td_runner_suspend_then_(td_runner *r)
+{
+    if (td_runner_suspend_(r))
+        return;
+    r->method->step(r, r->frame);
+}
+
+TD_NOINLINE void td_runner_take_then_(td_runner *r)
+{
+    int64_t v = 0;
+    if (td_runner_take_(r, 1, &v))
+        return;
+    r->awaiting.value = v;          /* the source cleared by the take: a source-free task */
+    r->method->step(r, r->frame);
 }
 
 /* The take's rest (td_runner_take_): the outcome through the protocol, a fault propagated

@@ -387,6 +387,9 @@ void td_runner_resume_(void *runner);
 /* Internal: 1 when the step must return (suspended, or the runner completed). */
 int td_runner_suspend_(td_runner *r);
 int td_runner_suspend_at_(td_runner *r, td_source *s, uint32_t token, uint32_t w);
+int td_runner_register_owned_(td_runner *r, td_source *s, uint32_t token, uint32_t w);
+void td_runner_suspend_then_(td_runner *r);
+void td_runner_take_then_(td_runner *r);
 int td_runner_await_task_(td_runner *r, td_task t);
 int td_runner_await_task_i64_(td_runner *r, td_task_i64 t);
 int td_runner_await_frame_(td_runner *r, td_timing t, int yield);
@@ -430,6 +433,29 @@ TD_INLINE int td_runner_suspend_now_(td_runner *r)
 #if !TD_PORT_INLINES     /* tcc never inlines: the out-of-line function has the same paths */
 #define td_runner_suspend_now_(r) td_runner_suspend_(r)
 #endif
+/* TD_AWAIT's suspension where the compiler inlines: td_runner_suspend_now_'s fast paths, the
+ * owned registration among them (td_runner_register_owned_), without its call of the rest.
+ * 0: go on (no source, or a stamp reached); 1: suspended; 2: anything else, for the step's
+ * tail call of td_runner_suspend_then_ (which suspends or runs the step on). */
+TD_INLINE int td_runner_suspend_fast_(td_runner *r)
+{
+    td_source *s = r->awaiting.task.source;
+    if (s == NULL)
+        return 0;
+    uint32_t token = r->awaiting.task.token;
+    uint32_t w = td_atomic_load_u32(&s->word);
+    if (w & TD_WORD_STAMPED) {
+        if (td_source_stamp_at_(s, token))
+            return 0;
+        if (TD_LIKELY(!td_runtime_settings.flow &&
+                      TD_LOOP_MARKER_PUSH_((td_loop_marker_ *)s, token, td_runner_resume_frame_, r))) {
+            r->sync = NULL;
+            return 1;
+        }
+        return 2;
+    }
+    return td_runner_register_owned_(r, s, token, w) ? 1 : 2;
+}
 
 /* TD_AWAIT_FRAME_'s fast path: on the main loop's thread with flow off, the timing's marker
  * queue takes the runner (td_runner_resume_frame_) for the target frame and the await is done.
@@ -459,7 +485,10 @@ TD_INLINE int td_runner_suspend_now_(td_runner *r)
  * value itself. `valp`: an int64_t * for the value, or NULL. 0: go on; 1: the step returns
  * (a fault propagated). A statement expression: tcc, which never inlines, pays no call for
  * the fast paths either. td_runner_take_ has the same fast paths with its own rest. */
-#define TD_RUNNER_TAKE_OR_(r, valp, rest)                                               \
+#define TD_RUNNER_TAKE_OR_(r, valp, rest) TD_RUNNER_TAKE_WITH_OR_((r), (valp), TD_SOURCE_TAKE_SUCCESS_, (rest))
+/* ... with `take_success` the consumption's fast path (TD_SOURCE_TAKE_SUCCESS_, or
+ * TD_SOURCE_TAKE_POOLED_SUCCESS_, which calls no release) */
+#define TD_RUNNER_TAKE_WITH_OR_(r, valp, take_success, rest)                            \
     ({  td_source *td_ts_ = (r)->awaiting.task.source;                                  \
         int64_t *td_tv_ = (valp);                                                       \
         int64_t td_tval_ = 0;                                                           \
@@ -467,7 +496,7 @@ TD_INLINE int td_runner_suspend_now_(td_runner *r)
         if (td_ts_ == NULL) {                                                           \
             if (td_tv_)                                                                 \
                 *td_tv_ = (r)->awaiting.value;                                          \
-        } else if (TD_SOURCE_TAKE_SUCCESS_(td_ts_, (r)->awaiting.task.token, &td_tval_) || \
+        } else if (take_success(td_ts_, (r)->awaiting.task.token, &td_tval_) ||         \
                    td_source_stamp_reached_(td_ts_, (r)->awaiting.task.token)) {        \
             (r)->awaiting.task.source = NULL;                                           \
             if (td_tv_)                                                                 \
@@ -476,18 +505,37 @@ TD_INLINE int td_runner_suspend_now_(td_runner *r)
             td_trc_ = (rest);                                                           \
         td_trc_; })
 #define td_runner_take_now_(r, valp) TD_RUNNER_TAKE_OR_((r), (valp), td_runner_take_((r), 1, td_tv_))
+/* The same where the rest is the step's tail call (td_runner_take_then_, then the step
+ * returns), which also takes a source whose release is a call: 1 when the step must return. */
+#define td_runner_take_or_then_(r, valp)                                                \
+    TD_RUNNER_TAKE_WITH_OR_((r), (valp), TD_SOURCE_TAKE_POOLED_SUCCESS_, (td_runner_take_then_(r), 1))
 
 #define TD_BEGIN(r) switch ((r)->resume) { case 0:
 
-/* Await an untyped task; a fault or cancellation completes this method the same way. */
+/* Await an untyped task; a fault or cancellation completes this method the same way. Where
+ * the compiler inlines, the slow paths are the step's tail calls, as a frame wait's are
+ * (TD_AWAIT_FRAME_): td_runner_suspend_then_ when the inline suspension cannot take the task
+ * (it suspends, or runs the step on from here), td_runner_take_then_ when the inline take
+ * cannot (the outcome taken, a fault propagated, or the step run on from the same resume point,
+ * where the value is then a source-free task's). A step whose only calls are these keeps no
+ * register across a call. TD_AWAIT_RUNNER_SUSPEND_ is the await's suspension statement. */
 #if TD_PORT_INLINES
+#define TD_AWAIT_RUNNER_SUSPEND_(r)                                                    \
+    do {                                                                               \
+        int td_as_ = td_runner_suspend_fast_(r);                                       \
+        if (td_as_) {                                                                  \
+            if (td_as_ == 2)                                                           \
+                td_runner_suspend_then_(r);                                            \
+            return;                                                                    \
+        }                                                                              \
+    } while (0)
 #define TD_AWAIT(r, task_expr)                                                         \
     do {                                                                               \
         (r)->awaiting.task = (task_expr);                                              \
         (r)->resume = __LINE__;                                                        \
-        if (td_runner_suspend_now_(r)) return;                                         \
+        TD_AWAIT_RUNNER_SUSPEND_(r);                                                   \
     case __LINE__:                                                                     \
-        if (td_runner_take_now_((r), NULL)) return;                                    \
+        if (td_runner_take_or_then_((r), NULL)) return;                                \
     } while (0)
 #else   /* tcc: the task goes to the call in registers (storing it would be a memmove); the
          * take in place, as above */
@@ -501,14 +549,14 @@ TD_INLINE int td_runner_suspend_now_(td_runner *r)
 #endif
 
 /* Await a typed task and store its result in `dst`; faults propagate. */
-#if TD_PORT_INLINES
+#if TD_PORT_INLINES    /* the slow paths as TD_AWAIT's */
 #define TD_AWAIT_VALUE(r, task_i64_expr, dst)                                          \
     do {                                                                               \
         (r)->awaiting = (task_i64_expr);                                               \
         (r)->resume = __LINE__;                                                        \
-        if (td_runner_suspend_now_(r)) return;                                         \
+        TD_AWAIT_RUNNER_SUSPEND_(r);                                                   \
     case __LINE__:                                                                     \
-        if (td_runner_take_now_((r), &(dst))) return;                                  \
+        if (td_runner_take_or_then_((r), &(dst))) return;                              \
     } while (0)
 #else   /* tcc: the task goes to the call in registers; storing it would be a memmove */
 #define TD_AWAIT_VALUE(r, task_i64_expr, dst)                                          \

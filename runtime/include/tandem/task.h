@@ -334,6 +334,20 @@ TD_INLINE int td_task_status_fast_(td_task t, td_status *out)
 /* ... only the value into `*(valp)` (the resumption's take) */
 #define TD_SOURCE_TAKE_SUCCESS_(s, token, valp)                                          \
     TD_SOURCE_CONSUME_IF_SUCCEEDED_((s), (token), td_cs_, *(valp) = td_cs_->value)
+/* ... the same for a source pooled at its completion only (TD_WORD_POOLED: its release is the
+ * store, no call); 0 for any other, whose release is a call (the take of a step that makes
+ * no call of its own but tail calls leaves those to its rest, async.h) */
+#define TD_SOURCE_TAKE_POOLED_SUCCESS_(s, token, valp)                                   \
+    ({  td_source *td_cs_ = (s);                                                        \
+        uint32_t td_ce_ = TD_WORD_SUCCEEDED_AT_(token) | TD_WORD_POOLED;                \
+        int td_ct_ = 0;                                                                 \
+        if (TD_LIKELY((td_atomic_load_u32(&td_cs_->word) & ~TD_MODE_AWAITED) == td_ce_)) { \
+            *(valp) = td_cs_->value;                                                    \
+            td_atomic_store_release_u32(&td_cs_->word, td_ce_ + ((1u << TD_WORD_VERSION_SHIFT) \
+                                                                 - (uint32_t)TD_SUCCEEDED)); \
+            td_ct_ = 1;                                                                 \
+        }                                                                               \
+        td_ct_; })
 
 /* The inline queries write a success's outcome only at the end, from a value held in a
  * register across the release; the out-of-line rest writes a local of its own, so the
