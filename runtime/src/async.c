@@ -459,7 +459,8 @@ int td_runner_suspend_(td_runner *r)
  * and copies it to the await's destination itself. */
 TD_NOINLINE void td_runner_suspend_then_(td_runner *r)
 {
-    if (td_runner_suspend_(r))
+    /* the inline suspension tried the owned registration and the marker's queue already */
+    if (runner_suspend_other(r, r->awaiting.task.source, r->awaiting.task.token))
         return;
     r->method->step(r, r->frame);
 }
