@@ -297,7 +297,7 @@ void td_runner_move_next(void *arg)
 }
 
 /* The resumption of a frame wait queued with flow off (TD_RUNNER_FRAME_PUSH_,
- * td_runner_suspend_now_, runner_suspend_return's marker path): flowed is 0 whenever a step
+ * td_runner_suspend_fast_, runner_suspend_return's marker path): flowed is 0 whenever a step
  * runs (set only by a registration with flow on, cleared by its resumption), and this
  * queuing captured nothing, so the step is called without the test. */
 void td_runner_resume_frame_(void *arg)

@@ -409,32 +409,10 @@ void td_source_succeed_own_(td_source *s, int64_t value);
  * at its consumption by its release. */
 void td_runner_succeed_(td_runner *r, int64_t value);
 
-/* The suspension's fast path (inline): a frame wait (the loop's marker, loop.h) awaited on
- * the loop's own thread with flow off is one entry appended to the timing's queue, which the
- * loop's drain resumes with td_runner_resume_frame_. Everything else: td_runner_suspend_. */
-TD_INLINE int td_runner_suspend_now_(td_runner *r)
-{
-    td_source *s = r->awaiting.task.source;
-    if (s == NULL)
-        return 0;
-    uint32_t token = r->awaiting.task.token;
-    uint32_t w = td_atomic_load_u32(&s->word);
-    if (w & TD_WORD_STAMPED) {
-        if (td_source_stamp_at_(s, token))
-            return 0;                   /* already reached: continue without suspending */
-        if (TD_LIKELY(!td_runtime_settings.flow &&
-                      TD_LOOP_MARKER_PUSH_((td_loop_marker_ *)s, token, td_runner_resume_frame_, r))) {
-            r->sync = NULL;             /* suspended: a completion no longer reports to start */
-            return 1;
-        }
-    }
-    return td_runner_suspend_at_(r, s, token, w);   /* what was read here, not read again */
-}
-#if !TD_PORT_INLINES     /* tcc never inlines: the out-of-line function has the same paths */
-#define td_runner_suspend_now_(r) td_runner_suspend_(r)
-#endif
-/* TD_AWAIT's suspension where the compiler inlines: td_runner_suspend_now_'s fast paths, the
- * owned registration among them (td_runner_register_owned_), without its call of the rest.
+/* The suspension's fast paths where the compiler inlines: a frame wait (the loop's marker,
+ * loop.h) awaited on the loop's own thread with flow off is one entry appended to the
+ * timing's queue, which the loop's drain resumes with td_runner_resume_frame_; a source the
+ * main thread owns takes the runner's resumption in its window (td_runner_register_owned_).
  * 0: go on (no source, or a stamp reached); 1: suspended; 2: anything else, for the step's
  * tail call of td_runner_suspend_then_ (which suspends or runs the step on). */
 TD_INLINE int td_runner_suspend_fast_(td_runner *r)
@@ -626,7 +604,7 @@ TD_INLINE int td_runner_suspend_fast_(td_runner *r)
     do {                                                                               \
         (r)->awaiting = (task_i64_expr);                                               \
         (r)->resume = __LINE__;                                                        \
-        if (td_runner_suspend_now_(r)) return;                                         \
+        TD_AWAIT_RUNNER_SUSPEND_(r);                                                   \
     case __LINE__:                                                                     \
         td_runner_take_((r), 0, NULL);                                                 \
     } while (0)

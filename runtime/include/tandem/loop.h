@@ -161,7 +161,7 @@ typedef struct td_loop_queue_ { td_loop_entry_ *items; uint32_t count, cap; } td
  * `direct_thread` is the loop's thread identity while the timing is installed and the loop
  * not retired (the marker is "direct", TD_LOOP_MARKER_DIRECT_), else 0 (never a thread's
  * identity): one compare tells the loop's own thread that it may append to `queue` inline
- * while count < cap (async.h, td_runner_suspend_now_); anything else goes through the loop's
+ * while count < cap (async.h, td_runner_suspend_fast_); anything else goes through the loop's
  * functions. It changes under the inbox lock. */
 typedef struct td_loop_marker_ {
     td_source source;                   /* first member; cont_arg = the timing's stamp */
