@@ -53,10 +53,11 @@ td_task_i64 td_completion_source_task_i64(td_completion_source *cs)
 /* In the main thread's window on an owned manual source whose pending word is `w`, with a
  * runner `r` of this thread waiting on it: `r` is handed the value as its awaited task, the
  * source-free task the consumption would have given it, and the source is released for it in
- * the store that publishes the success (mode CONSUMED, as completion_manual_release stores),
+ * the store that publishes the success (the value slot written first, as every completion's) (mode CONSUMED, as completion_manual_release stores),
  * so the resumption has nothing to take; then the window closes. A macro: tcc pays no call. */
 #define completion_hand_over_(s, w, r, v)                                               \
     do {                                                                                \
+        (s)->value = (v);                                                               \
         (r)->awaiting.task.source = NULL;                                               \
         (r)->awaiting.value = (v);                                                      \
         td_atomic_store_release_u32(&(s)->word, TD_WORD_OWNED_DONE_((w), TD_SUCCEEDED,  \
@@ -76,7 +77,6 @@ int td_completion_source_set_result(td_completion_source *cs, int64_t value)
     if (TD_MAIN_OWNS_BEGIN_(s)) {
         uint32_t w = td_atomic_load_u32(&s->word);
         if (TD_LIKELY(TD_WORD_STATUS(w) == TD_PENDING)) {
-            s->value = value;
             if (TD_WORD_OWNED_HAS_CONTINUATION_(w)) {
                 td_runner *r = (td_runner *)s->cont_arg;
                 if (TD_LIKELY(s->cont_fn == td_runner_resume_)) {
@@ -90,10 +90,7 @@ int td_completion_source_set_result(td_completion_source *cs, int64_t value)
                     return TD_OK;
                 }
             }
-            td_atomic_store_release_u32(&s->word, TD_WORD_OWNED_DONE_(w, TD_SUCCEEDED, (const td_error *)NULL));
-            TD_MAIN_OWNS_END_();
-            if (TD_WORD_OWNED_HAS_CONTINUATION_(w))
-                s->cont_fn(s->cont_arg);
+            TD_SOURCE_COMPLETE_OWNED_(s, w, TD_SUCCEEDED, value, (const td_error *)NULL);
             return TD_OK;
         }
         TD_MAIN_OWNS_END_();

@@ -11,38 +11,15 @@ void td_source_init(td_source *s, const td_source_ops *ops)
     s->ops = ops;
 }
 
-/* The completion's helpers are macros, not functions: tcc, which never inlines, would pay a
- * call for each on every completion. */
-#define task_run_continuation(s) ((s)->cont_fn((s)->cont_arg))
-
-/* The error slots of a completion: a success without a record leaves them as they are
- * (its word has no TD_WORD_RECORD, so every reader writes a zero record instead of reading
- * them: task_read_outcome, the inline queries), anything else writes them. */
-#define task_write_error(s, st, err)                                                    \
-    do {                                                                                \
-        if ((st) != TD_SUCCEEDED || (err) != NULL)                                      \
-            td_source_set_error_((s), (err));                                           \
-    } while (0)
-
+/* The completion's helpers (TD_SOURCE_RUN_CONTINUATION_, TD_SOURCE_WRITE_ERROR_,
+ * TD_SOURCE_COMPLETE_OWNED_) are in td_internal.h; this one too is a macro, not a function:
+ * tcc, which never inlines, would pay a call for it on every completion. */
 /* Publish an outcome with a release store. Only when no other party may write the word any
  * more: the source is pending with its waiter (or shared handle) registered, so the mode is
  * final, and this thread is the single completer (or holds the claim). Every other query
  * then only reads the word (task.h). */
 #define task_publish(s, w, st, err)                                                     \
     td_atomic_store_release_u32(&(s)->word, TD_WORD_DONE_((w), (st), (err)))
-
-/* The main thread's completion inside its window on an owned source (TD_MAIN_OWNS_BEGIN_),
- * of the pending word w it read there: nobody else writes the word, so a plain release
- * store publishes the outcome; the window closes before the continuation runs. */
-#define task_complete_owned(s, w, st, v, err)                                           \
-    do {                                                                                \
-        (s)->value = (v);                                                               \
-        task_write_error((s), (st), (err));                                             \
-        td_atomic_store_release_u32(&(s)->word, TD_WORD_OWNED_DONE_((w), (st), (err))); \
-        TD_MAIN_OWNS_END_();                                                            \
-        if (TD_WORD_OWNED_HAS_CONTINUATION_(w))                                        \
-            task_run_continuation(s);                                                   \
-    } while (0)
 
 /* td_source_complete's CAS protocol (a source nobody owns, or taken from its owner). */
 static TD_NOINLINE int task_complete_shared(td_source *s, uint32_t token, td_status st, int64_t value,
@@ -53,12 +30,12 @@ static TD_NOINLINE int task_complete_shared(td_source *s, uint32_t token, td_sta
     if (TD_UNLIKELY(TD_WORD_VERSION(w) != token || TD_WORD_STATUS(w) != TD_PENDING))
         return TD_E_STALE;
     s->value = value;
-    task_write_error(s, st, err);
+    TD_SOURCE_WRITE_ERROR_(s, st, err);
     if (TD_WORD_HAS_CONTINUATION_(w)) {
         /* The waiter (or shared handle) registered already: every other party now only
          * reads the word, so a release store publishes the outcome. */
         task_publish(s, w, st, err);
-        task_run_continuation(s);
+        TD_SOURCE_RUN_CONTINUATION_(s);
         return TD_OK;
     }
     for (;;) {
@@ -70,7 +47,7 @@ static TD_NOINLINE int task_complete_shared(td_source *s, uint32_t token, td_sta
             return TD_E_STALE;
     }
     if (TD_WORD_HAS_CONTINUATION_(w))
-        task_run_continuation(s);
+        TD_SOURCE_RUN_CONTINUATION_(s);
     return TD_OK;
 }
 
@@ -93,7 +70,7 @@ static TD_NOINLINE int task_complete_shared(td_source *s, uint32_t token, td_sta
                 TD_MAIN_OWNS_END_();                                                    \
                 return (not_pending);                                                   \
             }                                                                           \
-            task_complete_owned((s), ow_w_, (st), (v), (err));                          \
+            TD_SOURCE_COMPLETE_OWNED_((s), ow_w_, (st), (v), (err));                          \
             return TD_OK;                                                               \
         }                                                                               \
     } while (0)
@@ -112,17 +89,17 @@ int td_source_complete(td_source *s, uint32_t token, td_status st, int64_t value
     do {                                                                                \
         uint32_t co_w_;                                                                 \
         (s)->value = (v);                                                               \
-        task_write_error((s), (st), (err));                                             \
+        TD_SOURCE_WRITE_ERROR_((s), (st), (err));                                             \
         co_w_ = td_atomic_load_u32(&(s)->word);                                         \
         if (TD_WORD_HAS_CONTINUATION_(co_w_)) {                                        \
             task_publish((s), co_w_, (st), (err));                                      \
-            task_run_continuation(s);                                                   \
+            TD_SOURCE_RUN_CONTINUATION_(s);                                                   \
             break;                                                                      \
         }                                                                               \
         while (!td_atomic_cas_u32(&(s)->word, &co_w_, TD_WORD_DONE_(co_w_, (st), (err)))) \
             ;                                                                           \
         if (TD_WORD_HAS_CONTINUATION_(co_w_))                                          \
-            task_run_continuation(s);                                                   \
+            TD_SOURCE_RUN_CONTINUATION_(s);                                                   \
     } while (0)
 
 static TD_NOINLINE void task_complete_own_shared(td_source *s, td_status st, int64_t value, const td_error *err)
@@ -137,7 +114,7 @@ static TD_NOINLINE void task_complete_own_shared(td_source *s, td_status st, int
     do {                                                                                \
         if (TD_MAIN_OWNS_BEGIN_(s)) {                                                   \
             uint32_t cw_w_ = td_atomic_load_u32(&(s)->word);                            \
-            task_complete_owned((s), cw_w_, (st), (v), (err));                          \
+            TD_SOURCE_COMPLETE_OWNED_((s), cw_w_, (st), (v), (err));                          \
         } else {                                                                        \
             task_complete_own_shared((s), (st), (v), (err));                            \
         }                                                                               \
@@ -294,7 +271,7 @@ static void task_read_outcome(const td_source *s, uint32_t w, td_outcome *out)
     out->status = TD_WORD_STATUS(w);
     out->value = s->value;
     if (TD_WORD_STATUS(w) == TD_SUCCEEDED && !(w & TD_WORD_RECORD)) {
-        td_zero_24(&out->error);    /* no record: the slots were not written (task_write_error) */
+        td_zero_24(&out->error);    /* no record: the slots were not written (TD_SOURCE_WRITE_ERROR_) */
         return;
     }
     out->error.code = s->error.code;

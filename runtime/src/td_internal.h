@@ -114,6 +114,32 @@ static inline int64_t td_deadline_after_(int64_t now, int64_t ns)
         se_s_->error.cancel = se_e_ ? se_e_->cancel : NULL;                             \
     } while (0)
 
+/* The completion's helpers (task.c, completion.c) are macros, not functions: tcc, which never
+ * inlines, would pay a call for each on every completion. */
+#define TD_SOURCE_RUN_CONTINUATION_(s) ((s)->cont_fn((s)->cont_arg))
+
+/* The error slots of a completion: a success without a record leaves them as they are
+ * (its word has no TD_WORD_RECORD, so every reader writes a zero record instead of reading
+ * them: task_read_outcome, the inline queries), anything else writes them. */
+#define TD_SOURCE_WRITE_ERROR_(s, st, err)                                              \
+    do {                                                                                \
+        if ((st) != TD_SUCCEEDED || (err) != NULL)                                      \
+            td_source_set_error_((s), (err));                                           \
+    } while (0)
+
+/* The main thread's completion inside its window on an owned source (TD_MAIN_OWNS_BEGIN_),
+ * of the pending word w it read there: nobody else writes the word, so a plain release
+ * store publishes the outcome; the window closes before the continuation runs. */
+#define TD_SOURCE_COMPLETE_OWNED_(s, w, st, v, err)                                     \
+    do {                                                                                \
+        (s)->value = (v);                                                               \
+        TD_SOURCE_WRITE_ERROR_((s), (st), (err));                                       \
+        td_atomic_store_release_u32(&(s)->word, TD_WORD_OWNED_DONE_((w), (st), (err))); \
+        TD_MAIN_OWNS_END_();                                                            \
+        if (TD_WORD_OWNED_HAS_CONTINUATION_(w))                                        \
+            TD_SOURCE_RUN_CONTINUATION_(s);                                             \
+    } while (0)
+
 /* Waits for the combinators (waits.c): a delay whose caller holds one more ownership, so
  * it can abandon the delay (complete it canceled, detaching its loop item at the next
  * frame) whenever it likes; td_wait_abandon_ drops that ownership, exactly once. */

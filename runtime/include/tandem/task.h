@@ -313,6 +313,10 @@ TD_INLINE int td_task_status_fast_(td_task t, td_status *out)
     TD_SOURCE_CONSUME_WORD_IF_SUCCEEDED_((s), td_atomic_load_u32(&sv->word), (token), sv, copy)
 /* The same with the word read already: `w`, an expression that may name `sv`. */
 #define TD_SOURCE_CONSUME_WORD_IF_SUCCEEDED_(s, w, token, sv, copy)                      \
+    TD_SOURCE_CONSUME_WORD_WITH_((s), (w), (token), sv, copy, 1)
+/* ... and `releases`, a constant: 0 leaves a success whose release is a call (not pooled at
+ * its completion) to the caller's rest, as anything else */
+#define TD_SOURCE_CONSUME_WORD_WITH_(s, w, token, sv, copy, releases)                    \
     ({  td_source *sv = (s);                                                            \
         uint32_t td_cw_ = (w) & ~TD_MODE_AWAITED;                                       \
         uint32_t td_ce_ = TD_WORD_SUCCEEDED_AT_(token) | TD_WORD_POOLED;                \
@@ -321,7 +325,7 @@ TD_INLINE int td_task_status_fast_(td_task t, td_status *out)
             copy;                                                                       \
             td_atomic_store_release_u32(&sv->word, td_ce_ + ((1u << TD_WORD_VERSION_SHIFT) \
                                                              - (uint32_t)TD_SUCCEEDED)); \
-        } else if (td_cw_ == (td_ce_ & ~TD_WORD_POOLED)) {                              \
+        } else if ((releases) && td_cw_ == (td_ce_ & ~TD_WORD_POOLED)) {                \
             copy;                                                                       \
             sv->ops->release(sv);                                                       \
         } else                                                                          \
@@ -338,16 +342,8 @@ TD_INLINE int td_task_status_fast_(td_task t, td_status *out)
  * store, no call); 0 for any other, whose release is a call (the take of a step that makes
  * no call of its own but tail calls leaves those to its rest, async.h) */
 #define TD_SOURCE_TAKE_POOLED_SUCCESS_(s, token, valp)                                   \
-    ({  td_source *td_cs_ = (s);                                                        \
-        uint32_t td_ce_ = TD_WORD_SUCCEEDED_AT_(token) | TD_WORD_POOLED;                \
-        int td_ct_ = 0;                                                                 \
-        if (TD_LIKELY((td_atomic_load_u32(&td_cs_->word) & ~TD_MODE_AWAITED) == td_ce_)) { \
-            *(valp) = td_cs_->value;                                                    \
-            td_atomic_store_release_u32(&td_cs_->word, td_ce_ + ((1u << TD_WORD_VERSION_SHIFT) \
-                                                                 - (uint32_t)TD_SUCCEEDED)); \
-            td_ct_ = 1;                                                                 \
-        }                                                                               \
-        td_ct_; })
+    TD_SOURCE_CONSUME_WORD_WITH_((s), td_atomic_load_u32(&td_cs_->word), (token), td_cs_, \
+                                 *(valp) = td_cs_->value, 0)
 
 /* The inline queries write a success's outcome only at the end, from a value held in a
  * register across the release; the out-of-line rest writes a local of its own, so the
