@@ -236,21 +236,30 @@ static uint32_t tsub_pending(uint32_t n)
 
 static uint32_t tsub_wait_pending(int wl, uint32_t n) { (void)wl; return tsub_pending(n); }
 
+/* The frame waits', gates' and loops' consumption, which the get-result rows time: each get's
+ * return code is tested, and the statuses are added up, TD_SUCCEEDED (1) for each success, so
+ * that a fault or a cancellation (2, 3) breaks the sum (n) even where a recycled runner's value
+ * slot still holds the expected value. Testing the status per get as well, as the synchronous
+ * rows above do, makes clang 14 merge the inline fast path's outcome with the out-of-line one
+ * into selects: 4-5 instructions per get on AOT (25 instead of 20, untyped). */
 static int64_t tsub_wait_get(int wl, uint32_t n)
 {
-    int64_t sum = 0;
+    int64_t sum = 0, ok = 0;
     if (wl == TD_WL_METHOD_NEXTFRAME_I64) {
         for (uint32_t i = 0; i < n; i++) {
             td_outcome o;
-            if (td_task_i64_get(tsub_tasks[i], &o) == TD_OK && o.status == TD_SUCCEEDED) sum += o.value;
+            if (td_task_i64_get(tsub_tasks[i], &o) != TD_OK) return -1;
+            sum += o.value;
+            ok += o.status;
         }
-    } else {
-        for (uint32_t i = 0; i < n; i++) {
-            td_outcome o;
-            if (td_task_get(tsub_tasks[i].task, &o) == TD_OK && o.status == TD_SUCCEEDED) sum++;
-        }
+        return ok == n ? sum : -1;
     }
-    return sum;
+    for (uint32_t i = 0; i < n; i++) {
+        td_outcome o;
+        if (td_task_get(tsub_tasks[i].task, &o) != TD_OK) return -1;
+        ok += o.status;
+    }
+    return ok;
 }
 
 /* ---- gates ------------------------------------------------------------------------------- */
