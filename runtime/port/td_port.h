@@ -136,7 +136,7 @@
  *   - untyped: a stamp source (word & 0x40, TD_WORD_STAMPED) whose stamp, at cont_arg
  *     (offset 0x20), reached the token: succeeded, 0;
  *   - a runner pooled by its success at the token (word & ~0x4, TD_MODE_AWAITED, equal to
- *     token << 9 | 0x101: TD_WORD_VERSION_SHIFT, TD_SUCCEEDED | TD_WORD_POOLED): the value
+ *     token + 0x101: the token is the version in place, TD_SUCCEEDED | TD_WORD_POOLED): the value
  *     (offset 8) read, then the next version stored with the flag (the word + 0x1ff), a
  *     plain store (x86-64: a release store), as TD_SOURCE_CONSUME_IF_SUCCEEDED_ does;
  * a success writes the outcome as td_port_store_tag_value_zero24_. task.c checks every
@@ -144,9 +144,7 @@
 #  if defined(__x86_64__)
 #    define TD_PORT_GET_POOLED_ASM_(L, miss)                                                \
     "andl $-5, %eax\n\t"                                                                     \
-    "movl %esi, %ecx\n\t"                                                                    \
-    "shll $9, %ecx\n\t"                                                                      \
-    "orl $0x101, %ecx\n\t"                                                                   \
+    "leal 0x101(%rsi), %ecx\n\t"                                                             \
     "cmpl %ecx, %eax\n\t"                                                                    \
     "jne " miss "\n\t"                                                                        \
     "movq 8(%rdi), %rsi\n\t"                                                                 \

@@ -423,7 +423,7 @@ static TD_NOINLINE int runner_suspend_other(td_runner *r, td_source *s, uint32_t
 int td_runner_register_owned_(td_runner *r, td_source *s, uint32_t token, uint32_t w)
 {
     if (TD_LIKELY(!td_runtime_settings.flow) && TD_LIKELY(TD_MAIN_OWNS_BEGIN_(s))) {
-        if (TD_LIKELY(w == ((uint32_t)token << TD_WORD_VERSION_SHIFT))) {
+        if (TD_LIKELY(w == token)) {
             r->sync = NULL;
             s->cont_fn = td_runner_resume_;
             s->cont_arg = r;

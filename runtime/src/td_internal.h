@@ -14,7 +14,7 @@ extern td_pool td_error_source_pool;
 extern td_pool td_auto_source_pool;
 
 /* Word helpers. */
-#define TD_WORD_VERSION(w) ((w) >> TD_WORD_VERSION_SHIFT)
+#define TD_WORD_VERSION(w) ((w) & TD_WORD_VERSION_MASK)    /* a token (task.h) */
 #define TD_WORD_STATUS(w) ((td_status)((w) & TD_WORD_STATUS_MASK))
 #define TD_WORD_MODE(w) ((w) & TD_WORD_MODE_MASK)
 /* The completed word: the status, the claim dropped, and TD_WORD_RECORD when a success
@@ -192,7 +192,7 @@ int td_source_on_completed_(td_source *s, uint32_t token, td_continuation_fn fn,
         if (td_atomic_load_u32(&rg_s_->owned) == TD_SOURCE_OWNED_MAIN &&                \
             TD_MAIN_OWNS_BEGIN_(rg_s_)) {                                               \
             uint32_t rg_w_ = td_atomic_load_u32(&rg_s_->word);                          \
-            if (TD_LIKELY(rg_w_ == ((uint32_t)(token) << TD_WORD_VERSION_SHIFT))) {      \
+            if (TD_LIKELY(rg_w_ == (uint32_t)(token))) {                                 \
                 rg_s_->cont_fn = (fn);                                                  \
                 rg_s_->cont_arg = (arg);                                                \
                 td_atomic_store_release_u32(&rg_s_->word, rg_w_ | TD_MODE_AWAITED);     \

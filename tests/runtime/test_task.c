@@ -116,11 +116,36 @@ static void version_wraps_and_stays_distinct(void)
     for (int i = 0; i < 1000; i++)
         td_completion_source_reset(cs);
     TD_CHECK_EQ(TD_E_STALE, td_task_status(first, &st));
-    TD_CHECK_EQ((first.token + 1000) & TD_TOKEN_MASK, td_completion_source_task(cs).token);
+    TD_CHECK_EQ(first.token + 1000 * TD_TOKEN_STEP, td_completion_source_task(cs).token);
     td_completion_source_free(cs);
 }
 
-/* The consumption's release at the last version (TD_TOKEN_MASK): a pooled source's next
+/* A token is the version in place (task.h): its low bits are zero, and a value with one of
+ * them set is no token: every query refuses it (stale), on the inline and out-of-line
+ * paths alike, and the task stays consumable with its own token. */
+static void token_is_the_version_in_place(void)
+{
+    td_completion_source *cs = td_completion_source_new();
+    td_completion_source_reset(cs);
+    td_task t = td_completion_source_task(cs);
+    TD_CHECK_EQ(0u, t.token & ~TD_WORD_VERSION_MASK);
+    TD_CHECK_EQ(t.token, td_atomic_load_u32(&t.source->word) & TD_WORD_VERSION_MASK);
+    TD_CHECK_EQ(TD_OK, td_completion_source_set_result(cs, 5));
+    td_outcome o;
+    td_status st;
+    for (uint32_t bit = 1; bit < TD_TOKEN_STEP; bit <<= 1) {
+        td_task forged = td_task_of(t.source, t.token | bit);
+        TD_CHECK_EQ(TD_E_STALE, td_task_status(forged, &st));
+        TD_CHECK_EQ(TD_E_STALE, td_task_get(forged, &o));
+        TD_CHECK_EQ(TD_E_STALE, (td_task_get)(forged, &o));
+        TD_CHECK_EQ(TD_E_STALE, td_task_i64_get(td_task_i64_of(forged), &o));
+    }
+    TD_CHECK_EQ(TD_OK, td_task_get(t, &o));
+    TD_CHECK_EQ(TD_SUCCEEDED, o.status);
+    td_completion_source_free(cs);
+}
+
+/* The consumption's release at the last version (TD_WORD_VERSION_MASK): a pooled source's next
  * word, computed inline from the expected word, wraps to version 0 with the flag kept; any
  * other source's release is called. A hand-built protocol source, its word set directly. */
 static int wrap_releases;
@@ -136,10 +161,10 @@ static void consumption_at_the_last_version(void)
         for (int awaited = 0; awaited <= 1; awaited++) {
             int via_function = pooled ^ awaited;    /* the inline and out-of-line paths */
             s.value = 77;
-            s.word = (TD_TOKEN_MASK << TD_WORD_VERSION_SHIFT) | (uint32_t)TD_SUCCEEDED |
+            s.word = TD_WORD_VERSION_MASK | (uint32_t)TD_SUCCEEDED |
                      (pooled ? TD_WORD_POOLED : 0u) | (awaited ? TD_MODE_AWAITED : 0u);
             wrap_releases = 0;
-            td_task_i64 t = td_task_i64_of(td_task_of(&s, TD_TOKEN_MASK));
+            td_task_i64 t = td_task_i64_of(td_task_of(&s, TD_WORD_VERSION_MASK));
             TD_CHECK_EQ(TD_OK, via_function ? (td_task_i64_get)(t, &o) : td_task_i64_get(t, &o));
             TD_CHECK_EQ(77, o.value);
             TD_CHECK_EQ(pooled ? 0 : 1, wrap_releases);
@@ -158,6 +183,7 @@ int main(void)
     TD_RUN(manual_source_protocol);
     TD_RUN(auto_source_recycles);
     TD_RUN(version_wraps_and_stays_distinct);
+    TD_RUN(token_is_the_version_in_place);
     TD_RUN(consumption_at_the_last_version);
     td_runtime_shutdown();
     return TD_TEST_SUMMARY();

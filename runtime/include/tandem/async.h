@@ -342,7 +342,7 @@ void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t);
  * runner, and ordering nothing (the generic start reads it before the step, and the
  * caller's frame stores stay visible to the compiler there). */
 #define TD_RUNNER_VERSION_(r)                                                         \
-    (td_atomic_load_relaxed_u32(&(r)->source.word) >> TD_WORD_VERSION_SHIFT)
+    (td_atomic_load_relaxed_u32(&(r)->source.word) & TD_WORD_VERSION_MASK)
 /* tracking | flow (async.c): a start with either on takes td_runner_start's observed path. */
 extern uint32_t td_runner_observed_;
 /* The start's body, shared by td_runner_start (async.c) and the generated starts: `t` is the

@@ -178,10 +178,14 @@ extern volatile uintptr_t td_main_writer_thread_;
 #define TD_WORD_POOLED 0x100u
 #define TD_WORD_VERSION_SHIFT 9
 #define TD_WORD_VERSION_MASK 0xFFFFFE00u
-#define TD_TOKEN_MASK 0x007FFFFFu
+/* A protocol source's token is its version in place, the word's bits above the flags (w &
+ * TD_WORD_VERSION_MASK): a token is compared with a word, or turned into the word it expects,
+ * without a shift. One version on is one TD_TOKEN_STEP more (modulo 2^32); a value with any
+ * of the low bits set is no token. (A stamp source's token is a frame number instead.) */
+#define TD_TOKEN_STEP (1u << TD_WORD_VERSION_SHIFT)
 /* A recycled source's word: pending, mode NONE, no flags (TD_WORD_POOLED neither), the
  * version after w's. */
-#define TD_WORD_NEXT_VERSION_(w) (((((w) >> TD_WORD_VERSION_SHIFT) + 1) & TD_TOKEN_MASK) << TD_WORD_VERSION_SHIFT)
+#define TD_WORD_NEXT_VERSION_(w) (((w) & TD_WORD_VERSION_MASK) + TD_TOKEN_STEP)
 
 /* ---- task values --------------------------------------------------------------- */
 
@@ -280,9 +284,9 @@ TD_INLINE int td_task_status_fast_(td_task t, td_status *out)
 /* The word of a protocol source whose task `token` succeeded and may be consumed by its
  * single consumer: the version, status SUCCEEDED, mode NONE or AWAITED (the awaiter is
  * the consumer), not claimed, immortal, stamped or carrying a record (TD_WORD_RECORD), and
- * TD_WORD_POOLED or not: (word & ~TD_MODE_AWAITED) compared with each of the two.
- * Tokens are 23-bit (TD_TOKEN_MASK), as every token the runtime issues is. */
-#define TD_WORD_SUCCEEDED_AT_(token) (((uint32_t)(token) << TD_WORD_VERSION_SHIFT) | (uint32_t)TD_SUCCEEDED)
+ * TD_WORD_POOLED or not: (word & ~TD_MODE_AWAITED) compared with each of the two. The
+ * token's low bits are zero, so adding the status is OR-ing it (one lea on x86). */
+#define TD_WORD_SUCCEEDED_AT_(token) ((uint32_t)(token) + (uint32_t)TD_SUCCEEDED)
 #define TD_WORD_CONSUMABLE_(w, token) (((w) & ~TD_MODE_AWAITED) == TD_WORD_SUCCEEDED_AT_(token))
 
 /* The consumer's release of a completed, mortal source whose word `w` it read, its result
@@ -319,13 +323,13 @@ TD_INLINE int td_task_status_fast_(td_task t, td_status *out)
 #define TD_SOURCE_CONSUME_WORD_WITH_(s, w, token, sv, copy, releases)                    \
     ({  td_source *sv = (s);                                                            \
         uint32_t td_cw_ = (w) & ~TD_MODE_AWAITED;                                       \
-        uint32_t td_ce_ = TD_WORD_SUCCEEDED_AT_(token) | TD_WORD_POOLED;                \
+        uint32_t td_ce_ = TD_WORD_SUCCEEDED_AT_(token) + TD_WORD_POOLED;                \
         int td_ct_ = 1;                                                                 \
         if (TD_LIKELY(td_cw_ == td_ce_)) {                                              \
             copy;                                                                       \
-            td_atomic_store_release_u32(&sv->word, td_ce_ + ((1u << TD_WORD_VERSION_SHIFT) \
+            td_atomic_store_release_u32(&sv->word, td_ce_ + (TD_TOKEN_STEP                \
                                                              - (uint32_t)TD_SUCCEEDED)); \
-        } else if ((releases) && td_cw_ == (td_ce_ & ~TD_WORD_POOLED)) {                \
+        } else if ((releases) && td_cw_ == td_ce_ - TD_WORD_POOLED) {                   \
             copy;                                                                       \
             sv->ops->release(sv);                                                       \
         } else                                                                          \
@@ -422,11 +426,11 @@ static inline int td_task_is_completed_fast(td_task t)
 
 static inline uint32_t td_source_token(const td_source *s)
 {
-    return (td_atomic_load_u32((volatile uint32_t *)&s->word) >> TD_WORD_VERSION_SHIFT) & TD_TOKEN_MASK;
+    return td_atomic_load_u32((volatile uint32_t *)&s->word) & TD_WORD_VERSION_MASK;
 }
 /* The same as a macro: tcc, which never inlines, would pay a call on every task a source makes. */
 #define td_source_token(s)                                                              \
-    ((td_atomic_load_u32((volatile uint32_t *)&(s)->word) >> TD_WORD_VERSION_SHIFT) & TD_TOKEN_MASK)
+    (td_atomic_load_u32((volatile uint32_t *)&(s)->word) & TD_WORD_VERSION_MASK)
 
 /* Prepare a freshly allocated source: pending, version 0. */
 void td_source_init(td_source *s, const td_source_ops *ops);
