@@ -247,20 +247,20 @@ static TD_NOINLINE void runner_first_step_observed(td_runner *r, uint32_t token)
 td_task td_runner_start(td_runner *r)
 {
     td_task t;
-    t.token = TD_RUNNER_VERSION_(r);
+    t.token = TD_RUNNER_RENTED_VERSION_(r);
     runner_start(r, t, t.token = 0);
     return t;
 }
 
 void td_runner_start_to_(td_runner *r, td_task *t)
 {
-    t->token = TD_RUNNER_VERSION_(r);
+    t->token = TD_RUNNER_RENTED_VERSION_(r);
     runner_start(r, *t, t->token = 0);
 }
 
 void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t)
 {
-    t->value = (int64_t)TD_RUNNER_VERSION_(r);
+    t->value = (int64_t)TD_RUNNER_RENTED_VERSION_(r);
     runner_start(r, t->task, t->value = r->source.value);
 }
 
@@ -269,7 +269,7 @@ void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t)
 td_task_i64 td_runner_start_i64(td_runner *r)
 {
     td_task_i64 t;
-    t.value = (int64_t)TD_RUNNER_VERSION_(r);
+    t.value = (int64_t)TD_RUNNER_RENTED_VERSION_(r);
     runner_start(r, t.task, t.value = r->source.value);
     return t;
 }

@@ -298,9 +298,10 @@ void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t);
 /* the typed token as the whole second word, zero-extended (td_runner_start_i64) */
 #define TD_METHOD_STARTS_(name, F, STEP)                                              \
     TD_METHOD_START_FN_(name##_method_start_, td_task, name, F, STEP, t,              \
-                        t.token = TD_RUNNER_VERSION_(r), t.token = 0, td_runner_start) \
+                        t.token = TD_RUNNER_RENTED_VERSION_(r), t.token = 0,          \
+                        td_runner_start)                                              \
     TD_METHOD_START_FN_(name##_method_start_i64_, td_task_i64, name, F, STEP, t.task, \
-                        t.value = (int64_t)TD_RUNNER_VERSION_(r),                     \
+                        t.value = (int64_t)TD_RUNNER_RENTED_VERSION_(r),              \
                         t.value = r->source.value, td_runner_start_i64)
 #define TD_METHOD_START_PORT_(name, r, t) ((t) = name##_method_start_((r)))
 #define TD_METHOD_START_I64_PORT_(name, r, t) ((t) = name##_method_start_i64_((r)))
@@ -343,6 +344,12 @@ void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t);
  * caller's frame stores stay visible to the compiler there). */
 #define TD_RUNNER_VERSION_(r)                                                         \
     (td_atomic_load_relaxed_u32(&(r)->source.word) & TD_WORD_VERSION_MASK)
+/* The same read before the step, from a runner just rented: its word is the version alone
+ * (pending, mode NONE, no flag: a release or a consumption stores the next version bare, the
+ * rent's clean drops TD_WORD_POOLED, a synchronous success leaves the word as it was), so
+ * the word is the token as it is. After the step (tcc's start) a synchronous fault may have
+ * set the status: TD_RUNNER_VERSION_ then. */
+#define TD_RUNNER_RENTED_VERSION_(r) td_atomic_load_relaxed_u32(&(r)->source.word)
 /* tracking | flow (async.c): a start with either on takes td_runner_start's observed path. */
 extern uint32_t td_runner_observed_;
 /* The start's body, shared by td_runner_start (async.c) and the generated starts: `t` is the
