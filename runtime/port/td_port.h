@@ -164,6 +164,7 @@
     "ret\n"
 #    define TD_PORT_DEFINE_TASK_GETS_(i64_name, i64_slow, name, slow)                      \
     __asm__(".text\n"                                                                       \
+            ".p2align 4\n"                                                                  \
             ".globl " #i64_name "\n"                                                        \
             #i64_name ":\n\t"                                                               \
             "testq %rdi, %rdi\n\t"                                                          \
@@ -171,6 +172,7 @@
             "movl (%rdi), %eax\n\t"                                                         \
             TD_PORT_GET_POOLED_ASM_("11", "12f")                                           \
             "12:\tjmp " #i64_slow "\n"                                                      \
+            ".p2align 4\n"                                                                  \
             ".globl " #name "\n"                                                            \
             #name ":\n\t"                                                                   \
             "testq %rdi, %rdi\n\t"                                                          \
@@ -197,6 +199,7 @@
  * per expansion at load; this is six and a call. async.c checks the offsets. */
 #  define TD_PORT_DEFINE_RUNNER_RETURN_(name, slow)                                        \
     __asm__(".text\n"                                                                       \
+            ".p2align 4\n"                                                                  \
             ".globl " #name "\n"                                                            \
             #name ":\n\t"                                                                   \
             "movq 0x90(%rdi), %rax\n\t"                                                     \
