@@ -241,7 +241,7 @@ static uint32_t tsub_wait_pending(int wl, uint32_t n) { (void)wl; return tsub_pe
  * that a fault or a cancellation (2, 3) breaks the sum (n) even where a recycled runner's value
  * slot still holds the expected value. Testing the status per get as well, as the synchronous
  * rows above do, makes clang 14 merge the inline fast path's outcome with the out-of-line one
- * into selects: 4-5 instructions per get on AOT (25 instead of 20, untyped). */
+ * into selects: 4-5 instructions per get on AOT. */
 static int64_t tsub_wait_get(int wl, uint32_t n)
 {
     int64_t sum = 0, ok = 0;

@@ -340,16 +340,15 @@ void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t);
  * synchronised with the release that stored it (the owner's own segment, or the pool's
  * lock), and no later write changes the version before the task is consumed
  * (TD_RUNNER_START_), so a relaxed load: atomic, since another thread may be completing the
- * runner, and ordering nothing (the generic start reads it before the step, and the
- * caller's frame stores stay visible to the compiler there). */
-#define TD_RUNNER_VERSION_(r)                                                         \
-    (td_atomic_load_relaxed_u32(&(r)->source.word) & TD_WORD_VERSION_MASK)
-/* The same read before the step, from a runner just rented: its word is the version alone
- * (pending, mode NONE, no flag: a release or a consumption stores the next version bare, the
- * rent's clean drops TD_WORD_POOLED, a synchronous success leaves the word as it was), so
- * the word is the token as it is. After the step (tcc's start) a synchronous fault may have
- * set the status: TD_RUNNER_VERSION_ then. */
+ * runner, and ordering nothing. Read before the step (td_runner_start, and the generated
+ * starts where the compiler inlines), from a runner just rented, the word is the version
+ * alone (pending, mode NONE, no flag: a release or a consumption stores the next version
+ * bare, the rent's clean drops TD_WORD_POOLED, a synchronous success leaves the word as it
+ * was), so the word is the token as it is; the caller's frame stores stay visible to the
+ * compiler there. Read after the step (tcc's generated starts), a synchronous fault may have
+ * set the status: only the version's bits (TD_RUNNER_VERSION_). */
 #define TD_RUNNER_RENTED_VERSION_(r) td_atomic_load_relaxed_u32(&(r)->source.word)
+#define TD_RUNNER_VERSION_(r) (TD_RUNNER_RENTED_VERSION_(r) & TD_WORD_VERSION_MASK)
 /* tracking | flow (async.c): a start with either on takes td_runner_start's observed path. */
 extern uint32_t td_runner_observed_;
 /* The start's body, shared by td_runner_start (async.c) and the generated starts: `t` is the
