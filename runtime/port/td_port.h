@@ -15,7 +15,8 @@
  *   - td_compiler_barrier, the light side of the ownership's asymmetric fence (ownership.c);
  *   - under tcc only, asm blocks for the hottest statements tcc compiles worst: the pools'
  *     owner-segment pop and push (pool.h) and a succeeded outcome's stores (task.h); the
- *     consumption's common cases as two asm functions (TD_PORT_DEFINE_TASK_GETS_) and a
+ *     consumption's common cases as asm functions (TD_PORT_DEFINE_TASK_GETS_,
+ *     TD_PORT_DEFINE_TASK_RESULTS_) and a
  *     step's return with a value as one (TD_PORT_DEFINE_RUNNER_RETURN_).
  * Read-modify-writes (CAS, exchange, fetch-add) and td_atomic_store_* are sequentially
  * consistent. td_atomic_store_release_u32 is a release store (x86-64: a plain mov, no
@@ -135,15 +136,15 @@
  *   - a source-free task: succeeded, its value (typed: the second word; untyped: 0);
  *   - untyped: a stamp source (word & 0x40, TD_WORD_STAMPED) whose stamp, at cont_arg
  *     (offset 0x20), reached the token: succeeded, 0;
- *   - a runner pooled by its success at the token (word & ~0x4, TD_MODE_AWAITED, equal to
- *     token + 0x101: the token is the version in place, TD_SUCCEEDED | TD_WORD_POOLED): the value
+ *   - a runner pooled by its success at the token in mode NONE (the word equal to token +
+ *     0x101: the token is the version in place, TD_SUCCEEDED | TD_WORD_POOLED; mode AWAITED,
+ *     0x4, is the slow function's, as for the C inline queries, task.h): the value
  *     (offset 8) read, then the next version stored with the flag (the word + 0x1ff), a
  *     plain store (x86-64: a release store), as TD_SOURCE_CONSUME_IF_SUCCEEDED_ does;
  * a success writes the outcome as td_port_store_tag_value_zero24_. task.c checks every
  * constant and offset named here against the C definitions at compile time. */
 #  if defined(__x86_64__)
 #    define TD_PORT_GET_POOLED_ASM_(L, miss)                                                \
-    "andl $-5, %eax\n\t"                                                                     \
     "leal 0x101(%rsi), %ecx\n\t"                                                             \
     "cmpl %ecx, %eax\n\t"                                                                    \
     "jne " miss "\n\t"                                                                        \
@@ -189,6 +190,48 @@
             "23:\txorl %esi, %esi\n\t"                                                      \
             TD_PORT_GET_SUCCEEDED_ASM_                                                      \
             "22:\tjmp " #slow "\n")
+/* The result queries' common cases the same way, with the C signatures of td_task_i64_result
+ * (the task in rdi and rsi, the value's address in rdx, the error's in rcx) and td_task_result
+ * (the error's address in rdx): the same tests as the gets, a success's value (typed) stored
+ * at rdx and TD_OK; anything else tail-jumps to `slow` with the arguments in place. */
+#    define TD_PORT_DEFINE_TASK_RESULTS_(i64_name, i64_slow, name, slow)                   \
+    __asm__(".text\n"                                                                       \
+            ".p2align 4\n"                                                                  \
+            ".globl " #i64_name "\n"                                                        \
+            #i64_name ":\n\t"                                                               \
+            "testq %rdi, %rdi\n\t"                                                          \
+            "jz 31f\n\t"                                                                    \
+            "movl (%rdi), %eax\n\t"                                                         \
+            "leal 0x101(%rsi), %r8d\n\t"                                                    \
+            "cmpl %r8d, %eax\n\t"                                                           \
+            "jne 32f\n\t"                                                                   \
+            "movq 8(%rdi), %rsi\n\t"                                                        \
+            "addl $0x1ff, %r8d\n\t"                                                         \
+            "movl %r8d, (%rdi)\n"                                                            \
+            "31:\tmovq %rsi, (%rdx)\n\t"                                                     \
+            "xorl %eax, %eax\n\t"                                                           \
+            "ret\n"                                                                         \
+            "32:\tjmp " #i64_slow "\n"                                                      \
+            ".p2align 4\n"                                                                  \
+            ".globl " #name "\n"                                                            \
+            #name ":\n\t"                                                                   \
+            "testq %rdi, %rdi\n\t"                                                          \
+            "jz 43f\n\t"                                                                    \
+            "movl (%rdi), %eax\n\t"                                                         \
+            "testb $0x40, %al\n\t"                                                          \
+            "jz 44f\n\t"                                                                    \
+            "movq 0x20(%rdi), %rcx\n\t"                                                     \
+            "movl (%rcx), %ecx\n\t"                                                         \
+            "subl %esi, %ecx\n\t"                                                           \
+            "jns 43f\n"                                                                     \
+            "44:\tleal 0x101(%rsi), %ecx\n\t"                                               \
+            "cmpl %ecx, %eax\n\t"                                                           \
+            "jne 42f\n\t"                                                                   \
+            "addl $0x1ff, %ecx\n\t"                                                         \
+            "movl %ecx, (%rdi)\n"                                                            \
+            "43:\txorl %eax, %eax\n\t"                                                      \
+            "ret\n"                                                                         \
+            "42:\tjmp " #slow "\n")
 #  endif
 /* A step's return with a value (async.h, TD_RETURN_VALUE) as a function in assembly with the
  * C signature void name(td_runner *r, int64_t value): inside its start (the runner's `sync`,

@@ -334,6 +334,35 @@ int (td_task_i64_get)(td_task_i64 t, td_outcome *out)
     return task_get(t.task.source, t.task.token, out);
 }
 
+/* A query's return code rc and the outcome o it read: the result queries' answer (task.h). */
+static int task_result_of(int rc, const td_outcome *o, td_error *err)
+{
+    if (rc != TD_OK || o->status == TD_SUCCEEDED)
+        return rc;
+    if (err) {      /* field by field: a struct assignment is a memmove call under tcc */
+        err->code = o->error.code;
+        err->message = o->error.message;
+        err->cancel = o->error.cancel;
+    }
+    return o->status == TD_CANCELED ? TD_E_CANCELED : TD_E_FAULTED;
+}
+
+int (td_task_result)(td_task t, td_error *err)
+{
+    td_outcome o;
+    int rc = (td_task_get)(t, &o);
+    return task_result_of(rc, &o, err);
+}
+
+int (td_task_i64_result)(td_task_i64 t, int64_t *value, td_error *err)
+{
+    td_outcome o;
+    int rc = task_result_of((td_task_i64_get)(t, &o), &o, err);
+    if (rc == TD_OK)
+        *value = o.value;
+    return rc;
+}
+
 #if defined(TD_PORT_DEFINE_TASK_GETS_)
 /* The constants and offsets the port's assembly names (td_port.h). */
 typedef char task_port_gets_layout_[(TD_WORD_VERSION_SHIFT == 9 && TD_SUCCEEDED == 1 &&
@@ -345,6 +374,7 @@ typedef char task_port_gets_layout_[(TD_WORD_VERSION_SHIFT == 9 && TD_SUCCEEDED 
                                       offsetof(td_outcome, error) == 16 && sizeof(td_outcome) == 40 &&
                                       sizeof(td_task_i64) == 16) ? 1 : -1];
 TD_PORT_DEFINE_TASK_GETS_(td_port_task_i64_get_, td_task_i64_get, td_port_task_get_, td_task_get);
+TD_PORT_DEFINE_TASK_RESULTS_(td_port_task_i64_result_, td_task_i64_result, td_port_task_result_, td_task_result);
 #endif
 
 void td_task_forget_result(td_task t)

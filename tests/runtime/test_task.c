@@ -152,26 +152,113 @@ static int wrap_releases;
 static void wrap_release(td_source *s) { wrap_releases++; td_atomic_store_release_u32(&s->word, 0); }
 static const td_source_ops wrap_ops = { wrap_release, NULL, NULL, NULL, "wrap" };
 
+/* One consumption of t by query kind q: the outcome queries inline and out of line, typed and
+ * untyped, then the result queries the same way (tandem/task.h); *value gets the value read. */
+enum { QUERY_KINDS = 8 };
+static int query_consume(int q, td_task_i64 t, int64_t *value)
+{
+    td_outcome o;
+    int rc;
+    o.value = -1;
+    switch (q) {
+    case 0: rc = td_task_i64_get(t, &o); break;
+    case 1: rc = (td_task_i64_get)(t, &o); break;
+    case 2: rc = td_task_get(t.task, &o); o.value = 0; break;
+    case 3: rc = (td_task_get)(t.task, &o); o.value = 0; break;
+    case 4: return td_task_i64_result(t, value, NULL);
+    case 5: return (td_task_i64_result)(t, value, NULL);
+    case 6: *value = 0; return td_task_result(t.task, NULL);
+    default: *value = 0; return (td_task_result)(t.task, NULL);
+    }
+    if (rc == TD_OK && o.status != TD_SUCCEEDED) rc = -100;
+    *value = o.value;
+    return rc;
+}
+
 static void consumption_at_the_last_version(void)
 {
     td_source s;
-    td_outcome o;
     td_source_init(&s, &wrap_ops);
-    for (int pooled = 0; pooled <= 1; pooled++) {
-        for (int awaited = 0; awaited <= 1; awaited++) {
-            int via_function = pooled ^ awaited;    /* the inline and out-of-line paths */
-            s.value = 77;
-            s.word = TD_WORD_VERSION_MASK | (uint32_t)TD_SUCCEEDED |
-                     (pooled ? TD_WORD_POOLED : 0u) | (awaited ? TD_MODE_AWAITED : 0u);
-            wrap_releases = 0;
-            td_task_i64 t = td_task_i64_of(td_task_of(&s, TD_WORD_VERSION_MASK));
-            TD_CHECK_EQ(TD_OK, via_function ? (td_task_i64_get)(t, &o) : td_task_i64_get(t, &o));
-            TD_CHECK_EQ(77, o.value);
-            TD_CHECK_EQ(pooled ? 0 : 1, wrap_releases);
-            TD_CHECK_EQ(pooled ? TD_WORD_POOLED : 0u, s.word);   /* version 0, pending */
-            TD_CHECK_EQ(TD_E_STALE, td_task_i64_get(t, &o));
+    for (int q = 0; q < QUERY_KINDS; q++) {
+        int typed = (q & 2) == 0;
+        for (int pooled = 0; pooled <= 1; pooled++) {
+            /* awaited: the inline queries leave mode AWAITED to their out-of-line rest */
+            for (int awaited = 0; awaited <= 1; awaited++) {
+                int64_t v = -2;
+                s.value = 77;
+                s.word = TD_WORD_VERSION_MASK | (uint32_t)TD_SUCCEEDED |
+                         (pooled ? TD_WORD_POOLED : 0u) | (awaited ? TD_MODE_AWAITED : 0u);
+                wrap_releases = 0;
+                td_task_i64 t = td_task_i64_of(td_task_of(&s, TD_WORD_VERSION_MASK));
+                TD_CHECK_EQ(TD_OK, query_consume(q, t, &v));
+                TD_CHECK_EQ(typed ? 77 : 0, v);
+                TD_CHECK_EQ(pooled ? 0 : 1, wrap_releases);
+                TD_CHECK_EQ(pooled ? TD_WORD_POOLED : 0u, s.word);   /* version 0, pending */
+                TD_CHECK_EQ(TD_E_STALE, query_consume(q, t, &v));
+            }
         }
     }
+}
+
+/* The result queries: TD_OK and the value for a success; TD_E_FAULTED / TD_E_CANCELED for the
+ * other outcomes, consumed, the record in *err only then; anything else as td_task_get's
+ * with nothing consumed and nothing written. */
+static void result_queries(void)
+{
+    td_completion_source *cs = td_completion_source_new();
+    td_cancel_source *by = td_cancel_source_new();
+    td_error err;
+    int64_t v;
+    for (int inline_ = 0; inline_ <= 1; inline_++) {
+#define RESULT_I64(t, vp, e) (inline_ ? td_task_i64_result((t), (vp), (e)) : (td_task_i64_result)((t), (vp), (e)))
+#define RESULT(t, e) (inline_ ? td_task_result((t), (e)) : (td_task_result)((t), (e)))
+        v = 5;
+        TD_CHECK_EQ(TD_OK, RESULT_I64(td_from_result(-9), &v, NULL));
+        TD_CHECK_EQ(-9, v);
+        TD_CHECK_EQ(TD_OK, RESULT(td_completed(), NULL));
+
+        /* pending: nothing consumed, nothing written */
+        td_completion_source_reset(cs);
+        td_task_i64 t = td_completion_source_task_i64(cs);
+        v = 5;
+        err.code = 12345;
+        TD_CHECK_EQ(TD_E_PENDING, RESULT_I64(t, &v, &err));
+        TD_CHECK_EQ(5, v);
+        TD_CHECK_EQ(12345, err.code);
+        TD_CHECK_EQ(TD_OK, td_completion_source_set_result(cs, 31));
+        TD_CHECK_EQ(TD_OK, RESULT_I64(t, &v, &err));
+        TD_CHECK_EQ(31, v);
+        TD_CHECK_EQ(12345, err.code);
+        TD_CHECK_EQ(TD_E_STALE, RESULT_I64(t, &v, &err));
+        TD_CHECK_EQ(TD_E_STALE, RESULT(t.task, &err));
+
+        /* a fault: consumed, the record written (and not needed: err NULL) */
+        td_completion_source_reset(cs);
+        t = td_completion_source_task_i64(cs);
+        TD_CHECK_EQ(TD_OK, td_completion_source_set_error(cs, TD_ERR_USER + 3, "bad"));
+        v = 5;
+        TD_CHECK_EQ(TD_E_FAULTED, RESULT_I64(t, &v, &err));
+        TD_CHECK_EQ(5, v);
+        TD_CHECK_EQ(TD_ERR_USER + 3, err.code);
+        TD_CHECK(strcmp(err.message, "bad") == 0);
+        TD_CHECK_EQ(TD_E_STALE, RESULT_I64(t, &v, &err));
+        td_task f = td_from_error(TD_ERR_USER + 4, "worse");
+        TD_CHECK_EQ(TD_E_FAULTED, RESULT(f, NULL));
+        TD_CHECK_EQ(TD_E_STALE, RESULT(f, NULL));
+
+        /* a cancellation: its cancel source in the record */
+        td_completion_source_reset(cs);
+        t = td_completion_source_task_i64(cs);
+        TD_CHECK_EQ(TD_OK, td_completion_source_set_canceled(cs, by));
+        err.cancel = NULL;
+        TD_CHECK_EQ(TD_E_CANCELED, RESULT(t.task, &err));
+        TD_CHECK(err.cancel == by);
+        TD_CHECK_EQ(TD_E_STALE, RESULT(t.task, &err));
+#undef RESULT_I64
+#undef RESULT
+    }
+    td_cancel_source_free(by);
+    td_completion_source_free(cs);
 }
 
 int main(void)
@@ -185,6 +272,7 @@ int main(void)
     TD_RUN(version_wraps_and_stays_distinct);
     TD_RUN(token_is_the_version_in_place);
     TD_RUN(consumption_at_the_last_version);
+    TD_RUN(result_queries);
     td_runtime_shutdown();
     return TD_TEST_SUMMARY();
 }

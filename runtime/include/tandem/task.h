@@ -83,7 +83,9 @@ enum {
     TD_E_NOT_SUPPORTED = -5,  /* the operation is not supported here */
     TD_E_NOMEM = -6,          /* allocation failed */
     TD_E_INVALID = -7,        /* bad argument */
-    TD_E_RETIRED = -8         /* the loop was retired (td_loop_destroy): nothing runs on it */
+    TD_E_RETIRED = -8,        /* the loop was retired (td_loop_destroy): nothing runs on it */
+    TD_E_FAULTED = -9,        /* td_task_result: the task faulted (consumed) */
+    TD_E_CANCELED = -10       /* td_task_result: the task was canceled (consumed) */
 };
 
 /* Error codes carried by faulted outcomes (td_error.code). User codes start at 1000. */
@@ -245,6 +247,14 @@ int td_task_i64_get(td_task_i64 t, td_outcome *out);
 /* Register the one continuation. TD_OK: it will be called once on completion (maybe on
  * another thread). TD_DONE: already complete, not registered. Negative: error. */
 int td_task_on_completed(td_task t, td_continuation_fn fn, void *arg);
+/* Consume as td_task_get, answering with the result alone: TD_OK when the task succeeded
+ * (the typed one's value in *value); TD_E_FAULTED or TD_E_CANCELED when it completed
+ * otherwise, also consumed, its error record in *err unless err is NULL (written only then);
+ * any other code as td_task_get's, nothing consumed and nothing written. The consumer that
+ * wants the value or the reason (UniTask's GetResult) pays no outcome to fill and test:
+ * its success is the inline consumption and nothing else. */
+int td_task_result(td_task t, td_error *err);
+int td_task_i64_result(td_task_i64 t, int64_t *value, td_error *err);
 
 /* 1 when s is a stamp source whose stamp reached `token` (TD_WORD_STAMPED). This and the
  * next are macros, not inline functions: tcc, which never inlines, would pay a call for each
@@ -287,7 +297,14 @@ TD_INLINE int td_task_status_fast_(td_task t, td_status *out)
  * TD_WORD_POOLED or not: (word & ~TD_MODE_AWAITED) compared with each of the two. The
  * token's low bits are zero, so adding the status is OR-ing it (one lea on x86). */
 #define TD_WORD_SUCCEEDED_AT_(token) ((uint32_t)(token) + (uint32_t)TD_SUCCEEDED)
-#define TD_WORD_CONSUMABLE_(w, token) (((w) & ~TD_MODE_AWAITED) == TD_WORD_SUCCEEDED_AT_(token))
+#define TD_WORD_CONSUMABLE_(w, token) (((w) & TD_CONSUME_ANY_MODE_) == TD_WORD_SUCCEEDED_AT_(token))
+/* The modes a consumption's fast path takes (the `modes` of TD_SOURCE_CONSUME_WORD_WITH_, a
+ * mask of the word): NONE or AWAITED (the out-of-line queries, and a resumption's take, which
+ * finds its own registration there unless the task completed before it), or NONE alone (the
+ * inline queries: a task awaited through td_task_on_completed and then queried takes the
+ * out-of-line path, and the common get compares the word as it is, no mask). */
+#define TD_CONSUME_ANY_MODE_ (~(uint32_t)TD_MODE_AWAITED)
+#define TD_CONSUME_MODE_NONE_ (~(uint32_t)0)
 
 /* The consumer's release of a completed, mortal source whose word `w` it read, its result
  * copied out: a source pooled at its completion (TD_WORD_POOLED) by the store of the next
@@ -314,15 +331,17 @@ TD_INLINE int td_task_status_fast_(td_task t, td_status *out)
  * call for it. 1: consumed; 0: anything else (a custom source, a fault, a stale, shared or
  * pending token), for the out-of-line protocol. */
 #define TD_SOURCE_CONSUME_IF_SUCCEEDED_(s, token, sv, copy)                              \
-    TD_SOURCE_CONSUME_WORD_IF_SUCCEEDED_((s), td_atomic_load_u32(&sv->word), (token), sv, copy)
-/* The same with the word read already: `w`, an expression that may name `sv`. */
-#define TD_SOURCE_CONSUME_WORD_IF_SUCCEEDED_(s, w, token, sv, copy)                      \
-    TD_SOURCE_CONSUME_WORD_WITH_((s), (w), (token), sv, copy, 1)
+    TD_SOURCE_CONSUME_WORD_IF_SUCCEEDED_((s), td_atomic_load_u32(&sv->word), (token), sv, copy, \
+                                         TD_CONSUME_ANY_MODE_)
+/* The same with the word read already: `w`, an expression that may name `sv`; `modes`, the
+ * modes taken (TD_CONSUME_ANY_MODE_ or TD_CONSUME_MODE_NONE_). */
+#define TD_SOURCE_CONSUME_WORD_IF_SUCCEEDED_(s, w, token, sv, copy, modes)               \
+    TD_SOURCE_CONSUME_WORD_WITH_((s), (w), (token), sv, copy, 1, (modes))
 /* ... and `releases`, a constant: 0 leaves a success whose release is a call (not pooled at
  * its completion) to the caller's rest, as anything else */
-#define TD_SOURCE_CONSUME_WORD_WITH_(s, w, token, sv, copy, releases)                    \
+#define TD_SOURCE_CONSUME_WORD_WITH_(s, w, token, sv, copy, releases, modes)             \
     ({  td_source *sv = (s);                                                            \
-        uint32_t td_cw_ = (w) & ~TD_MODE_AWAITED;                                       \
+        uint32_t td_cw_ = (w) & (modes);                                                \
         uint32_t td_ce_ = TD_WORD_SUCCEEDED_AT_(token) + TD_WORD_POOLED;                \
         int td_ct_ = 1;                                                                 \
         if (TD_LIKELY(td_cw_ == td_ce_)) {                                              \
@@ -342,12 +361,16 @@ TD_INLINE int td_task_status_fast_(td_task t, td_status *out)
 /* ... only the value into `*(valp)` (the resumption's take) */
 #define TD_SOURCE_TAKE_SUCCESS_(s, token, valp)                                          \
     TD_SOURCE_CONSUME_IF_SUCCEEDED_((s), (token), td_cs_, *(valp) = td_cs_->value)
+/* ... the same in mode NONE only (the inline queries) */
+#define TD_SOURCE_GET_SUCCESS_(s, token, valp)                                           \
+    TD_SOURCE_CONSUME_WORD_IF_SUCCEEDED_((s), td_atomic_load_u32(&td_cs_->word), (token), td_cs_, \
+                                         *(valp) = td_cs_->value, TD_CONSUME_MODE_NONE_)
 /* ... the same for a source pooled at its completion only (TD_WORD_POOLED: its release is the
  * store, no call); 0 for any other, whose release is a call (the take of a step that makes
  * no call of its own but tail calls leaves those to its rest, async.h) */
 #define TD_SOURCE_TAKE_POOLED_SUCCESS_(s, token, valp)                                   \
     TD_SOURCE_CONSUME_WORD_WITH_((s), td_atomic_load_u32(&td_cs_->word), (token), td_cs_, \
-                                 *(valp) = td_cs_->value, 0)
+                                 *(valp) = td_cs_->value, 0, TD_CONSUME_ANY_MODE_)
 
 /* The inline queries write a success's outcome only at the end, from a value held in a
  * register across the release; the out-of-line rest writes a local of its own, so the
@@ -362,7 +385,8 @@ TD_INLINE int td_task_get_fast_(td_task t, td_outcome *out)
         uint32_t w = td_atomic_load_u32(&t.source->word);  /* one read for both tests */
         if ((w & TD_WORD_STAMPED) ? !td_source_stamp_at_(t.source, t.token)
                                   : !TD_SOURCE_CONSUME_WORD_IF_SUCCEEDED_(t.source, w, t.token, td_cs_,
-                                                                          v = td_cs_->value)) {
+                                                                          v = td_cs_->value,
+                                                                          TD_CONSUME_MODE_NONE_)) {
             td_outcome o;
             int rc = (td_task_get)(t, &o);
             *out = o;
@@ -377,7 +401,7 @@ TD_INLINE int td_task_i64_get_fast_(td_task_i64 t, td_outcome *out)
 {
     int64_t v = t.value;
     if (t.task.source != NULL) {
-        if (TD_SOURCE_TAKE_SUCCESS_(t.task.source, t.task.token, &v))
+        if (TD_SOURCE_GET_SUCCESS_(t.task.source, t.task.token, &v))
             ;
         else if (td_source_stamp_reached_(t.task.source, t.task.token))
             v = 0;
@@ -389,6 +413,35 @@ TD_INLINE int td_task_i64_get_fast_(td_task_i64 t, td_outcome *out)
         }
     }
     td_outcome_succeeded_(out, v);
+    return TD_OK;
+}
+
+/* The result queries' common cases: no source, a succeeded protocol source consumed in place
+ * (and, untyped, a reached stamp); the out-of-line function for anything else. Only the
+ * return code and the value leave them: no outcome to merge with the rest's. */
+TD_INLINE int td_task_result_fast_(td_task t, td_error *err)
+{
+    if (t.source != NULL) {
+        uint32_t w = td_atomic_load_u32(&t.source->word);
+        if ((w & TD_WORD_STAMPED) ? !td_source_stamp_at_(t.source, t.token)
+                                  : !TD_SOURCE_CONSUME_WORD_IF_SUCCEEDED_(t.source, w, t.token, td_cs_, (void)0,
+                                                                          TD_CONSUME_MODE_NONE_))
+            return (td_task_result)(t, err);
+    }
+    return TD_OK;
+}
+
+TD_INLINE int td_task_i64_result_fast_(td_task_i64 t, int64_t *value, td_error *err)
+{
+    int64_t v = t.value;
+    if (t.task.source != NULL && !TD_SOURCE_GET_SUCCESS_(t.task.source, t.task.token, &v)) {
+        int64_t rest;   /* the rest's own: v, never addressed, stays in a register */
+        int rc = (td_task_i64_result)(t, &rest, err);
+        if (rc != TD_OK)
+            return rc;
+        v = rest;
+    }
+    *value = v;
     return TD_OK;
 }
 
@@ -404,13 +457,19 @@ TD_INLINE int td_task_on_completed_fast_(td_task t, td_continuation_fn fn, void 
 #define td_task_get(t, out) td_task_get_fast_((t), (out))
 #define td_task_i64_get(t, out) td_task_i64_get_fast_((t), (out))
 #define td_task_on_completed(t, fn, arg) td_task_on_completed_fast_((t), (fn), (arg))
+#define td_task_result(t, err) td_task_result_fast_((t), (err))
+#define td_task_i64_result(t, valp, err) td_task_i64_result_fast_((t), (valp), (err))
 #elif defined(TD_PORT_DEFINE_TASK_GETS_)
 /* tcc: the consumption's common cases in assembly (td_port.h, defined in task.c), which
  * tail-jump to the out-of-line functions for the rest. */
 int td_port_task_get_(td_task t, td_outcome *out);
 int td_port_task_i64_get_(td_task_i64 t, td_outcome *out);
+int td_port_task_result_(td_task t, td_error *err);
+int td_port_task_i64_result_(td_task_i64 t, int64_t *value, td_error *err);
 #define td_task_get(t, out) td_port_task_get_((t), (out))
 #define td_task_i64_get(t, out) td_port_task_i64_get_((t), (out))
+#define td_task_result(t, err) td_port_task_result_((t), (err))
+#define td_task_i64_result(t, valp, err) td_port_task_i64_result_((t), (valp), (err))
 #endif
 
 /* Consume and discard (the result is observed; faults are not reported). */
