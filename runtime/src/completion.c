@@ -53,11 +53,12 @@ td_task_i64 td_completion_source_task_i64(td_completion_source *cs)
 /* In the main thread's window on an owned manual source whose pending word is `w`, with a
  * runner `r` of this thread waiting on it: `r` is handed the value as its awaited task, the
  * source-free task the consumption would have given it, and the source is released for it in
- * the store that publishes the success (the value slot written first, as every completion's) (mode CONSUMED, as completion_manual_release stores),
- * so the resumption has nothing to take; then the window closes. A macro: tcc pays no call. */
+ * the store that publishes the success (mode CONSUMED, as completion_manual_release stores),
+ * so the resumption has nothing to take; then the window closes. The source's value slot is
+ * not written: consumed at once, the source answers every query with TD_E_STALE until its
+ * reset (task.h's value-slot invariant names this exception). A macro: tcc pays no call. */
 #define completion_hand_over_(s, w, r, v)                                               \
     do {                                                                                \
-        (s)->value = (v);                                                               \
         (r)->awaiting.task.source = NULL;                                               \
         (r)->awaiting.value = (v);                                                      \
         td_atomic_store_release_u32(&(s)->word, TD_WORD_OWNED_DONE_((w), TD_SUCCEEDED,  \

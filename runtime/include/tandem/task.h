@@ -34,7 +34,8 @@
  *     a manual completion source's result in the main thread's window, with a runner of that
  *     thread waiting on it, is handed to the runner as a source-free task and the store that
  *     publishes the success sets mode CONSUMED (completion.c), as the runner's take would.
- *   - every completion writes the value slot; the error slots are written by a fault, a
+ *   - every completion writes the value slot (but the handover above, whose source is
+ *     consumed in the same store); the error slots are written by a fault, a
  *     cancellation and a success with a record (which also sets TD_WORD_RECORD in the word).
  *     A success without one leaves them as an earlier use left them: every reader of such a
  *     success writes a zero record instead of reading them.
