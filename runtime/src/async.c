@@ -211,6 +211,7 @@ uint32_t td_runner_observed_;
 void td_runner_observed_refresh_(void)
 {
     td_runner_observed_ = (td_runtime_settings.tracking | td_runtime_settings.flow) != 0;
+    td_ownership_refresh_registrar_();     /* flow, too */
 }
 
 /* The first step with tracking or flow on (both off by default): tracking records the
@@ -422,7 +423,7 @@ static TD_NOINLINE int runner_suspend_other(td_runner *r, td_source *s, uint32_t
  * calls either with what it read. */
 int td_runner_register_owned_(td_runner *r, td_source *s, uint32_t token, uint32_t w)
 {
-    if (TD_LIKELY(!td_runtime_settings.flow) && TD_LIKELY(TD_MAIN_OWNS_BEGIN_(s))) {
+    if (TD_LIKELY(TD_MAIN_OWNS_BEGIN_AS_(s, td_main_registrar_thread_))) {   /* flow off too */
         if (TD_LIKELY(w == token)) {
             r->sync = NULL;
             s->cont_fn = td_runner_resume_;

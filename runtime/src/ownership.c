@@ -35,6 +35,7 @@ extern long syscall(long number, ...);
 
 volatile uint32_t td_main_busy_;
 volatile uintptr_t td_main_writer_thread_;
+volatile uintptr_t td_main_registrar_thread_;
 static volatile uint32_t ownership_barrier;     /* 1 once membarrier is registered (per process) */
 
 /* The main thread writes owned words with plain stores only where the heavy barrier exists;
@@ -57,9 +58,19 @@ int td_ownership_runtime_init_(void)
 void td_ownership_follow_pools_(uintptr_t owner)
 {
     td_main_writer_thread_ = td_atomic_load_u32(&ownership_barrier) ? owner : 0;
+    td_ownership_refresh_registrar_();
 }
 
-void td_ownership_runtime_shutdown_(void) { td_main_writer_thread_ = 0; }
+void td_ownership_refresh_registrar_(void)
+{
+    td_main_registrar_thread_ = td_runtime_settings.flow ? 0 : td_main_writer_thread_;
+}
+
+void td_ownership_runtime_shutdown_(void)
+{
+    td_main_writer_thread_ = 0;
+    td_ownership_refresh_registrar_();
+}
 
 /* A full memory barrier on every running thread of the process (registered above, so it
  * cannot be refused; if it were, going on could lose a store: stop instead). */

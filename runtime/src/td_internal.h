@@ -158,12 +158,22 @@ extern volatile uint32_t td_main_busy_;
  * TD_MAIN_OWNS_END_, before any call); 0 otherwise (no window). busy is set before `owned`
  * is read: a revocation either is seen here or sees the window open and waits for it (the
  * asymmetric fence, ownership.c). */
-#define TD_MAIN_OWNS_BEGIN_(s)                                                          \
-    (td_main_writer_thread_ == td_thread_self() &&                                      \
+#define TD_MAIN_OWNS_BEGIN_(s) TD_MAIN_OWNS_BEGIN_AS_((s), td_main_writer_thread_)
+/* ... with `writer` the thread variable tested: td_main_writer_thread_, or one that is it or
+ * 0 (td_main_registrar_thread_) */
+#define TD_MAIN_OWNS_BEGIN_AS_(s, writer)                                               \
+    ((writer) == td_thread_self() &&                                                    \
      (td_atomic_store_release_u32(&td_main_busy_, 1), td_compiler_barrier(),            \
       td_atomic_load_u32(&(s)->owned) == TD_SOURCE_OWNED_MAIN                          \
           ? 1 : (td_atomic_store_release_u32(&td_main_busy_, 0), 0)))
 #define TD_MAIN_OWNS_END_() td_atomic_store_release_u32(&td_main_busy_, 0)
+/* td_main_writer_thread_ while flow is off, else 0: the owned registration of a runner's
+ * resumption (td_runner_register_owned_, async.c) tests this one word instead of the flow
+ * setting and then the writer. td_ownership_refresh_registrar_ recomputes it; whoever writes
+ * either calls it (td_runner_observed_refresh_, which every writer of flow calls, and the
+ * writer's own writers, ownership.c). */
+extern volatile uintptr_t td_main_registrar_thread_;
+void td_ownership_refresh_registrar_(void);
 /* Ownership at a rental or reset, on the renting thread (nobody else holds a token yet). */
 #define TD_SOURCE_OWN_(s)                                                               \
     td_atomic_store_release_u32(&(s)->owned,                                            \
