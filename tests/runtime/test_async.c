@@ -195,6 +195,58 @@ static void completion_hands_the_result_over(void)
     td_completion_source_free(gate);
 }
 
+/* Resumes with the context current at its suspension when flow is on, the completer's when it
+ * is off: the owned registration (td_runner_register_owned_, one test of
+ * td_main_registrar_thread_ for both the writer and flow) must leave flow-on suspensions to the
+ * path that captures. Both awaits, TD_AWAIT and TD_AWAIT_VALUE, on completion sources the main
+ * thread owns. */
+typedef struct { td_task_i64 first, second; void *seen_first, *seen_second; int64_t got; } seen_frame;
+static void seen_step(td_runner *r, seen_frame *f)
+{
+    TD_BEGIN(r);
+    TD_AWAIT(r, f->first.task);
+    f->seen_first = td_context_current();
+    TD_AWAIT_VALUE(r, f->second, f->got);
+    f->seen_second = td_context_current();
+    TD_RETURN_VALUE(r, f->got);
+    TD_END(r);
+}
+TD_METHOD_DEFINE(seen, seen_frame, seen_step);
+
+static void flow_captures_at_the_owned_suspension(void)
+{
+    td_completion_source *first = td_completion_source_new(), *second = td_completion_source_new();
+    int at_start = 0, at_completion = 0;
+    td_outcome o;
+    for (int flow = 0; flow < 2; flow++) {
+        td_flow_set(flow);
+        td_completion_source_reset(first);
+        td_completion_source_reset(second);
+        td_context_set(&at_start);
+        td_runner *r = td_runner_rent(&seen_method);
+        seen_frame *f = TD_FRAME(r, seen_frame);
+        f->first = td_completion_source_task_i64(first);
+        f->second = td_completion_source_task_i64(second);
+        td_task_i64 t;
+        TD_METHOD_START_I64(seen, r, t);
+        TD_CHECK(t.task.source != NULL);
+        td_context_set(&at_completion);
+        TD_CHECK_EQ(TD_OK, td_completion_source_set_result(first, 5));
+        TD_CHECK(f->seen_first == (flow ? (void *)&at_start : (void *)&at_completion));
+        TD_CHECK(td_context_current() == &at_completion);    /* the completer's, restored */
+        td_context_set(NULL);
+        TD_CHECK_EQ(TD_OK, td_completion_source_set_result(second, 6));
+        TD_CHECK(f->seen_second == (flow ? (void *)&at_start : NULL));
+        TD_CHECK(td_context_current() == NULL);
+        TD_CHECK_EQ(TD_OK, td_task_i64_get(t, &o));
+        TD_CHECK_EQ(TD_SUCCEEDED, o.status);
+        TD_CHECK_EQ(6, o.value);
+    }
+    td_flow_set(0);
+    td_completion_source_free(first);
+    td_completion_source_free(second);
+}
+
 static void untyped_methods(void)
 {
     td_runner *r = td_runner_rent(&plain_method);
@@ -605,6 +657,7 @@ int main(void)
     TD_RUN(nested_methods_and_faults);
     TD_RUN(outcome_without_propagation);
     TD_RUN(completion_hands_the_result_over);
+    TD_RUN(flow_captures_at_the_owned_suspension);
     TD_RUN(untyped_methods);
     TD_RUN(synchronous_fault_and_cancel);
     TD_RUN(runner_pool_capacity);
