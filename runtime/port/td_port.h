@@ -144,13 +144,41 @@
  * a success writes the outcome as td_port_store_tag_value_zero24_. task.c checks every
  * constant and offset named here against the C definitions at compile time. */
 #  if defined(__x86_64__)
+/* The fragments the functions below share. A function's start: aligned to 16 bytes (libtcc
+ * places it wherever the code before it ends; the padding sits after a jump, never run). */
+#    define TD_PORT_ASM_FUNCTION_(name)                                                    \
+    ".text\n"                                                                               \
+    ".p2align 4\n"                                                                          \
+    ".globl " #name "\n"                                                                    \
+    #name ":\n\t"
+/* A task's word in eax (the source in rdi), or a jump to `none` for a source-free task. */
+#    define TD_PORT_TASK_WORD_ASM_(none)                                                   \
+    "testq %rdi, %rdi\n\t"                                                                  \
+    "jz " none "\n\t"                                                                       \
+    "movl (%rdi), %eax\n\t"
+/* A stamp source whose stamp reached the token (esi) jumps to `reached`; any other word goes
+ * to `other` (rcx is scratch). */
+#    define TD_PORT_STAMP_ASM_(reached, other)                                             \
+    "testb $0x40, %al\n\t"                                                                  \
+    "jz " other "\n\t"                                                                      \
+    "movq 0x20(%rdi), %rcx\n\t"                                                             \
+    "movl (%rcx), %ecx\n\t"                                                                 \
+    "subl %esi, %ecx\n\t"                                                                   \
+    "jns " reached "\n"
+/* A runner pooled by its success at the token (esi) in mode NONE: `read` (the value, or
+ * nothing), then the next version stored with the flag; any other word jumps to `miss`.
+ * `scratch` is a free 32-bit register. */
+#    define TD_PORT_POOLED_ASM_(scratch, miss, read)                                       \
+    "leal 0x101(%rsi), " scratch "\n\t"                                                     \
+    "cmpl " scratch ", %eax\n\t"                                                            \
+    "jne " miss "\n\t"                                                                      \
+    read                                                                                    \
+    "addl $0x1ff, " scratch "\n\t"                                                          \
+    "movl " scratch ", (%rdi)\n"
+#    define TD_PORT_READ_VALUE_ASM_ "movq 8(%rdi), %rsi\n\t"
+/* ... the gets' pooled case: the value into rsi, then the success's outcome at `L` */
 #    define TD_PORT_GET_POOLED_ASM_(L, miss)                                                \
-    "leal 0x101(%rsi), %ecx\n\t"                                                             \
-    "cmpl %ecx, %eax\n\t"                                                                    \
-    "jne " miss "\n\t"                                                                        \
-    "movq 8(%rdi), %rsi\n\t"                                                                 \
-    "addl $0x1ff, %ecx\n\t"                                                                  \
-    "movl %ecx, (%rdi)\n"                                                                     \
+    TD_PORT_POOLED_ASM_("%ecx", miss, TD_PORT_READ_VALUE_ASM_)                             \
     L ":\t" TD_PORT_GET_SUCCEEDED_ASM_
 /* ... the success's outcome (the value in rsi) and TD_OK: where each path ends, not jumped to
  * from another (one jump less on the stamp path, which moved by the code before it with each
@@ -164,71 +192,36 @@
     "xorl %eax, %eax\n\t"                                                                    \
     "ret\n"
 #    define TD_PORT_DEFINE_TASK_GETS_(i64_name, i64_slow, name, slow)                      \
-    __asm__(".text\n"                                                                       \
-            ".p2align 4\n"                                                                  \
-            ".globl " #i64_name "\n"                                                        \
-            #i64_name ":\n\t"                                                               \
-            "testq %rdi, %rdi\n\t"                                                          \
-            "jz 11f\n\t"                                                                    \
-            "movl (%rdi), %eax\n\t"                                                         \
+    __asm__(TD_PORT_ASM_FUNCTION_(i64_name)                                                 \
+            TD_PORT_TASK_WORD_ASM_("11f")                                                   \
             TD_PORT_GET_POOLED_ASM_("11", "12f")                                           \
             "12:\tjmp " #i64_slow "\n"                                                      \
-            ".p2align 4\n"                                                                  \
-            ".globl " #name "\n"                                                            \
-            #name ":\n\t"                                                                   \
-            "testq %rdi, %rdi\n\t"                                                          \
-            "jz 23f\n\t"                                                                    \
-            "movl (%rdi), %eax\n\t"                                                         \
-            "testb $0x40, %al\n\t"                                                          \
-            "jz 24f\n\t"                                                                    \
-            "movq 0x20(%rdi), %rcx\n\t"                                                     \
-            "movl (%rcx), %ecx\n\t"                                                         \
-            "subl %esi, %ecx\n\t"                                                           \
-            "jns 23f\n"                                                                     \
+            TD_PORT_ASM_FUNCTION_(name)                                                     \
+            TD_PORT_TASK_WORD_ASM_("23f")                                                   \
+            TD_PORT_STAMP_ASM_("23f", "24f")                                                \
             "24:\t"                                                                         \
             TD_PORT_GET_POOLED_ASM_("21", "22f")                                           \
             "23:\txorl %esi, %esi\n\t"                                                      \
             TD_PORT_GET_SUCCEEDED_ASM_                                                      \
             "22:\tjmp " #slow "\n")
 /* The result queries' common cases the same way, with the C signatures of td_task_i64_result
- * (the task in rdi and rsi, the value's address in rdx, the error's in rcx) and td_task_result
- * (the error's address in rdx): the same tests as the gets, a success's value (typed) stored
- * at rdx and TD_OK; anything else tail-jumps to `slow` with the arguments in place. */
+ * (the task in rdi and rsi, the value's address in rdx, the error's in rcx: the pooled case's
+ * scratch is r8d) and td_task_result (the error's address in rdx): the same tests as the
+ * gets, a success's value (typed) stored at rdx and TD_OK; anything else tail-jumps to `slow`
+ * with the arguments in place. */
 #    define TD_PORT_DEFINE_TASK_RESULTS_(i64_name, i64_slow, name, slow)                   \
-    __asm__(".text\n"                                                                       \
-            ".p2align 4\n"                                                                  \
-            ".globl " #i64_name "\n"                                                        \
-            #i64_name ":\n\t"                                                               \
-            "testq %rdi, %rdi\n\t"                                                          \
-            "jz 31f\n\t"                                                                    \
-            "movl (%rdi), %eax\n\t"                                                         \
-            "leal 0x101(%rsi), %r8d\n\t"                                                    \
-            "cmpl %r8d, %eax\n\t"                                                           \
-            "jne 32f\n\t"                                                                   \
-            "movq 8(%rdi), %rsi\n\t"                                                        \
-            "addl $0x1ff, %r8d\n\t"                                                         \
-            "movl %r8d, (%rdi)\n"                                                            \
+    __asm__(TD_PORT_ASM_FUNCTION_(i64_name)                                                 \
+            TD_PORT_TASK_WORD_ASM_("31f")                                                   \
+            TD_PORT_POOLED_ASM_("%r8d", "32f", TD_PORT_READ_VALUE_ASM_)                    \
             "31:\tmovq %rsi, (%rdx)\n\t"                                                     \
             "xorl %eax, %eax\n\t"                                                           \
             "ret\n"                                                                         \
             "32:\tjmp " #i64_slow "\n"                                                      \
-            ".p2align 4\n"                                                                  \
-            ".globl " #name "\n"                                                            \
-            #name ":\n\t"                                                                   \
-            "testq %rdi, %rdi\n\t"                                                          \
-            "jz 43f\n\t"                                                                    \
-            "movl (%rdi), %eax\n\t"                                                         \
-            "testb $0x40, %al\n\t"                                                          \
-            "jz 44f\n\t"                                                                    \
-            "movq 0x20(%rdi), %rcx\n\t"                                                     \
-            "movl (%rcx), %ecx\n\t"                                                         \
-            "subl %esi, %ecx\n\t"                                                           \
-            "jns 43f\n"                                                                     \
-            "44:\tleal 0x101(%rsi), %ecx\n\t"                                               \
-            "cmpl %ecx, %eax\n\t"                                                           \
-            "jne 42f\n\t"                                                                   \
-            "addl $0x1ff, %ecx\n\t"                                                         \
-            "movl %ecx, (%rdi)\n"                                                            \
+            TD_PORT_ASM_FUNCTION_(name)                                                     \
+            TD_PORT_TASK_WORD_ASM_("43f")                                                   \
+            TD_PORT_STAMP_ASM_("43f", "44f")                                                \
+            "44:\t"                                                                         \
+            TD_PORT_POOLED_ASM_("%ecx", "42f", "")                                         \
             "43:\txorl %eax, %eax\n\t"                                                      \
             "ret\n"                                                                         \
             "42:\tjmp " #slow "\n")
@@ -241,10 +234,7 @@
  * eighteen instructions, and an asm block at every return cost libtcc 12 K instructions
  * per expansion at load; this is six and a call. async.c checks the offsets. */
 #  define TD_PORT_DEFINE_RUNNER_RETURN_(name, slow)                                        \
-    __asm__(".text\n"                                                                       \
-            ".p2align 4\n"                                                                  \
-            ".globl " #name "\n"                                                            \
-            #name ":\n\t"                                                                   \
+    __asm__(TD_PORT_ASM_FUNCTION_(name)                                                     \
             "movq 0x90(%rdi), %rax\n\t"                                                     \
             "testq %rax, %rax\n\t"                                                          \
             "jz 1f\n\t"                                                                     \
