@@ -40,7 +40,7 @@
  *     A success without one leaves them as an earlier use left them: every reader of such a
  *     success writes a zero record instead of reading them.
  *   - a custom source (ops->get set: frame markers, shared handles, switches) never has
- *     status SUCCEEDED in its word, so one compare of the word (TD_WORD_CONSUMABLE_)
+ *     status SUCCEEDED in its word, so one compare of the word (TD_SOURCE_CONSUME_WORD_WITH_)
  *     tells a protocol source ready for the consumption fast path without loading its ops.
  *   - a source whose pool was full when it was released is freed; like any freed object
  *     it must not be queried again (the pools keep SourcePoolCapacity sources alive).
@@ -295,10 +295,10 @@ TD_INLINE int td_task_status_fast_(td_task t, td_status *out)
 /* The word of a protocol source whose task `token` succeeded and may be consumed by its
  * single consumer: the version, status SUCCEEDED, mode NONE or AWAITED (the awaiter is
  * the consumer), not claimed, immortal, stamped or carrying a record (TD_WORD_RECORD), and
- * TD_WORD_POOLED or not: (word & ~TD_MODE_AWAITED) compared with each of the two. The
- * token's low bits are zero, so adding the status is OR-ing it (one lea on x86). */
+ * TD_WORD_POOLED or not: the word, masked by the modes taken (below), compared with each of
+ * the two (TD_SOURCE_CONSUME_WORD_WITH_). The token's low bits are zero, so adding the status
+ * is OR-ing it (one lea on x86). */
 #define TD_WORD_SUCCEEDED_AT_(token) ((uint32_t)(token) + (uint32_t)TD_SUCCEEDED)
-#define TD_WORD_CONSUMABLE_(w, token) (((w) & TD_CONSUME_ANY_MODE_) == TD_WORD_SUCCEEDED_AT_(token))
 /* The modes a consumption's fast path takes (the `modes` of TD_SOURCE_CONSUME_WORD_WITH_, a
  * mask of the word): NONE or AWAITED (the out-of-line queries, and a resumption's take, which
  * finds its own registration there unless the task completed before it), or NONE alone (the
