@@ -34,6 +34,7 @@ void td_runner_recycle_tracked_(td_runner *r)
     td_method *m = r->method;
     td_tracking_end_(r);
     r->source.ops = &m->ops->source;
+    r->pools = m->succeed_pools != NULL;
     memset(r->frame, 0, TD_RUNNER_FRAME_BYTES_(m->frame_size));
     td_pool_return(&m->pool, r);
 }
@@ -69,14 +70,17 @@ static const td_runner_ops_ runner_tracked_ops = {
 void td_runner_succeed_(td_runner *r, int64_t value)
 {
     td_method *m = r->method;
+    /* The value first, outside any window: only the completer writes the slot, and nobody
+     * reads it before the word says succeeded (td_source_succeed_own_ writes it again). The
+     * argument's register is then free for the tests below. */
+    r->source.value = value;
     /* a small frame (a rent clears it at once), not tracked (the tracked operations'
-     * release forgets the rental): td_method.succeed_pools */
-    if (TD_LIKELY(r->source.ops == m->succeed_pools) && TD_LIKELY(TD_MAIN_OWNS_BEGIN_(&r->source))) {
+     * release forgets the rental): td_method.succeed_pools, kept in r->pools */
+    if (TD_LIKELY(r->pools) && TD_LIKELY(TD_MAIN_OWNS_BEGIN_(&r->source))) {
         /* pending, the mode final or NONE, never claimed (owned); only this thread writes it */
         uint32_t w = td_atomic_load_u32(&r->source.word);
         uint32_t done = TD_WORD_OWNED_DONE_(w, TD_SUCCEEDED, (const td_error *)NULL);
         int pooled;
-        r->source.value = value;
         /* Pushed before the publication: nobody but this thread pops the owner's segment,
          * and a pending word is only read as free by a rent on this thread, which cannot run
          * before the store below. The window's thread is the pools' owner (ownership.c). */
@@ -191,6 +195,7 @@ td_runner *td_runner_ready_(td_method *m)
             return NULL;
         }
         r->source.ops = &m->ops->source;
+        r->pools = m->succeed_pools != NULL;
         r->method = m;
         if (TD_UNLIKELY(!td_atomic_load_u32(&m->registered)))
             td_method_register(m);
@@ -224,6 +229,7 @@ static TD_NOINLINE void runner_first_step_observed(td_runner *r, uint32_t token)
     if (td_runtime_settings.tracking) {
         td_tracking_begin_(r, token);
         r->source.ops = &runner_tracked_ops.source;
+        r->pools = 0;
     }
     if (!td_runtime_settings.flow) {
         r->method->step(r, r->frame);

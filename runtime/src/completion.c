@@ -66,21 +66,20 @@ td_task_i64 td_completion_source_task_i64(td_completion_source *cs)
         TD_MAIN_OWNS_END_();                                                            \
     } while (0)
 
-/* The result. On the main thread's window of an owned source, a waiting runner of this thread
- * (its continuation td_runner_resume_, or td_runner_move_next, which every registration with
- * flow on and every one under tcc takes) is handed the value (completion_hand_over_) and
- * resumed; td_runner_resume_'s body is called in place. td_runner_move_next is public, so a
- * runner is handed the value only if it awaits this source. Anything else completes as any
- * source does. */
-int td_completion_source_set_result(td_completion_source *cs, int64_t value)
+/* The result, past the fast path below: on the main thread's window of an owned source, a
+ * waiting runner of this thread (its continuation td_runner_resume_, or td_runner_move_next,
+ * which every registration with flow on and every one under tcc takes) is handed the value
+ * (completion_hand_over_) and resumed; td_runner_resume_'s body is called in place.
+ * td_runner_move_next is public, so a runner is handed the value only if it awaits this
+ * source. Anything else completes as any source does. */
+static TD_NOINLINE int completion_set_result_rest(td_source *s, int64_t value)
 {
-    td_source *s = &cs->source;
     if (TD_MAIN_OWNS_BEGIN_(s)) {
         uint32_t w = td_atomic_load_u32(&s->word);
         if (TD_LIKELY(TD_WORD_STATUS(w) == TD_PENDING)) {
             if (TD_WORD_OWNED_HAS_CONTINUATION_(w)) {
                 td_runner *r = (td_runner *)s->cont_arg;
-                if (TD_LIKELY(s->cont_fn == td_runner_resume_)) {
+                if (s->cont_fn == td_runner_resume_) {
                     completion_hand_over_(s, w, r, value);
                     r->method->step(r, r->frame);
                     return TD_OK;
@@ -98,6 +97,28 @@ int td_completion_source_set_result(td_completion_source *cs, int64_t value)
         return TD_DONE;
     }
     return td_source_try_succeed_current_(s, value);
+}
+
+/* The common case inline: the main thread's window on an owned source, pending with a
+ * runner of this thread waiting (mode AWAITED, continuation td_runner_resume_). One test of
+ * the word for both (pending and AWAITED); everything else closes the window and takes the
+ * rest, which opens its own (a second window only off this path). Kept apart so that this
+ * path has no merged return value to carry across the step's call. */
+int td_completion_source_set_result(td_completion_source *cs, int64_t value)
+{
+    td_source *s = &cs->source;
+    if (TD_MAIN_OWNS_BEGIN_(s)) {
+        uint32_t w = td_atomic_load_u32(&s->word);
+        td_runner *r = (td_runner *)s->cont_arg;
+        if (TD_LIKELY((w & (TD_WORD_STATUS_MASK | TD_MODE_AWAITED)) == TD_MODE_AWAITED) &&
+            TD_LIKELY(s->cont_fn == td_runner_resume_)) {
+            completion_hand_over_(s, w, r, value);
+            r->method->step(r, r->frame);
+            return TD_OK;
+        }
+        TD_MAIN_OWNS_END_();
+    }
+    return completion_set_result_rest(s, value);
 }
 
 int td_completion_source_set_error(td_completion_source *cs, int code, const char *message)

@@ -125,7 +125,9 @@ void td_source_complete_own_(td_source *s, td_status st, int64_t value, const td
     task_complete_own(s, st, value, err);
 }
 
-void td_source_succeed_own_(td_source *s, int64_t value)
+/* Never inlined: td_runner_succeed_ tail-calls it, and inlined there it cost that function's
+ * fast path two register moves (clang keeps the arguments where this body wants them). */
+TD_NOINLINE void td_source_succeed_own_(td_source *s, int64_t value)
 {
     task_complete_own(s, TD_SUCCEEDED, value, (const td_error *)NULL);
 }

@@ -77,7 +77,8 @@ typedef struct td_method {
      * (ops->source) when the frame fits TD_RUNNER_MIN_FRAME_BYTES_ (a rent clears it with
      * one fixed-size clear, TD_RUNNER_CLEAN_), else NULL (pooled at consumption, by the
      * release, which clears the frame with its constant size). A runner started with
-     * tracking on has other operations until its recycle: never equal. */
+     * tracking on has other operations until its recycle: never equal. Each runner keeps
+     * the answer in its `pools` (0 while tracked). */
     const td_source_ops *succeed_pools;
     /* Runners pooled by their success (td_runner_succeed_) that a rent popped before their
      * task was consumed: set aside, oldest first, linked through their `context`, until a
@@ -98,6 +99,9 @@ struct td_runner {
     uint32_t *sync;                 /* while the first step runs on td_runner_start's thread
                                      * and before any registration: where finish_ reports
                                      * a synchronous completion (NULL otherwise) */
+    uint32_t pools;                 /* 1 while td_runner_succeed_ may pool it: its method's
+                                     * succeed_pools and not tracked; set with its
+                                     * operations (async.c), one test of its own at success */
     union { int64_t i; double d; void *p; long double ld; } frame[]; /* the frame */
 };
 /* The frame's offset, for the port's clears at a constant offset (tcc): one token at each
