@@ -113,10 +113,11 @@ static td_task_i64 tsub_tasks[TD_SUBJECT_MAX_COHORT];
  * directly). */
 #define TSUB_START_COHORT(name, n, setup)                                               \
     do {                                                                                \
-        for (uint32_t i = 0; i < (n); i++) {                                            \
+        td_task_i64 *t = tsub_tasks;                                                    \
+        for (uint32_t i = 0; i < (n); i++, t++) {                                       \
             td_runner *r = td_runner_rent(&name##_method);                              \
             setup;                                                                      \
-            TD_METHOD_START_I64(name, r, tsub_tasks[i]);                               \
+            TD_METHOD_START_I64(name, r, *t);                                           \
         }                                                                               \
     } while (0)
 
