@@ -139,7 +139,7 @@
  *   - a runner pooled by its success at the token in mode NONE (the word equal to token +
  *     0x101: the token is the version in place, TD_SUCCEEDED | TD_WORD_POOLED; mode AWAITED,
  *     0x4, is the slow function's, as for the C inline queries, task.h): the value
- *     (offset 8) read, then the next version stored with the flag (the word + 0x1ff), a
+ *     (offset 8) read, then the next version stored with the flag (the word + 0x3ff), a
  *     plain store (x86-64: a release store), as TD_SOURCE_CONSUME_IF_SUCCEEDED_ does;
  * a success writes the outcome as td_port_store_tag_value_zero24_. task.c checks every
  * constant and offset named here against the C definitions at compile time. */
@@ -173,7 +173,7 @@
     "cmpl " scratch ", %eax\n\t"                                                            \
     "jne " miss "\n\t"                                                                      \
     read                                                                                    \
-    "addl $0x1ff, " scratch "\n\t"                                                          \
+    "addl $0x3ff, " scratch "\n\t"                                                          \
     "movl " scratch ", (%rdi)\n"
 #    define TD_PORT_READ_VALUE_ASM_ "movq 8(%rdi), %rsi\n\t"
 /* ... the gets' pooled case: the value into rsi, then the success's outcome at `L` */

@@ -434,7 +434,7 @@ int td_runner_register_owned_(td_runner *r, td_source *s, uint32_t token, uint32
             r->sync = NULL;
             s->cont_fn = td_runner_resume_;
             s->cont_arg = r;
-            td_atomic_store_release_u32(&s->word, w | TD_MODE_AWAITED);
+            td_atomic_store_release_u32(&s->word, w | TD_MODE_AWAITED | TD_WORD_RESUMES_RUNNER);
             TD_MAIN_OWNS_END_();
             return 1;
         }

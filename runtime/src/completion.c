@@ -100,18 +100,19 @@ static TD_NOINLINE int completion_set_result_rest(td_source *s, int64_t value)
 }
 
 /* The common case inline: the main thread's window on an owned source, pending with a
- * runner of this thread waiting (mode AWAITED, continuation td_runner_resume_). One test of
- * the word for both (pending and AWAITED); everything else closes the window and takes the
- * rest, which opens its own (a second window only off this path). Kept apart so that this
- * path has no merged return value to carry across the step's call. */
+ * runner of this thread waiting (mode AWAITED with TD_WORD_RESUMES_RUNNER: continuation
+ * td_runner_resume_, task.h). One test of the word for all three, cont_fn not loaded;
+ * everything else closes the window and takes the rest, which opens its own (a second
+ * window only off this path). Kept apart so that this path has no merged return value to
+ * carry across the step's call. */
 int td_completion_source_set_result(td_completion_source *cs, int64_t value)
 {
     td_source *s = &cs->source;
     if (TD_MAIN_OWNS_BEGIN_(s)) {
         uint32_t w = td_atomic_load_u32(&s->word);
-        td_runner *r = (td_runner *)s->cont_arg;
-        if (TD_LIKELY((w & (TD_WORD_STATUS_MASK | TD_MODE_AWAITED)) == TD_MODE_AWAITED) &&
-            TD_LIKELY(s->cont_fn == td_runner_resume_)) {
+        if (TD_LIKELY((w & (TD_WORD_STATUS_MASK | TD_MODE_AWAITED | TD_WORD_RESUMES_RUNNER)) ==
+                      (TD_MODE_AWAITED | TD_WORD_RESUMES_RUNNER))) {
+            td_runner *r = (td_runner *)s->cont_arg;
             completion_hand_over_(s, w, r, value);
             r->method->step(r, r->frame);
             return TD_OK;

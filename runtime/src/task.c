@@ -367,7 +367,7 @@ int (td_task_i64_result)(td_task_i64 t, int64_t *value, td_error *err)
 
 #if defined(TD_PORT_DEFINE_TASK_GETS_)
 /* The constants and offsets the port's assembly names (td_port.h). */
-typedef char task_port_gets_layout_[(TD_WORD_VERSION_SHIFT == 9 && TD_SUCCEEDED == 1 &&
+typedef char task_port_gets_layout_[(TD_WORD_VERSION_SHIFT == 10 && TD_SUCCEEDED == 1 &&
                                       TD_WORD_POOLED == 0x100 && TD_MODE_AWAITED == 0x4 &&
                                       TD_WORD_STAMPED == 0x40 && offsetof(td_source, word) == 0 &&
                                       offsetof(td_source, value) == 8 &&

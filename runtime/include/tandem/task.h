@@ -179,8 +179,15 @@ extern volatile uintptr_t td_main_writer_thread_;
  * alone, no ops call, and the flag stays in that pending word, which tells the pool's rent
  * that the runner is free but its frame not yet cleared (async.h, td_runner_rent). */
 #define TD_WORD_POOLED 0x100u
-#define TD_WORD_VERSION_SHIFT 9
-#define TD_WORD_VERSION_MASK 0xFFFFFE00u
+/* A pending word awaited (mode AWAITED) by a runner's resumption, registered in the main
+ * thread's window (td_runner_register_owned_, async.c): cont_fn is td_runner_resume_ and
+ * cont_arg the runner until the word's next version. A completer that reads it hands the
+ * result over without comparing cont_fn (td_completion_source_set_result); anything else
+ * reads the word as it would without it (the consumption masks it with the mode,
+ * TD_CONSUME_ANY_MODE_). */
+#define TD_WORD_RESUMES_RUNNER 0x200u
+#define TD_WORD_VERSION_SHIFT 10
+#define TD_WORD_VERSION_MASK 0xFFFFFC00u
 /* A protocol source's token is its version in place, the word's bits above the flags (w &
  * TD_WORD_VERSION_MASK): a token is compared with a word, or turned into the word it expects,
  * without a shift. One version on is one TD_TOKEN_STEP more (modulo 2^32); a value with any
@@ -304,7 +311,7 @@ TD_INLINE int td_task_status_fast_(td_task t, td_status *out)
  * finds its own registration there unless the task completed before it), or NONE alone (the
  * inline queries: a task awaited through td_task_on_completed and then queried takes the
  * out-of-line path, and the common get compares the word as it is, no mask). */
-#define TD_CONSUME_ANY_MODE_ (~(uint32_t)TD_MODE_AWAITED)
+#define TD_CONSUME_ANY_MODE_ (~(uint32_t)(TD_MODE_AWAITED | TD_WORD_RESUMES_RUNNER))
 #define TD_CONSUME_MODE_NONE_ (~(uint32_t)0)
 
 /* The consumer's release of a completed, mortal source whose word `w` it read, its result
