@@ -67,6 +67,17 @@ static const td_runner_ops_ runner_tracked_ops = {
  *   - before a capacity change, which frees pooled objects, the owner's segment is settled:
  *     its unconsumed runners are parked (method_settle). */
 
+/* td_runner_succeed_'s publication in its window of the completed word `done` (w the pending
+ * word read there), then its continuation. Written out on each of its two paths: merged,
+ * clang chose the word with two constants and an `or` (two instructions more) on both. */
+#define runner_publish_owned_(r, w, done)                                               \
+    do {                                                                                \
+        td_atomic_store_release_u32(&(r)->source.word, (done));                         \
+        TD_MAIN_OWNS_END_();                                                            \
+        if (TD_WORD_OWNED_HAS_CONTINUATION_(w))                                         \
+            (r)->source.cont_fn((r)->source.cont_arg);                                  \
+    } while (0)
+
 void td_runner_succeed_(td_runner *r, int64_t value)
 {
     td_method *m = r->method;
@@ -77,18 +88,18 @@ void td_runner_succeed_(td_runner *r, int64_t value)
     /* a small frame (a rent clears it at once), not tracked (the tracked operations'
      * release forgets the rental): td_method.succeed_pools, kept in r->pools */
     if (TD_LIKELY(r->pools) && TD_LIKELY(TD_MAIN_OWNS_BEGIN_(&r->source))) {
-        /* pending, the mode final or NONE, never claimed (owned); only this thread writes it */
+        /* pending, the mode final or NONE, never claimed (owned); only this thread writes it.
+         * A rented runner's word has neither a status nor TD_WORD_POOLED (the rent drops
+         * it): the flags are added, one `lea` on each branch. */
         uint32_t w = td_atomic_load_u32(&r->source.word);
-        uint32_t done = TD_WORD_OWNED_DONE_(w, TD_SUCCEEDED, (const td_error *)NULL);
-        int pooled;
         /* Pushed before the publication: nobody but this thread pops the owner's segment,
          * and a pending word is only read as free by a rent on this thread, which cannot run
          * before the store below. The window's thread is the pools' owner (ownership.c). */
-        pooled = TD_POOL_OWNER_PUSH_IF_ROOM_(&m->pool, r);
-        td_atomic_store_release_u32(&r->source.word, pooled ? done | TD_WORD_POOLED : done);
-        TD_MAIN_OWNS_END_();
-        if (TD_WORD_OWNED_HAS_CONTINUATION_(w))
-            r->source.cont_fn(r->source.cont_arg);
+        if (TD_UNLIKELY(!TD_POOL_OWNER_PUSH_IF_ROOM_(&m->pool, r))) {
+            runner_publish_owned_(r, w, w + TD_SUCCEEDED);
+            return;
+        }
+        runner_publish_owned_(r, w, w + (TD_SUCCEEDED | TD_WORD_POOLED));
         return;
     }
     td_source_succeed_own_(&r->source, value);
