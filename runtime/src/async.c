@@ -34,7 +34,6 @@ void td_runner_recycle_tracked_(td_runner *r)
     td_method *m = r->method;
     td_tracking_end_(r);
     r->source.ops = &m->ops->source;
-    r->pools = m->succeed_pools != NULL;
     memset(r->frame, 0, TD_RUNNER_FRAME_BYTES_(m->frame_size));
     td_pool_return(&m->pool, r);
 }
@@ -78,6 +77,8 @@ static const td_runner_ops_ runner_tracked_ops = {
             (r)->source.cont_fn((r)->source.cont_arg);                                  \
     } while (0)
 
+#define RUNNER_OWNED_POOLING(o) ((o) == TD_SOURCE_OWNED_MAIN)
+
 void td_runner_succeed_(td_runner *r, int64_t value)
 {
     td_method *m = r->method;
@@ -86,8 +87,9 @@ void td_runner_succeed_(td_runner *r, int64_t value)
      * argument's register is then free for the tests below. */
     r->source.value = value;
     /* a small frame (a rent clears it at once), not tracked (the tracked operations'
-     * release forgets the rental): td_method.succeed_pools, kept in r->pools */
-    if (TD_LIKELY(r->pools) && TD_LIKELY(TD_MAIN_OWNS_BEGIN_(&r->source))) {
+     * release forgets the rental): td_method.succeed_pools, which the start wrote into
+     * `owned` (TD_RUNNER_UNPOOLED_IF_): MAIN alone is owned and pooling, one compare */
+    if (TD_LIKELY(TD_MAIN_OWNS_BEGIN_IF_(&r->source, td_main_writer_thread_, RUNNER_OWNED_POOLING))) {
         /* pending, the mode final or NONE, never claimed (owned); only this thread writes it.
          * A rented runner's word has neither a status nor TD_WORD_POOLED (the rent drops
          * it): the flags are added, one `lea` on each branch. */
@@ -206,7 +208,6 @@ td_runner *td_runner_ready_(td_method *m)
             return NULL;
         }
         r->source.ops = &m->ops->source;
-        r->pools = m->succeed_pools != NULL;
         r->method = m;
         if (TD_UNLIKELY(!td_atomic_load_u32(&m->registered)))
             td_method_register(m);
@@ -240,7 +241,7 @@ static TD_NOINLINE void runner_first_step_observed(td_runner *r, uint32_t token)
     if (td_runtime_settings.tracking) {
         td_tracking_begin_(r, token);
         r->source.ops = &runner_tracked_ops.source;
-        r->pools = 0;
+        TD_RUNNER_UNPOOLED_IF_(r, 1);
     }
     if (!td_runtime_settings.flow) {
         r->method->step(r, r->frame);
@@ -253,14 +254,18 @@ static TD_NOINLINE void runner_first_step_observed(td_runner *r, uint32_t token)
 
 /* The generic start (TD_RUNNER_START_, async.h): the step through the method, tracking and
  * flow behind one test of both, and the runner's own recycle (ops: the method's, or the
- * tracked ones that the observed path gave it). */
+ * tracked ones that the observed path gave it); a method whose frame is too wide to pool
+ * at success marks its runner (TD_RUNNER_UNPOOLED_IF_, as the generated starts do). */
 #define runner_start(r, t, on_success)                                                  \
-    TD_RUNNER_START_((r), (t),                                                          \
-                     if (TD_UNLIKELY(td_runner_observed_))                              \
-                         runner_first_step_observed((r), (t).token);                    \
-                     else                                                               \
-                         (r)->method->step((r), (r)->frame),                            \
-                     on_success, runner_start_release_(r), (void)0)
+    do {                                                                                \
+        TD_RUNNER_UNPOOLED_IF_((r), (r)->method->succeed_pools == NULL);                \
+        TD_RUNNER_START_((r), (t),                                                      \
+                         if (TD_UNLIKELY(td_runner_observed_))                          \
+                             runner_first_step_observed((r), (t).token);                \
+                         else                                                           \
+                             (r)->method->step((r), (r)->frame),                        \
+                         on_success, runner_start_release_(r), (void)0);                \
+    } while (0)
 
 td_task td_runner_start(td_runner *r)
 {

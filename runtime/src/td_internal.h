@@ -162,9 +162,13 @@ extern volatile uint32_t td_main_busy_;
 /* ... with `writer` the thread variable tested: td_main_writer_thread_, or one that is it or
  * 0 (td_main_registrar_thread_) */
 #define TD_MAIN_OWNS_BEGIN_AS_(s, writer)                                               \
+    TD_MAIN_OWNS_BEGIN_IF_((s), (writer), TD_SOURCE_OWNED_BY_MAIN_)
+/* ... with `owned_test` the test of `owned` read in the window (td_runner_succeed_'s compares
+ * it whole: TD_SOURCE_OWNED_MAIN_UNPOOLED, main-owned, fails it) */
+#define TD_MAIN_OWNS_BEGIN_IF_(s, writer, owned_test)                                   \
     ((writer) == td_thread_self() &&                                                    \
      (td_atomic_store_release_u32(&td_main_busy_, 1), td_compiler_barrier(),            \
-      td_atomic_load_u32(&(s)->owned) == TD_SOURCE_OWNED_MAIN                          \
+      owned_test(td_atomic_load_u32(&(s)->owned))                                       \
           ? 1 : (td_atomic_store_release_u32(&td_main_busy_, 0), 0)))
 #define TD_MAIN_OWNS_END_() td_atomic_store_release_u32(&td_main_busy_, 0)
 /* td_main_writer_thread_ while flow is off, else 0: the owned registration of a runner's
@@ -199,7 +203,7 @@ int td_source_on_completed_(td_source *s, uint32_t token, td_continuation_fn fn,
 #define td_source_register_(s, token, fn, arg)                                          \
     ({  td_source *rg_s_ = (s);                                                         \
         int rg_rc_ = 1;                                                                 \
-        if (td_atomic_load_u32(&rg_s_->owned) == TD_SOURCE_OWNED_MAIN &&                \
+        if (TD_SOURCE_OWNED_BY_MAIN_(td_atomic_load_u32(&rg_s_->owned)) &&              \
             TD_MAIN_OWNS_BEGIN_(rg_s_)) {                                               \
             uint32_t rg_w_ = td_atomic_load_u32(&rg_s_->word);                          \
             if (TD_LIKELY(rg_w_ == (uint32_t)(token))) {                                 \

@@ -90,6 +90,53 @@ static void pooled_at_success_cleared_at_rent(void)
     TD_CHECK_EQ(0, TD_FRAME(w, wide_frame)->pad[2]);
 }
 
+/* Which runners the success pools is written into `owned` by the start
+ * (TD_RUNNER_UNPOOLED_IF_): a wide frame through the generated start (its width a constant
+ * there) and through the generic one, and a tracked runner of a small frame, are main-owned
+ * but TD_SOURCE_OWNED_MAIN_UNPOOLED, so the success publishes without pooling (the
+ * consumption's release pools them); an untracked small frame stays MAIN and is pooled at
+ * its success. Without membarrier nothing is main-owned (task.h): SHARED throughout. */
+static void start_marks_the_unpooled(void)
+{
+    td_outcome o;
+    for (int generated = 0; generated < 2; generated++) {
+        td_runner *w = td_runner_rent(&pwide_method);
+        td_auto_source *g = td_auto_source_rent();
+        td_task_i64 t;
+        TD_FRAME(w, wide_frame)->gate = td_auto_source_task_i64(g);
+        if (generated)
+            TD_METHOD_START_I64(pwide, w, t);
+        else
+            t = td_runner_start_i64(w);
+        TD_CHECK_EQ(POOLS_AT_SUCCESS ? TD_SOURCE_OWNED_MAIN_UNPOOLED : TD_SOURCE_OWNED_SHARED,
+                    w->source.owned);
+        uint32_t held = td_pool_count(&pwide_method.pool);
+        TD_CHECK_EQ(TD_OK, complete_gate(g, 6 + generated));
+        TD_CHECK(!(word_of(w) & TD_WORD_POOLED));
+        TD_CHECK_EQ(held, td_pool_count(&pwide_method.pool));
+        TD_CHECK_EQ(TD_OK, td_task_i64_get(t, &o));
+        TD_CHECK_EQ(6 + generated, o.value);
+        TD_CHECK_EQ(held + 1, td_pool_count(&pwide_method.pool));
+    }
+    for (int tracked = 0; tracked < 2; tracked++) {
+        td_tracking_enable(tracked);
+        td_auto_source *g;
+        td_runner *r;
+        td_task_i64 t = start_gated(&pgated_method, &g, &r);
+        TD_CHECK_EQ(!POOLS_AT_SUCCESS ? TD_SOURCE_OWNED_SHARED
+                    : tracked ? TD_SOURCE_OWNED_MAIN_UNPOOLED : TD_SOURCE_OWNED_MAIN,
+                    r->source.owned);
+        uint32_t held = td_pool_count(&pgated_method.pool);
+        TD_CHECK_EQ(TD_OK, complete_gate(g, 8));
+        TD_CHECK_EQ(held + (POOLS_AT_SUCCESS && !tracked), td_pool_count(&pgated_method.pool));
+        TD_CHECK_EQ(POOLS_AT_SUCCESS && !tracked ? TD_WORD_POOLED : 0u, word_of(r) & TD_WORD_POOLED);
+        TD_CHECK_EQ(TD_OK, td_task_i64_get(t, &o));
+        TD_CHECK_EQ(8, o.value);
+        TD_CHECK_EQ(0u, td_tracking_count());
+        td_tracking_enable(0);
+    }
+}
+
 /* Complete several, rent before consuming: the unconsumed ones are parked, never handed out,
  * and come back once consumed; the pool allocates nothing in the steady state. */
 #define PARK_N 6
@@ -241,6 +288,7 @@ int main(void)
     td_method_register(&pgated_method);
     td_method_register(&pwide_method);
     TD_RUN(pooled_at_success_cleared_at_rent);
+    TD_RUN(start_marks_the_unpooled);
     TD_RUN(rent_before_consumption_parks);
     TD_RUN(capacity_change_keeps_unconsumed);
     TD_RUN(every_consumption_path);

@@ -77,8 +77,8 @@ typedef struct td_method {
      * (ops->source) when the frame fits TD_RUNNER_MIN_FRAME_BYTES_ (a rent clears it with
      * one fixed-size clear, TD_RUNNER_CLEAN_), else NULL (pooled at consumption, by the
      * release, which clears the frame with its constant size). A runner started with
-     * tracking on has other operations until its recycle: never equal. Each runner keeps
-     * the answer in its `pools` (0 while tracked). */
+     * tracking on has other operations until its recycle: never equal. A start that will
+     * not pool its runner says so in the runner's `owned` (TD_RUNNER_UNPOOLED_IF_). */
     const td_source_ops *succeed_pools;
     /* Runners pooled by their success (td_runner_succeed_) that a rent popped before their
      * task was consumed: set aside, oldest first, linked through their `context`, until a
@@ -99,9 +99,6 @@ struct td_runner {
     uint32_t *sync;                 /* while the first step runs on td_runner_start's thread
                                      * and before any registration: where finish_ reports
                                      * a synchronous completion (NULL otherwise) */
-    uint32_t pools;                 /* 1 while td_runner_succeed_ may pool it: its method's
-                                     * succeed_pools and not tracked; set with its
-                                     * operations (async.c), one test of its own at success */
     union { int64_t i; double d; void *p; long double ld; } frame[]; /* the frame */
 };
 /* The frame's offset, for the port's clears at a constant offset (tcc): one token at each
@@ -294,6 +291,7 @@ void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t);
         T t;                                                                          \
         if (TD_UNLIKELY(td_runner_observed_))                                         \
             return (generic)(r);                                                      \
+        TD_RUNNER_UNPOOLED_IF_(r, TD_RUNNER_FRAME_UNPOOLED_(F));                     \
         set_token;                                                                    \
         TD_RUNNER_START_(r, view, (STEP)(r, (F *)(void *)(r)->frame), on_success,     \
                          name##_runner_recycle_(r), (void)0);                         \
@@ -326,6 +324,7 @@ void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t);
             generic(ms_r_, ms_t_);                                                    \
             break;                                                                    \
         }                                                                             \
+        TD_RUNNER_UNPOOLED_IF_(ms_r_, TD_RUNNER_FRAME_UNPOOLED_(name##_frame_type_)); \
         TD_RUNNER_START_(ms_r_, view, name##_step_(ms_r_,                             \
                              (name##_frame_type_ *)(void *)ms_r_->frame), on_success, \
                          name##_runner_recycle_(ms_r_), set_token);                   \
@@ -353,6 +352,17 @@ void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t);
  * set the status: only the version's bits (TD_RUNNER_VERSION_). */
 #define TD_RUNNER_RENTED_VERSION_(r) td_atomic_load_relaxed_u32(&(r)->source.word)
 #define TD_RUNNER_VERSION_(r) (TD_RUNNER_RENTED_VERSION_(r) & TD_WORD_VERSION_MASK)
+/* A runner that td_runner_succeed_ must not pool (`cond`: its frame wider than
+ * TD_RUNNER_MIN_FRAME_BYTES_, a constant in the generated starts; or tracked) is marked by its
+ * start, before anyone else holds its token: owned by the main thread, it becomes
+ * TD_SOURCE_OWNED_MAIN_UNPOOLED, which every window takes but the success's, which compares
+ * `owned` whole. So the success tests one word for "owned" and "pools" (async.c). */
+#define TD_RUNNER_UNPOOLED_IF_(r, cond)                                                 \
+    do {                                                                                \
+        if ((cond) && td_atomic_load_u32(&(r)->source.owned) == TD_SOURCE_OWNED_MAIN)   \
+            td_atomic_store_release_u32(&(r)->source.owned, TD_SOURCE_OWNED_MAIN_UNPOOLED); \
+    } while (0)
+#define TD_RUNNER_FRAME_UNPOOLED_(F) (TD_RUNNER_FRAME_BYTES_(sizeof(F)) > TD_RUNNER_MIN_FRAME_BYTES_)
 /* tracking | flow (async.c): a start with either on takes td_runner_start's observed path. */
 extern uint32_t td_runner_observed_;
 /* The start's body, shared by td_runner_start (async.c) and the generated starts: `t` is the

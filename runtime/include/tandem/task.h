@@ -153,6 +153,10 @@ struct td_source {
 #define TD_SOURCE_OWNED_SHARED 0u       /* the CAS protocol, for every party */
 #define TD_SOURCE_OWNED_MAIN 1u         /* the main thread writes the word with plain stores */
 #define TD_SOURCE_OWNED_REVOKING 2u     /* another thread is taking it away (ownership.c) */
+/* Owned as MAIN, a runner that td_runner_succeed_ does not pool (async.h,
+ * TD_RUNNER_UNPOOLED_IF_): the bit of MAIN set, so every window but the success's takes it. */
+#define TD_SOURCE_OWNED_MAIN_UNPOOLED 3u
+#define TD_SOURCE_OWNED_BY_MAIN_(o) (((o) & TD_SOURCE_OWNED_MAIN) != 0)
 /* The thread that writes owned words with plain stores: the main thread, the pools' owner
  * (td_pool_set_owner_thread, set by td_runtime_init's main loop), where the process has the
  * heavy barrier (ownership.c), else 0. */
