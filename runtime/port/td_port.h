@@ -37,6 +37,7 @@
 
 #if defined(__TINYC__)
 #  define TD_INLINE static inline
+#  define TD_ALWAYS_INLINE
 #  define TD_NOINLINE
 #  define TD_MAYBE_UNUSED
 #  define TD_FLATTEN
@@ -325,6 +326,9 @@
 
 #else /* clang, gcc */
 #  define TD_INLINE static inline __attribute__((always_inline))
+/* An external function inlined into its callers of the same unit wherever the compiler can
+ * (td_runner_succeed_, into every step's return) */
+#  define TD_ALWAYS_INLINE __attribute__((always_inline))
 #  define TD_NOINLINE __attribute__((noinline))
 /* generated functions a file may not call (TD_METHOD_DEFINE's starts) */
 #  define TD_MAYBE_UNUSED __attribute__((unused))

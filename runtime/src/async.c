@@ -74,12 +74,19 @@ static const td_runner_ops_ runner_tracked_ops = {
         td_atomic_store_release_u32(&(r)->source.word, (done));                         \
         TD_MAIN_OWNS_END_();                                                            \
         if (TD_WORD_OWNED_HAS_CONTINUATION_(w))                                         \
-            (r)->source.cont_fn((r)->source.cont_arg);                                  \
+            runner_run_continuation(r);                                                 \
     } while (0)
+/* Out of line, the runner its one argument: called in place, the continuation's own argument
+ * register made clang copy the runner out of it at the start of every step that inlines
+ * td_runner_succeed_ (a copy per resumption: throughput +0.7 instructions per await). */
+static TD_NOINLINE void runner_run_continuation(td_runner *r)
+{
+    r->source.cont_fn(r->source.cont_arg);
+}
 
 #define RUNNER_OWNED_POOLING(o) ((o) == TD_SOURCE_OWNED_MAIN)
 
-void td_runner_succeed_(td_runner *r, int64_t value)
+TD_ALWAYS_INLINE void td_runner_succeed_(td_runner *r, int64_t value)
 {
     td_method *m = r->method;
     /* The value first, outside any window: only the completer writes the slot, and nobody
@@ -346,8 +353,9 @@ void td_runner_resume_(void *arg)
  *     queue (td_loop_marker_await_), not the generic registration chain;
  *   - else the registration (td_source_register_: a protocol source inline), after leaving the
  *     synchronous mode, of td_runner_move_next when a context was captured, else of
- *     td_runner_resume_; after TD_OK the runner may already be running on another thread,
- *     so it returns at once. */
+ *     td_runner_resume_ with TD_WORD_RESUMES_RUNNER (the completion's handover without a
+ *     compare of cont_fn, completion.c); after TD_OK the runner may already be running on
+ *     another thread, so it returns at once. */
 #define runner_suspend_return(r, s, token)                                              \
     do {                                                                                \
         uint32_t *su_sync_ = (r)->sync;                                                 \
@@ -362,13 +370,15 @@ void td_runner_resume_(void *arg)
             return 0;                                                                   \
         }                                                                               \
         td_continuation_fn su_fn_ = td_runner_resume_;                                  \
+        uint32_t su_flags_ = TD_WORD_RESUMES_RUNNER;                                    \
         if (td_runtime_settings.flow && !td_context_flow_suppressed_()) {               \
             (r)->context = td_context_capture_();                                       \
             (r)->flowed = 1;                                                            \
             su_fn_ = td_runner_move_next;                                               \
+            su_flags_ = 0;                                                              \
         }                                                                               \
         (r)->sync = NULL;                                                               \
-        if (td_source_register_((s), (token), su_fn_, (r)) == TD_OK)                    \
+        if (td_source_register_((s), (token), su_fn_, (r), su_flags_) == TD_OK)         \
             return 1;                                                                   \
         (r)->sync = su_sync_;                                                           \
         (r)->flowed = 0;    /* not suspended: nothing resumes in the captured context */ \

@@ -68,7 +68,7 @@ td_task_i64 td_completion_source_task_i64(td_completion_source *cs)
 
 /* The result, past the fast path below: on the main thread's window of an owned source, a
  * waiting runner of this thread (its continuation td_runner_resume_, or td_runner_move_next,
- * which every registration with flow on and every one under tcc takes) is handed the value
+ * which every registration with flow on takes) is handed the value
  * (completion_hand_over_) and resumed; td_runner_resume_'s body is called in place.
  * td_runner_move_next is public, so a runner is handed the value only if it awaits this
  * source. Anything else completes as any source does. */

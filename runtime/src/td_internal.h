@@ -199,8 +199,10 @@ int td_source_on_completed_(td_source *s, uint32_t token, td_continuation_fn fn,
  * with a plain store setting mode AWAITED; anything else is td_source_on_completed_ (the CAS,
  * task.h). An owned source is a protocol source and never claimed: its word is compared
  * whole, its ops not loaded. `owned` is read once before the window too: a frame marker or
- * another custom source (flow on) then goes to td_source_on_completed_ at once. */
-#define td_source_register_(s, token, fn, arg)                                          \
+ * another custom source (flow on) then goes to td_source_on_completed_ at once. `flags`: more
+ * word bits set with AWAITED (TD_WORD_RESUMES_RUNNER for td_runner_resume_ of a runner, the
+ * only registration that may set it, task.h; else 0). */
+#define td_source_register_(s, token, fn, arg, flags)                                   \
     ({  td_source *rg_s_ = (s);                                                         \
         int rg_rc_ = 1;                                                                 \
         if (TD_SOURCE_OWNED_BY_MAIN_(td_atomic_load_u32(&rg_s_->owned)) &&              \
@@ -209,7 +211,7 @@ int td_source_on_completed_(td_source *s, uint32_t token, td_continuation_fn fn,
             if (TD_LIKELY(rg_w_ == (uint32_t)(token))) {                                 \
                 rg_s_->cont_fn = (fn);                                                  \
                 rg_s_->cont_arg = (arg);                                                \
-                td_atomic_store_release_u32(&rg_s_->word, rg_w_ | TD_MODE_AWAITED);     \
+                td_atomic_store_release_u32(&rg_s_->word, rg_w_ | TD_MODE_AWAITED | (flags)); \
                 rg_rc_ = TD_OK;                                                         \
             }                                                                           \
             TD_MAIN_OWNS_END_();                                                        \
