@@ -356,12 +356,15 @@ void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t);
  * TD_RUNNER_MIN_FRAME_BYTES_, a constant in the generated starts; or tracked) is marked by its
  * start, before anyone else holds its token: owned by the main thread, it becomes
  * TD_SOURCE_OWNED_MAIN_UNPOOLED, which every window takes but the success's, which compares
- * `owned` whole. So the success tests one word for "owned" and "pools" (async.c). */
+ * `owned` whole. So the success tests one word for "owned" and "pools" (async.c). A
+ * conditional expression, not an `if`: for a constant false `cond` tcc emits nothing (an
+ * `if` cost a jump per start). */
 #define TD_RUNNER_UNPOOLED_IF_(r, cond)                                                 \
-    do {                                                                                \
-        if ((cond) && td_atomic_load_u32(&(r)->source.owned) == TD_SOURCE_OWNED_MAIN)   \
-            td_atomic_store_release_u32(&(r)->source.owned, TD_SOURCE_OWNED_MAIN_UNPOOLED); \
-    } while (0)
+    ((void)((cond) ? (td_atomic_load_u32(&(r)->source.owned) == TD_SOURCE_OWNED_MAIN    \
+                      ? (td_atomic_store_release_u32(&(r)->source.owned,                \
+                                                     TD_SOURCE_OWNED_MAIN_UNPOOLED), 0) \
+                      : 0)                                                              \
+                   : 0))
 #define TD_RUNNER_FRAME_UNPOOLED_(F) (TD_RUNNER_FRAME_BYTES_(sizeof(F)) > TD_RUNNER_MIN_FRAME_BYTES_)
 /* tracking | flow (async.c): a start with either on takes td_runner_start's observed path. */
 extern uint32_t td_runner_observed_;
