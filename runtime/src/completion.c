@@ -66,45 +66,44 @@ td_task_i64 td_completion_source_task_i64(td_completion_source *cs)
         TD_MAIN_OWNS_END_();                                                            \
     } while (0)
 
-/* The result, past the fast path below: on the main thread's window of an owned source, a
- * waiting runner of this thread (its continuation td_runner_resume_, or td_runner_move_next,
- * which every registration with flow on takes) is handed the value
- * (completion_hand_over_) and resumed; td_runner_resume_'s body is called in place.
- * td_runner_move_next is public, so a runner is handed the value only if it awaits this
- * source. Anything else completes as any source does. */
-static TD_NOINLINE int completion_set_result_rest(td_source *s, int64_t value)
+/* The result, past the fast path below, inside the window it opened on an owned source
+ * (`w` the word read there): a waiting runner of this thread (its continuation
+ * td_runner_resume_, or td_runner_move_next, which every registration with flow on takes) is
+ * handed the value (completion_hand_over_) and resumed; td_runner_resume_'s body is called
+ * in place. td_runner_move_next is public, so a runner is handed the value only if it awaits
+ * this source. Anything else completes as an owned source does. The window's one call: this
+ * function ends the window before it calls anything (the window's rule, td_internal.h), and
+ * out of line it keeps the fast path small; reopening the window here instead cost a second
+ * one (some ten instructions) on every completion the fast path does not take. */
+static TD_NOINLINE int completion_set_result_owned(td_source *s, uint32_t w, int64_t value)
 {
-    if (TD_MAIN_OWNS_BEGIN_(s)) {
-        uint32_t w = td_atomic_load_u32(&s->word);
-        if (TD_LIKELY(TD_WORD_STATUS(w) == TD_PENDING)) {
-            if (TD_WORD_OWNED_HAS_CONTINUATION_(w)) {
-                td_runner *r = (td_runner *)s->cont_arg;
-                if (s->cont_fn == td_runner_resume_) {
-                    completion_hand_over_(s, w, r, value);
-                    r->method->step(r, r->frame);
-                    return TD_OK;
-                }
-                if (s->cont_fn == td_runner_move_next && r->awaiting.task.source == s) {
-                    completion_hand_over_(s, w, r, value);
-                    td_runner_move_next(r);
-                    return TD_OK;
-                }
+    if (TD_LIKELY(TD_WORD_STATUS(w) == TD_PENDING)) {
+        if (TD_WORD_OWNED_HAS_CONTINUATION_(w)) {
+            td_runner *r = (td_runner *)s->cont_arg;
+            if (s->cont_fn == td_runner_resume_) {
+                completion_hand_over_(s, w, r, value);
+                r->method->step(r, r->frame);
+                return TD_OK;
             }
-            TD_SOURCE_COMPLETE_OWNED_(s, w, TD_SUCCEEDED, value, (const td_error *)NULL);
-            return TD_OK;
+            if (s->cont_fn == td_runner_move_next && r->awaiting.task.source == s) {
+                completion_hand_over_(s, w, r, value);
+                td_runner_move_next(r);
+                return TD_OK;
+            }
         }
-        TD_MAIN_OWNS_END_();
-        return TD_DONE;
+        TD_SOURCE_COMPLETE_OWNED_(s, w, TD_SUCCEEDED, value, (const td_error *)NULL);
+        return TD_OK;
     }
-    return td_source_try_succeed_current_(s, value);
+    TD_MAIN_OWNS_END_();
+    return TD_DONE;
 }
 
 /* The common case inline: the main thread's window on an owned source, pending with a
  * runner of this thread waiting (mode AWAITED with TD_WORD_RESUMES_RUNNER: continuation
  * td_runner_resume_, task.h). One test of the word for all three, cont_fn not loaded;
- * everything else closes the window and takes the rest, which opens its own (a second
- * window only off this path). Kept apart so that this path has no merged return value to
- * carry across the step's call. */
+ * anything else in the window is completion_set_result_owned's, a source not owned here
+ * td_source_try_succeed_current_'s. Kept apart so that this path has no merged return value
+ * to carry across the step's call. */
 int td_completion_source_set_result(td_completion_source *cs, int64_t value)
 {
     td_source *s = &cs->source;
@@ -117,9 +116,9 @@ int td_completion_source_set_result(td_completion_source *cs, int64_t value)
             r->method->step(r, r->frame);
             return TD_OK;
         }
-        TD_MAIN_OWNS_END_();
+        return completion_set_result_owned(s, w, value);
     }
-    return completion_set_result_rest(s, value);
+    return td_source_try_succeed_current_(s, value);
 }
 
 int td_completion_source_set_error(td_completion_source *cs, int code, const char *message)

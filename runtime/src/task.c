@@ -170,7 +170,9 @@ int td_source_try_succeed_(td_source *s, uint32_t token, int64_t value)
     task_try_complete_return(s, 1, token, TD_SUCCEEDED, value, (const td_error *)NULL);
 }
 
-int td_source_try_succeed_current_(td_source *s, int64_t value)
+/* Never inlined: td_completion_source_set_result tail-calls it for a source it does not own,
+ * and inlined there it made that function too large to inline into its callers. */
+TD_NOINLINE int td_source_try_succeed_current_(td_source *s, int64_t value)
 {
     task_try_complete_return(s, 0, 0, TD_SUCCEEDED, value, (const td_error *)NULL);
 }
