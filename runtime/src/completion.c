@@ -71,37 +71,49 @@ td_task_i64 td_completion_source_task_i64(td_completion_source *cs)
  * td_runner_resume_, or td_runner_move_next, which every registration with flow on takes) is
  * handed the value (completion_hand_over_) and resumed; td_runner_resume_'s body is called
  * in place. td_runner_move_next is public, so a runner is handed the value only if it awaits
- * this source. Anything else completes as an owned source does. The window's one call: this
- * function ends the window before it calls anything (the window's rule, td_internal.h), and
- * out of line it keeps the fast path small; reopening the window here instead cost a second
- * one (some ten instructions) on every completion the fast path does not take. */
+ * this source. Anything else completes as an owned source does. A statement that returns. */
+#define completion_set_result_owned_(s, w, value)                                       \
+    do {                                                                                \
+        if (TD_LIKELY(TD_WORD_STATUS(w) == TD_PENDING)) {                               \
+            if (TD_WORD_OWNED_HAS_CONTINUATION_(w)) {                                   \
+                td_runner *ro_r_ = (td_runner *)(s)->cont_arg;                          \
+                if ((s)->cont_fn == td_runner_resume_) {                                \
+                    completion_hand_over_((s), (w), ro_r_, (value));                    \
+                    ro_r_->method->step(ro_r_, ro_r_->frame);                           \
+                    return TD_OK;                                                       \
+                }                                                                       \
+                if ((s)->cont_fn == td_runner_move_next && ro_r_->awaiting.task.source == (s)) { \
+                    completion_hand_over_((s), (w), ro_r_, (value));                    \
+                    td_runner_move_next(ro_r_);                                         \
+                    return TD_OK;                                                       \
+                }                                                                       \
+            }                                                                           \
+            TD_SOURCE_COMPLETE_OWNED_((s), (w), TD_SUCCEEDED, (value), (const td_error *)NULL); \
+            return TD_OK;                                                               \
+        }                                                                               \
+        TD_MAIN_OWNS_END_();                                                            \
+        return TD_DONE;                                                                 \
+    } while (0)
+
+#if TD_PORT_INLINES
+/* Where the compiler inlines, the rest is out of line, so that the fast path inlines into its
+ * callers: the window's one call (completion_set_result_owned ends it before calling
+ * anything, the window's rule, td_internal.h). Reopening the window here instead cost a
+ * second one (some ten instructions) on every completion the fast path does not take.
+ * Under tcc, which inlines nothing, the rest stays in place: a call cost twenty. */
 static TD_NOINLINE int completion_set_result_owned(td_source *s, uint32_t w, int64_t value)
 {
-    if (TD_LIKELY(TD_WORD_STATUS(w) == TD_PENDING)) {
-        if (TD_WORD_OWNED_HAS_CONTINUATION_(w)) {
-            td_runner *r = (td_runner *)s->cont_arg;
-            if (s->cont_fn == td_runner_resume_) {
-                completion_hand_over_(s, w, r, value);
-                r->method->step(r, r->frame);
-                return TD_OK;
-            }
-            if (s->cont_fn == td_runner_move_next && r->awaiting.task.source == s) {
-                completion_hand_over_(s, w, r, value);
-                td_runner_move_next(r);
-                return TD_OK;
-            }
-        }
-        TD_SOURCE_COMPLETE_OWNED_(s, w, TD_SUCCEEDED, value, (const td_error *)NULL);
-        return TD_OK;
-    }
-    TD_MAIN_OWNS_END_();
-    return TD_DONE;
+    completion_set_result_owned_(s, w, value);
 }
+#define completion_set_result_rest_(s, w, value) return completion_set_result_owned((s), (w), (value))
+#else
+#define completion_set_result_rest_(s, w, value) completion_set_result_owned_((s), (w), (value))
+#endif
 
-/* The common case inline: the main thread's window on an owned source, pending with a
+/* The common case first: the main thread's window on an owned source, pending with a
  * runner of this thread waiting (mode AWAITED with TD_WORD_RESUMES_RUNNER: continuation
  * td_runner_resume_, task.h). One test of the word for all three, cont_fn not loaded;
- * anything else in the window is completion_set_result_owned's, a source not owned here
+ * anything else in the window is the rest's (above), a source not owned here
  * td_source_try_succeed_current_'s. Kept apart so that this path has no merged return value
  * to carry across the step's call. */
 int td_completion_source_set_result(td_completion_source *cs, int64_t value)
@@ -116,7 +128,7 @@ int td_completion_source_set_result(td_completion_source *cs, int64_t value)
             r->method->step(r, r->frame);
             return TD_OK;
         }
-        return completion_set_result_owned(s, w, value);
+        completion_set_result_rest_(s, w, value);
     }
     return td_source_try_succeed_current_(s, value);
 }
