@@ -58,8 +58,9 @@ static const tl_optspec inspect_spec = {
     "tandem inspect --contract FILE.json --tu FILE.c [--ir FILE.ll --remarks FILE.yaml]\n"
     "[--out DIR] [-I DIR]... [-D NAME[=VALUE]]... [--no-jit] [--jit-strict]\n"
     "[--clang PATH] [--tcc-lib DIR] [--quiet]",
-    "Checks a codegen contract (must_inline, no_init_check, no_call, clears_frame, no_frame_copy)\n"
-    "on the AOT code (LLVM IR + inliner remarks) and on the JIT code (the TU compiled by libtcc).\n"
+    "Checks a codegen contract (must_inline, no_init_check, no_call, clears_frame, no_frame_copy,\n"
+    "no_locked) on the AOT code (LLVM IR + inliner remarks) and on the JIT code (the TU compiled\n"
+    "by libtcc); a function's \"backends\": [\"aot\"] or [\"jit\"] checks it on that side only.\n"
     "no_init_check works on the code's shape: a branch on a global whose guarded path stores it\n"
     "(lazy init), a branch on a global only the initialisers write (init guard), a once call, a\n"
     "call through a global function pointer its target overwrites; guard names are a 4th signal.\n"

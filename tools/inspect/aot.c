@@ -735,6 +735,11 @@ int ti_aot_check(ti_contract *c, const char *ir_path, const ti_remarks *rm, char
     }
     for (int k = 0; k < c->nrules; k++) {
         ti_rule *r = &c->rules[k];
+        if (!(r->backends & TI_ON_AOT)) {
+            r->aot.status = TI_SKIPPED;
+            r->aot.summary = ti_fmt("not an AOT function (the contract's backends: jit)");
+            continue;
+        }
         switch (r->kind) {
         case TI_MUST_INLINE: check_must_inline(&a, r); break;
         case TI_NO_INIT_CHECK:

@@ -22,7 +22,11 @@
  *       "no_call": true,                       or an array of callee names
  *       "clears_frame": true,                  or {"frame_size": 72, "frame_type": "struct.td_frame"}
  *       "no_frame_copy": true,                 or {"frame_size": N, "frame_type": T, "min_copy_bytes": N}
- *       "no_locked": true                      no locked instruction (a single-thread fast path)
+ *       "no_locked": true,                     no locked instruction (a single-thread fast path)
+ *       "backends": ["aot"]                    the backends whose code has the function
+ *                                              (default both: a function one compiler's
+ *                                              build leaves out, e.g. out of line only
+ *                                              where it inlines, is checked there only)
  *     }
  *   }
  * }
@@ -128,7 +132,32 @@ static ti_rule *new_rule(ti_contract *c, ti_rule_kind k, const char *fn)
     r->function = ti_strdup(fn);
     r->frame_size = -1;
     r->min_copy = -1;
+    r->backends = TI_ON_AOT | TI_ON_JIT;
     return r;
+}
+
+/* functions.NAME.backends: a non-empty array of "aot" / "jit", each once. Returns the mask,
+ * or 0 with a message in err naming the file and the field. */
+static int backends_mask(const cJSON *e, const char *path, const char *field, char *err, size_t errsz)
+{
+    int mask = 0;
+    const cJSON *b;
+    if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) == 0) {
+        snprintf(err, errsz, "%s: field '%s': expected a non-empty array of \"aot\" and \"jit\"", path, field);
+        return 0;
+    }
+    cJSON_ArrayForEach(b, e)
+    {
+        int bit = !cJSON_IsString(b) ? 0 : !strcmp(b->valuestring, "aot") ? TI_ON_AOT
+                  : !strcmp(b->valuestring, "jit") ? TI_ON_JIT : 0;
+        if (!bit || (mask & bit)) {
+            snprintf(err, errsz, "%s: field '%s': %s (expected \"aot\" and \"jit\", each once)", path, field,
+                     bit ? "a backend named twice" : "not a backend");
+            return 0;
+        }
+        mask |= bit;
+    }
+    return mask;
 }
 
 static int frame_opts(const cJSON *v, ti_rule *r, const char *path, const char *field, char *err,
@@ -280,6 +309,7 @@ int ti_contract_load(const char *path, ti_contract *c, char *err, size_t errsz)
             snprintf(err, errsz, "%s: field 'functions.%s': expected an object of rules", path, name);
             goto out;
         }
+        int first_rule = c->nrules, mask = TI_ON_AOT | TI_ON_JIT;
         cJSON_ArrayForEach(e, fn)
         {
             char field[512];
@@ -287,6 +317,11 @@ int ti_contract_load(const char *path, ti_contract *c, char *err, size_t errsz)
             const char *k = e->string;
             if (k[0] == '_')
                 continue;
+            if (!strcmp(k, "backends")) {
+                if (!(mask = backends_mask(e, path, field, err, errsz)))
+                    goto out;
+                continue;
+            }
             if (!strcmp(k, "must_inline")) {
                 ti_strlist callees = { 0 };
                 if (str_array(e, &callees, path, field, err, errsz)) {
@@ -327,11 +362,13 @@ int ti_contract_load(const char *path, ti_contract *c, char *err, size_t errsz)
                     goto out;
             } else {
                 snprintf(err, errsz,
-                         "%s: field '%s': unknown rule (must_inline, no_init_check, no_call, clears_frame, no_frame_copy, no_locked)",
+                         "%s: field '%s': unknown rule (must_inline, no_init_check, no_call, clears_frame, no_frame_copy, no_locked; or backends)",
                          path, field);
                 goto out;
             }
         }
+        for (int i = first_rule; i < c->nrules; i++)
+            c->rules[i].backends = mask;
     }
     if (c->nrules == 0) {
         snprintf(err, errsz, "%s: field 'functions': the contract declares no rules", path);

@@ -71,8 +71,11 @@ typedef struct ti_rule {
     long long frame_size;   /* clears_frame/no_frame_copy: bytes, -1 = undeclared/dynamic */
     char *frame_type;       /* optional IR struct name ("struct.td_frame") to size the frame */
     long long min_copy;     /* no_frame_copy: copies of >= this many bytes count (default: frame size, else 1) */
+    int backends;           /* TI_ON_AOT | TI_ON_JIT: the function's "backends" (default both) */
     ti_result aot, jit;
 } ti_rule;
+#define TI_ON_AOT 1
+#define TI_ON_JIT 2
 
 /* A setting a hot path may branch on (init_guards.allowed_settings): "global" or
  * "global.field.sub", resolved to a byte range of the global by compiling the TU. */

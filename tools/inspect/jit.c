@@ -128,6 +128,11 @@ static int jit_zero_store(const jit_insn *prev, const jit_insn *st)
 static void jit_rule(jit_obj *j, ti_sprog *sp, const ti_contract *c, const ti_remarks *rm, ti_rule *r, int strict)
 {
     ti_result *res = &r->jit;
+    if (!(r->backends & TI_ON_JIT)) {
+        res->status = TI_SKIPPED;
+        res->summary = ti_fmt("not a JIT function (the contract's backends: aot)");
+        return;
+    }
     jit_fn *self = ti_jit_find_fn(j, r->function);
     if (!self) {
         res->status = TI_FAIL;
