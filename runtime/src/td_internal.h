@@ -155,11 +155,11 @@ td_task td_wait_no_loop_(void);
 extern volatile uint32_t td_main_busy_;
 /* Open the main thread's window on s: 1 when this is the main thread (td_main_writer_thread_,
  * task.h) and it owns s (the window is then open: write the word with plain stores, then
- * TD_MAIN_OWNS_END_, before any call: the one exception, completion_set_result_owned, is a
- * call of the window's own work, which ends it before calling anything); 0 otherwise (no
- * window). busy is set before `owned`
- * is read: a revocation either is seen here or sees the window open and waits for it (the
- * asymmetric fence, ownership.c). */
+ * TD_MAIN_OWNS_END_, before any call); 0 otherwise (no window). The one call inside a window
+ * is completion_set_result_owned (completion.c, out of line only where the compiler
+ * inlines): the window's own work, which ends it before calling anything. busy is set before
+ * `owned` is read: a revocation either is seen here or sees the window open and waits for it
+ * (the asymmetric fence, ownership.c). */
 #define TD_MAIN_OWNS_BEGIN_(s) TD_MAIN_OWNS_BEGIN_AS_((s), td_main_writer_thread_)
 /* ... with `writer` the thread variable tested: td_main_writer_thread_, or one that is it or
  * 0 (td_main_registrar_thread_) */
