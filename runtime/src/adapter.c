@@ -31,7 +31,12 @@ static void adapter_drop(adapter_op *op)
     td_pool_return(&adapter_pool, op);
 }
 
-static void adapter_release(td_source *s) { adapter_drop((adapter_op *)s); }
+/* The consumer's token ends before its ownership drops, as compose_release's. */
+static void adapter_release(td_source *s)
+{
+    td_source_keep_consumed_(s);
+    adapter_drop((adapter_op *)s);
+}
 
 static const td_source_ops adapter_ops = { adapter_release, NULL, NULL, NULL, "adapter" };
 

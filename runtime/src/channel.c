@@ -71,7 +71,13 @@ static void channel_op_drop(channel_op *op)
     td_pool_return(&channel_op_pool, op);
 }
 
-static void channel_op_release(td_source *s) { channel_op_drop((channel_op *)s); }
+/* The consumer's token ends before its ownership drops (the queue may still hold the
+ * operation), as compose_release's. */
+static void channel_op_release(td_source *s)
+{
+    td_source_keep_consumed_(s);
+    channel_op_drop((channel_op *)s);
+}
 
 static const td_source_ops channel_op_ops = { channel_op_release, NULL, NULL, NULL, "channel-op" };
 

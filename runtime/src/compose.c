@@ -60,7 +60,14 @@ static void compose_drop_owner(compose_promise *p)
     td_pool_return(&compose_pool, p);
 }
 
-static void compose_release(td_source *s) { compose_drop_owner((compose_promise *)s); }
+/* The consumer's release: its token ends at once (mode CONSUMED, task.h), whatever inputs
+ * still hold the promise; only then its ownership drops (after the drop the last input may
+ * recycle the promise, and a store then would overwrite the next rental's word). */
+static void compose_release(td_source *s)
+{
+    td_source_keep_consumed_(s);
+    compose_drop_owner((compose_promise *)s);
+}
 
 static const td_source_ops compose_ops = { compose_release, NULL, NULL, NULL, "combinator" };
 

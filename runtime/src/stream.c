@@ -38,7 +38,13 @@ static void stream_next_release(td_source *s)
     td_stream_base_drop_owner(STREAM_OF_NEXT(s));
 }
 
-static void stream_done_release(td_source *s) { td_stream_base_drop_owner(STREAM_OF_DONE(s)); }
+/* The dispose consumer's token ends before its ownership drops (moves may still hold the
+ * base), as compose_release's. */
+static void stream_done_release(td_source *s)
+{
+    td_source_keep_consumed_(s);
+    td_stream_base_drop_owner(STREAM_OF_DONE(s));
+}
 
 static const td_source_ops stream_next_ops = { stream_next_release, NULL, NULL, NULL, "stream-move" };
 static const td_source_ops stream_done_ops = { stream_done_release, NULL, NULL, NULL, "stream-dispose" };

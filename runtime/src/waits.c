@@ -51,7 +51,12 @@ static void wait_drop_owner(wait_source *w)
     td_pool_return(&waits_pool, w);
 }
 
-static void wait_release(td_source *s) { wait_drop_owner((wait_source *)s); }
+/* The consumer's token ends before its ownership drops, as compose_release's. */
+static void wait_release(td_source *s)
+{
+    td_source_keep_consumed_(s);
+    wait_drop_owner((wait_source *)s);
+}
 
 static const td_source_ops wait_ops = { wait_release, NULL, NULL, NULL, "wait" };
 

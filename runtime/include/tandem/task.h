@@ -126,8 +126,11 @@ typedef struct td_source td_source;
 typedef struct td_source_ops {
     /* Called once by the consumer after it copied the result out (protocol sources), with
      * the word still as completed: it ends the token, with a release store of the next
-     * version (td_source_recycle) before pooling the source, or, for a source that keeps
-     * its outcome until a reset, of mode CONSUMED (td_source_keep_consumed_). */
+     * version (td_source_recycle) before pooling the source, or of mode CONSUMED
+     * (td_source_keep_consumed_) for a source that keeps its outcome until a reset or that
+     * other owners still hold (a combinator's inputs, a wait's loop item): the token ends
+     * for the consumer whoever else holds the object, before the consumer's ownership
+     * drops (the last owner recycles it). */
     void (*release)(td_source *s);
     /* Custom sources (frame markers, shared handles) override the protocol entirely.
      * NULL for protocol sources. Same return codes as the td_task_* functions. */
@@ -329,8 +332,9 @@ TD_INLINE int td_task_status_fast_(td_task t, td_status *out)
         else                                                                            \
             (s)->ops->release(s);                                                       \
     } while (0)
-/* A release that keeps the outcome (a manual completion source until its reset): mode
- * CONSUMED, so every later query with the token is stale. The word is still as completed
+/* A release that keeps the outcome (a manual completion source until its reset), or whose
+ * object other owners still hold (compose_release, wait_release, ...): mode CONSUMED, so
+ * every later query with the token is stale. The word is still as completed
  * (mode NONE or AWAITED): OR-ing sets CONSUMED. */
 #define td_source_keep_consumed_(s)                                                     \
     td_atomic_store_release_u32(&(s)->word, td_atomic_load_u32(&(s)->word) | TD_MODE_CONSUMED)
