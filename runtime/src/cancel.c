@@ -290,11 +290,17 @@ static void cancel_after_detached(td_cancel_source *cs)
         cancel_source_destroy(cs);
 }
 
+/* The item's reads of what other threads write under the source's lock (a free, a re-arm
+ * with a new deadline): under that lock too, once a frame. */
 static int cancel_after_tick(void *arg)
 {
     td_cancel_source *cs = (td_cancel_source *)arg;
+    pthread_mutex_lock(&cs->lock);
     int done = cs->free_requested != 0;
-    if (!done && td_loop_time(cs->after_loop, (td_clock)cs->after_clock) >= cs->after_deadline) {
+    int clock = cs->after_clock;
+    int64_t deadline = cs->after_deadline;
+    pthread_mutex_unlock(&cs->lock);
+    if (!done && td_loop_time(cs->after_loop, (td_clock)clock) >= deadline) {
         td_cancel_source_cancel(cs);
         done = 1;
     }
@@ -311,7 +317,10 @@ static int cancel_after_tick(void *arg)
 static void cancel_after_retire(void *arg)
 {
     td_cancel_source *cs = (td_cancel_source *)arg;
-    if (!cs->free_requested)
+    pthread_mutex_lock(&cs->lock);
+    int freed = cs->free_requested != 0;
+    pthread_mutex_unlock(&cs->lock);
+    if (!freed)
         td_cancel_source_cancel(cs);
     cancel_after_detached(cs);
 }

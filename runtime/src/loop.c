@@ -141,7 +141,7 @@ uintptr_t td_loop_thread(const td_loop *loop) { return loop->thread; }
 
 int td_loop_is_installed(const td_loop *loop, td_timing t)
 {
-    return (unsigned)t < LOOP_SLOTS && (td_atomic_load_u32((volatile uint32_t *)&loop->installed) >> t) & 1u;
+    return (unsigned)t < TD_TIMING_COUNT && (td_atomic_load_u32((volatile uint32_t *)&loop->installed) >> t) & 1u;
 }
 
 /* ---- frame markers (stateless waits) --------------------------------------------------- */
@@ -163,6 +163,7 @@ static int loop_marker_status(td_source *s, uint32_t token, td_status *out)
 }
 
 static int loop_queue_push(loop_queue *q, td_continuation_fn fn, void *arg, uint32_t target);
+static int loop_post_at_slot(td_loop *loop, uint32_t slot, uint32_t target, td_continuation_fn fn, void *arg);
 
 static int loop_marker_on_completed(td_source *s, uint32_t token, td_continuation_fn fn, void *arg)
 {
@@ -173,7 +174,7 @@ static int loop_marker_on_completed(td_source *s, uint32_t token, td_continuatio
     /* The loop's own thread queues directly (td_loop_post_at's local path, inlined). */
     if (TD_LIKELY(td_thread_self() == loop->thread && ((td_atomic_load_u32(&loop->installed) >> m->timing) & 1u)))
         return loop_queue_push(&loop->queues[m->timing], fn, arg, token);
-    int rc = td_loop_post_at(loop, (td_timing)m->timing, token, fn, arg);
+    int rc = loop_post_at_slot(loop, m->timing, token, fn, arg);
     /* Retired in the meantime: the marker now answers canceled, so the caller takes it. */
     return rc == TD_E_RETIRED ? TD_DONE : rc;
 }
@@ -295,10 +296,10 @@ void td_loop_install_(td_loop *loop, uint32_t t)
     td_spin_unlock(&loop->inbox_lock);
 }
 
-int td_loop_post_at(td_loop *loop, td_timing t, uint32_t target, td_continuation_fn fn, void *arg)
+/* A post to one of the loop's slots: a timing, or the end-of-frame phase (LOOP_EOF), which
+ * only the runtime's own end-of-frame waits reach (td_wait_for_end_of_frame). */
+static int loop_post_at_slot(td_loop *loop, uint32_t t, uint32_t target, td_continuation_fn fn, void *arg)
 {
-    if (loop == NULL || (unsigned)t >= LOOP_SLOTS)
-        return TD_E_INVALID;
     if (TD_LIKELY(td_thread_self() == loop->thread)) {
         if (TD_UNLIKELY(loop->retired))
             return TD_E_RETIRED;
@@ -314,6 +315,15 @@ int td_loop_post_at(td_loop *loop, td_timing t, uint32_t target, td_continuation
     r.fn = fn;
     r.arg = arg;
     return loop_inbox_push(loop, &r);
+}
+
+/* The public posts and items take a timing only: TD_TIMING_COUNT and above are refused (the
+ * end-of-frame slot behind them is the runtime's own, loop.h). */
+int td_loop_post_at(td_loop *loop, td_timing t, uint32_t target, td_continuation_fn fn, void *arg)
+{
+    if (loop == NULL || (unsigned)t >= TD_TIMING_COUNT)
+        return TD_E_INVALID;
+    return loop_post_at_slot(loop, (uint32_t)t, target, fn, arg);
 }
 
 int td_loop_post(td_loop *loop, td_timing t, td_continuation_fn fn, void *arg)
@@ -347,6 +357,8 @@ int td_loop_add_item_retire_(td_loop *loop, td_timing t, td_item_fn fn, td_conti
 
 int td_loop_add_item(td_loop *loop, td_timing t, td_item_fn fn, void *arg)
 {
+    if ((unsigned)t >= TD_TIMING_COUNT)
+        return TD_E_INVALID;
     return td_loop_add_item_retire_(loop, t, fn, NULL, arg);
 }
 

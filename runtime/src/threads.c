@@ -209,12 +209,38 @@ static int threads_on_main(void)
     return loop != NULL && td_thread_self() == td_loop_thread(loop);
 }
 
+/* Off the main thread with no main loop to post to (none, or retired), the switch cannot
+ * happen: the task reads FAULTED with TD_ERR_NO_LOOP (no main loop, as a wait without one,
+ * loop.h) or CANCELED (retired, as a wait on a retired loop), never SUCCEEDED on the wrong
+ * thread. TD_PENDING while the switch is still possible. */
+static td_status threads_main_switch_outcome(td_outcome *out)
+{
+    td_loop *loop = td_loop_main();
+    td_status st = TD_PENDING;
+    td_error e = { TD_ERR_NONE, NULL, NULL };
+    if (loop == NULL) {
+        st = TD_FAULTED;
+        e.code = TD_ERR_NO_LOOP;
+        e.message = "switch to the main thread: no main loop";
+    } else if (td_loop_is_retired(loop)) {
+        st = TD_CANCELED;
+        e.code = TD_ERR_CANCELED;
+        e.message = "switch to the main thread: the main loop was retired";
+    }
+    if (out) {
+        memset(out, 0, sizeof(*out));
+        out->status = st;
+        out->error = e;
+    }
+    return st;
+}
+
 static int threads_main_switch_status(td_source *s, uint32_t token, td_status *out)
 {
     (void)s;
     if (token >= TD_TIMING_COUNT)
         return TD_E_INVALID;
-    *out = threads_on_main() ? TD_SUCCEEDED : TD_PENDING;
+    *out = threads_on_main() ? TD_SUCCEEDED : threads_main_switch_outcome(NULL);
     return TD_OK;
 }
 
@@ -227,8 +253,9 @@ static int threads_main_switch_on_completed(td_source *s, uint32_t token, td_con
         return TD_DONE;
     td_loop *loop = td_loop_main();
     if (loop == NULL)
-        return TD_E_NOT_SUPPORTED;
-    return td_loop_post(loop, (td_timing)token, fn, arg);
+        return TD_DONE;             /* final: the get reads FAULTED with TD_ERR_NO_LOOP */
+    int rc = td_loop_post(loop, (td_timing)token, fn, arg);
+    return rc == TD_E_RETIRED ? TD_DONE : rc;   /* final: the get reads CANCELED */
 }
 
 static int threads_main_switch_get(td_source *s, uint32_t token, td_outcome *out)
@@ -236,8 +263,11 @@ static int threads_main_switch_get(td_source *s, uint32_t token, td_outcome *out
     (void)s;
     if (token >= TD_TIMING_COUNT)
         return TD_E_INVALID;
-    memset(out, 0, sizeof(*out));
-    out->status = TD_SUCCEEDED;
+    /* Read repeatedly (threads.h): SUCCEEDED unless the switch cannot happen any more. */
+    if (threads_on_main() || threads_main_switch_outcome(out) == TD_PENDING) {
+        memset(out, 0, sizeof(*out));
+        out->status = TD_SUCCEEDED;
+    }
     return TD_OK;
 }
 
@@ -291,6 +321,34 @@ static void threads_work_publish(void *arg)
     td_source_complete(&w->source, w->token, w->status, w->value, &e);
 }
 
+/* return_to_main: the outcome is published on the main loop's thread; 0 when it cannot be
+ * (no main loop, a retired one, or the post's allocation failed): then the awaiter must not
+ * take the work's outcome as if it had resumed on the main thread, so the outcome turns into
+ * the reason (threads.h), published on this worker, the only thread left to publish it. */
+static int threads_work_post_to_main(threads_work *w)
+{
+    td_loop *loop = td_loop_main();
+    int rc = loop ? td_loop_post(loop, TD_TIMING_UPDATE, threads_work_publish, w) : TD_E_RETIRED;
+    if (rc == TD_OK)
+        return 1;
+    w->value = 0;
+    if (loop == NULL) {
+        w->status = TD_FAULTED;
+        w->error.code = TD_ERR_NO_LOOP;
+        w->error.message = "run on the thread pool: no main loop to return to";
+    } else if (rc == TD_E_RETIRED) {
+        w->status = TD_CANCELED;
+        w->error.code = TD_ERR_CANCELED;
+        w->error.message = "run on the thread pool: the main loop was retired";
+    } else {
+        w->status = TD_FAULTED;
+        w->error.code = rc;
+        w->error.message = "run on the thread pool: the post to the main loop failed";
+    }
+    w->error.cancel = NULL;
+    return 0;
+}
+
 static void threads_work_run(void *arg)
 {
     threads_work *w = (threads_work *)arg;
@@ -312,11 +370,8 @@ static void threads_work_run(void *arg)
         w->error = td_cancel_error(w->cancel.source);
     else if (w->status == TD_PENDING)
         w->status = TD_SUCCEEDED;   /* a work function has no way to stay pending */
-    if (w->return_to_main) {
-        td_loop *loop = td_loop_main();
-        if (loop != NULL && td_loop_post(loop, TD_TIMING_UPDATE, threads_work_publish, w) == TD_OK)
-            return;
-    }
+    if (w->return_to_main && threads_work_post_to_main(w))
+        return;
     threads_work_publish(w);
 }
 

@@ -92,7 +92,8 @@ void td_loop_set_main(td_loop *loop);
 
 void td_loop_run_frame(td_loop *loop);
 uint32_t td_loop_frame(const td_loop *loop);
-/* The timing running now, or TD_TIMING_COUNT between frames. */
+/* The timing running now, or TD_TIMING_COUNT between frames and during the end-of-frame
+ * phase (td_wait_for_end_of_frame's continuations), which has no td_timing of its own. */
 td_timing td_loop_current_timing(const td_loop *loop);
 int td_loop_is_installed(const td_loop *loop, td_timing t);
 int td_loop_has_end_of_frame(const td_loop *loop);
@@ -102,8 +103,9 @@ double td_loop_time_scale(const td_loop *loop);
 uintptr_t td_loop_thread(const td_loop *loop);
 
 /* Run fn(arg) at timing t of the next drain of that timing; any thread. These three return
- * TD_OK, TD_E_INVALID (NULL loop, bad timing), TD_E_NOMEM, or TD_E_RETIRED (the loop was retired:
- * fn will never run). */
+ * TD_OK, TD_E_INVALID (NULL loop, or t not one of the TD_TIMING_COUNT timings: TD_TIMING_COUNT
+ * itself is no timing), TD_E_NOMEM, or TD_E_RETIRED (the loop was retired: fn will never run).
+ * td_loop_is_installed answers 0 for a t that is no timing. */
 int td_loop_post(td_loop *loop, td_timing t, td_continuation_fn fn, void *arg);
 /* Run fn(arg) at timing t once the loop's frame reaches `target_frame`; any thread. */
 int td_loop_post_at(td_loop *loop, td_timing t, uint32_t target_frame, td_continuation_fn fn, void *arg);

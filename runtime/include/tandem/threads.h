@@ -13,7 +13,10 @@
  *     always pending; without a running pool, awaiting it fails with TD_E_NOT_SUPPORTED.
  *   - td_switch_to_main_thread(t) completes inline when awaited on the main loop's thread
  *     (as UniTask's SwitchToMainThread does); on any other thread the continuation is
- *     posted to the main loop at timing t and runs in its next drain.
+ *     posted to the main loop at timing t and runs in its next drain. Off the main thread
+ *     with no main loop (td_loop_main() NULL: before init, after shutdown or after the main
+ *     loop was destroyed) it completes FAULTED with TD_ERR_NO_LOOP, and with a retired main
+ *     loop CANCELED: the awaiter never carries on on the wrong thread.
  * Both tasks may be copied, awaited any number of times and read repeatedly.
  */
 #ifndef TANDEM_THREADS_H
@@ -50,7 +53,10 @@ typedef td_status (*td_work_i64_fn)(void *arg, td_cancel_token cancel, int64_t *
  *   - a token cancelled before a worker picks the job up: canceled, fn never runs;
  *   - return_to_main: the outcome is published on the main loop's thread (timing UPDATE of
  *     the next frame), so the awaiter resumes there; otherwise it is published on the
- *     worker that ran fn.
+ *     worker that ran fn. When the main thread cannot be reached when fn returns (no main
+ *     loop, or a retired one), fn's outcome is replaced by FAULTED with TD_ERR_NO_LOOP
+ *     (CANCELED for a retired loop), published on the worker: the awaiter learns that it
+ *     is not on the main thread instead of resuming there silently.
  * With flow on, the caller's ambient context is current while fn runs (and only then).
  * The work item is pooled (source pool capacity): steady state allocates nothing. */
 td_task td_run_on_thread_pool(td_work_fn fn, void *arg, int return_to_main, td_cancel_token cancel);
