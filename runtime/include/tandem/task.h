@@ -200,6 +200,13 @@ extern volatile uintptr_t td_main_writer_thread_;
  * without a shift. One version on is one TD_TOKEN_STEP more (modulo 2^32); a value with any
  * of the low bits set is no token. (A stamp source's token is a frame number instead.) */
 #define TD_TOKEN_STEP (1u << TD_WORD_VERSION_SHIFT)
+/* The token's limit: a version has 32 - TD_WORD_VERSION_SHIFT = 22 bits, so a source's token
+ * repeats after TD_TOKEN_PERIOD = 4,194,304 rounds (rentals, resets). A task value kept while
+ * its source moves through fewer later rounds is stale; kept across exactly a multiple of
+ * TD_TOKEN_PERIOD rounds it reads that round as its own (test_token_wrap). A hot loop goes
+ * through that many rounds of one object in a fraction of a second: keep no task value
+ * once it is consumed. */
+#define TD_TOKEN_PERIOD (1u << (32 - TD_WORD_VERSION_SHIFT))
 /* A recycled source's word: pending, mode NONE, no flags (TD_WORD_POOLED neither), the
  * version after w's. */
 #define TD_WORD_NEXT_VERSION_(w) (((w) & TD_WORD_VERSION_MASK) + TD_TOKEN_STEP)
