@@ -6,7 +6,9 @@
  * query must read TD_E_STALE), then with the source pools keeping nothing, so that a source
  * released early is freed and the finish of its pending inputs is a use-after-free that
  * the ASan build reports (issue 40's reproduction 2).
- * TD_STALE_FILTER=text runs only the rows whose constructor or variant contains it.
+ * TD_STALE_FILTER=text runs only the rows whose name, "ctor [variant]", contains it;
+ * TD_STALE_LIST=1 prints the row names and runs nothing (to run rows one per process
+ * against an older runtime, whose first broken row may crash the rest).
  */
 #include "td_test.h"
 #include "td_test_runtime.h"
@@ -61,8 +63,19 @@ static void every_row_passed(void)
     TD_CHECK_EQ(0, rows_failed);
 }
 
+static void list_rows(void)
+{
+    for (int a = 0; a < STALE_AREAS; a++)
+        for (int i = 0; i < stale_area_sizes[a]; i++)
+            printf("%s [%s]\n", stale_areas[a][i].ctor, stale_areas[a][i].variant);
+}
+
 int main(void)
 {
+    if (getenv("TD_STALE_LIST")) {
+        list_rows();
+        return 0;
+    }
     if (runtime_init_with_workers(1) != TD_OK)
         return 1;
     TD_RUN(pooled_pass);

@@ -21,6 +21,7 @@
 #define STALE_TABLE_H
 
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <tandem/tandem.h>
@@ -50,6 +51,11 @@ typedef struct stale_fx {
     int winner;
     int64_t counter;                    /* wait_until_value_changed, predicates */
     td_i64_array growable;
+    /* the row being run, for a consumption inside a continuation (STALE_IN_CONTINUATION) */
+    const struct stale_row *row;
+    struct stale_report *rep;
+    int freed_pass;
+    int consumed;
 } stale_fx;
 
 /* 0: the task is in fx->t and in its final state; else the row could not set itself up. */
@@ -67,7 +73,8 @@ typedef struct stale_expect {
 enum {
     STALE_HELD = 1,             /* consumed while an input or a loop item still holds it */
     STALE_RELEASE_SHARED = 2,   /* the consumption is the handle's release (shared.h) */
-    STALE_STATUS_PENDING = 4    /* its status reads pending before the get (a switch) */
+    STALE_STATUS_PENDING = 4,   /* its status reads pending before the get (a switch) */
+    STALE_IN_CONTINUATION = 8   /* consumed by its continuation, inside the completing call */
 };
 
 typedef struct stale_row {
@@ -243,35 +250,63 @@ static void stale_query_after(const stale_row *row, stale_fx *fx, stale_report *
         td_shared_release(h);
 }
 
+/* The final state checked, the one consumption, the queries after it (see stale_run_row). */
+static void stale_consume_and_query(const stale_row *row, stale_fx *fx, stale_report *rep, int freed_pass)
+{
+    int before = (row->flags & STALE_STATUS_PENDING) ? TD_PENDING : (int)row->final;
+    STALE_EQ("status before the get", before, stale_status_of(fx->t.task));
+    td_outcome o;
+    memset(&o, 0, sizeof o);
+    int rc = fx->typed ? td_task_i64_get(fx->t, &o) : td_task_get(fx->t.task, &o);
+    STALE_EQ("first get", TD_OK, rc);
+    if (rc == TD_OK)
+        STALE_EQ("first get's status", row->final, o.status);
+    if (row->flags & STALE_RELEASE_SHARED) {
+        td_shared_release(fx->shared);
+        fx->shared = NULL;
+    }
+    if (!freed_pass || (row->flags & (STALE_HELD | STALE_IN_CONTINUATION)) || row->expect)
+        stale_query_after(row, fx, rep);
+    fx->consumed = 1;
+}
+
+/* A STALE_IN_CONTINUATION row's continuation: the consumer resumed by the completion, inline
+ * in the completer's call, while the completing input still holds the source. */
+static void stale_consume_cont(void *arg)
+{
+    stale_fx *fx = (stale_fx *)arg;
+    stale_consume_and_query(fx->row, fx, fx->rep, fx->freed_pass);
+}
+
+/* For a STALE_IN_CONTINUATION row's make: subscribe before its inputs complete. */
+static int stale_subscribe(stale_fx *fx)
+{
+    return td_task_on_completed(fx->t.task, stale_consume_cont, fx) != TD_OK;
+}
+
 /* One row: make, check the final state, consume once, query, finish. Returns its failures.
  * `freed_pass`: the source pools keep nothing (td_set_source_pool_capacity(0)), so a source
  * released by its consumption is freed, and task.h forbids querying a freed object: only
- * the rows whose object something else still holds (STALE_HELD) or that document other
- * answers (never freed) are queried; every row's finish still runs, for ASan to watch. */
+ * the rows whose object something else still holds (STALE_HELD, STALE_IN_CONTINUATION) or
+ * that document other answers (never freed) are queried; every row's finish still runs,
+ * for ASan to watch. */
 static int stale_run_row(const stale_row *row, stale_report *rep, int freed_pass)
 {
     stale_fx fx;
     memset(&fx, 0, sizeof fx);
+    fx.row = row;
+    fx.rep = rep;
+    fx.freed_pass = freed_pass;
     rep->failures = 0;
     STALE_EQ("make", 0, row->make(&fx));
     if (rep->failures) {
         stale_finish(&fx);
         return rep->failures;
     }
-    int before = (row->flags & STALE_STATUS_PENDING) ? TD_PENDING : (int)row->final;
-    STALE_EQ("status before the get", before, stale_status_of(fx.t.task));
-    td_outcome o;
-    memset(&o, 0, sizeof o);
-    int rc = fx.typed ? td_task_i64_get(fx.t, &o) : td_task_get(fx.t.task, &o);
-    STALE_EQ("first get", TD_OK, rc);
-    if (rc == TD_OK)
-        STALE_EQ("first get's status", row->final, o.status);
-    if (row->flags & STALE_RELEASE_SHARED) {
-        td_shared_release(fx.shared);
-        fx.shared = NULL;
-    }
-    if (!freed_pass || (row->flags & STALE_HELD) || row->expect)
-        stale_query_after(row, &fx, rep);
+    if (row->flags & STALE_IN_CONTINUATION)
+        STALE_EQ("consumed in its continuation", 1, fx.consumed);
+    else
+        stale_consume_and_query(row, &fx, rep, freed_pass);
     stale_finish(&fx);
     return rep->failures;
 }
@@ -293,7 +328,7 @@ static const int stale_area_sizes[] = {
 };
 #define STALE_AREAS ((int)(sizeof stale_areas / sizeof stale_areas[0]))
 
-/* Run every row whose constructor or variant contains `filter` (NULL: all); `row_done` (may
+/* Run every row whose name, "ctor [variant]", contains `filter` (NULL: all); `row_done` (may
  * be NULL) is told each row's outcome. Returns the number of rows that failed. */
 static int stale_run_table(stale_report *rep, const char *filter, int freed_pass,
                            void (*row_done)(void *ctx, const stale_row *row, int failures), void *ctx)
@@ -302,7 +337,9 @@ static int stale_run_table(stale_report *rep, const char *filter, int freed_pass
     for (int a = 0; a < STALE_AREAS; a++)
         for (int i = 0; i < stale_area_sizes[a]; i++) {
             const stale_row *row = &stale_areas[a][i];
-            if (filter && !strstr(row->ctor, filter) && !strstr(row->variant, filter))
+            char name[200];
+            snprintf(name, sizeof name, "%s [%s]", row->ctor, row->variant);
+            if (filter && !strstr(name, filter))
                 continue;
             int f = stale_run_row(row, rep, freed_pass);
             failed += f != 0;
