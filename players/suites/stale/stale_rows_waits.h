@@ -112,6 +112,56 @@ static int stale_changed_ok(stale_fx *fx) { return stale_predicate(fx, 2, STALE_
 static int stale_changed_cancel(stale_fx *fx) { return stale_predicate(fx, 2, STALE_OPT_CANCEL_FRAME); }
 static int stale_changed_now(stale_fx *fx) { return stale_predicate(fx, 2, STALE_OPT_CANCEL_NOW); }
 
+/* ---- without a main loop (faulted) and on a retired loop (canceled) ------------------- */
+
+/* loop.h: with no main loop, waits without an explicit loop "return a task FAULTED with
+ * TD_ERR_NO_LOOP" (a pooled fault, so stale once consumed). The main loop is put back. */
+static int stale_no_loop(stale_fx *fx, int kind)
+{
+    td_loop *main_loop = td_loop_main();
+    td_loop_set_main(NULL);
+    td_task t;
+    switch (kind) {
+    case 0: t = td_yield(TD_TIMING_UPDATE); break;
+    case 1: t = td_next_frame(TD_TIMING_UPDATE); break;
+    case 2: t = td_delay_frame(2, TD_TIMING_UPDATE); break;
+    case 3: t = td_wait_for_end_of_frame(NULL); break;
+    case 4: t = td_delay(1000, TD_CLOCK_REALTIME, NULL); break;
+    case 5: t = td_wait_until(stale_counter_set, fx, NULL); break;
+    default: t = td_wait_until_value_changed(stale_counter_read, fx, NULL).task; break;
+    }
+    td_loop_set_main(main_loop);
+    stale_set_untyped(fx, t);
+    fx->typed = kind == 6;
+    return 0;
+}
+static int stale_yield_no_loop(stale_fx *fx) { return stale_no_loop(fx, 0); }
+static int stale_next_no_loop(stale_fx *fx) { return stale_no_loop(fx, 1); }
+static int stale_dframe_no_loop(stale_fx *fx) { return stale_no_loop(fx, 2); }
+static int stale_eof_no_loop(stale_fx *fx) { return stale_no_loop(fx, 3); }
+static int stale_delay_no_loop(stale_fx *fx) { return stale_no_loop(fx, 4); }
+static int stale_until_no_loop(stale_fx *fx) { return stale_no_loop(fx, 5); }
+static int stale_changed_no_loop(stale_fx *fx) { return stale_no_loop(fx, 6); }
+
+/* loop.h: a retired loop's frame waits "read canceled" (the marker: repeatedly), and a wait
+ * pending on it "completes canceled" (a pooled wait: stale once consumed). A loop of the
+ * row's own, retired while the wait is pending; its header lives until shutdown. */
+static const stale_expect stale_retired_marker = { TD_OK, TD_OK, TD_DONE, TD_OK,
+                                                   "loop.h:13 read repeatedly; loop.h:80 frame waits on it read canceled" };
+
+static int stale_retired(stale_fx *fx, int pooled)
+{
+    td_wait_options o = pooled ? stale_options(fx, 0) : td_wait_defaults();
+    o.loop = td_loop_create(NULL);
+    if (o.loop == NULL)
+        return 1;
+    stale_set_untyped(fx, pooled ? td_delay(1000000000000LL, TD_CLOCK_REALTIME, &o) : td_yield_ex(&o));
+    td_loop_destroy(o.loop);
+    return 0;
+}
+static int stale_yield_retired(stale_fx *fx) { return stale_retired(fx, 0); }
+static int stale_delay_retired(stale_fx *fx) { return stale_retired(fx, 1); }
+
 /* ---- thread switches and run-on-pool ------------------------------------------------------ */
 
 /* threads.h:17 "Both tasks may be copied, awaited any number of times and read repeatedly". */
@@ -204,6 +254,15 @@ static const stale_row stale_rows_waits[] = {
     STALE_ROW("td_wait_until_value_changed", "succeeded, no options", TD_SUCCEEDED, stale_changed_ok, NULL, 0),
     STALE_ROW("td_wait_until_value_changed", "canceled at the next frame", TD_CANCELED, stale_changed_cancel, NULL, 0),
     STALE_ROW("td_wait_until_value_changed", "canceled immediately, loop item holds it", TD_CANCELED, stale_changed_now, NULL, STALE_HELD),
+    STALE_ROW("td_yield", "faulted: no main loop", TD_FAULTED, stale_yield_no_loop, NULL, 0),
+    STALE_ROW("td_next_frame", "faulted: no main loop", TD_FAULTED, stale_next_no_loop, NULL, 0),
+    STALE_ROW("td_delay_frame", "faulted: no main loop", TD_FAULTED, stale_dframe_no_loop, NULL, 0),
+    STALE_ROW("td_wait_for_end_of_frame", "faulted: no main loop", TD_FAULTED, stale_eof_no_loop, NULL, 0),
+    STALE_ROW("td_delay", "faulted: no main loop", TD_FAULTED, stale_delay_no_loop, NULL, 0),
+    STALE_ROW("td_wait_until", "faulted: no main loop", TD_FAULTED, stale_until_no_loop, NULL, 0),
+    STALE_ROW("td_wait_until_value_changed", "faulted: no main loop", TD_FAULTED, stale_changed_no_loop, NULL, 0),
+    STALE_ROW("td_yield_ex", "canceled: its loop retired (marker)", TD_CANCELED, stale_yield_retired, &stale_retired_marker, 0),
+    STALE_ROW("td_delay", "canceled: its loop retired while pending", TD_CANCELED, stale_delay_retired, NULL, 0),
     STALE_ROW("td_switch_to_main_thread", "succeeded on the main thread (stateless)", TD_SUCCEEDED, stale_make_switch_main, &stale_switch_main, 0),
     STALE_ROW("td_switch_to_thread_pool", "status pending, get succeeded (stateless)", TD_SUCCEEDED, stale_make_switch_pool, &stale_switch_pool, STALE_STATUS_PENDING),
     STALE_ROW("td_run_on_thread_pool", "succeeded on the worker", TD_SUCCEEDED, stale_pool_ok, NULL, 0),
