@@ -25,10 +25,12 @@ static td_task_i64 stale_created_move(stale_fx *fx)
     return td_stream_move_next(fx->stream);
 }
 
-/* move_next of a create stream: an item written (1), the producer faulted, or (held) the
- * stream disposed under the pending move, whose dispose waits for the producer. */
-static int stale_move_create(stale_fx *fx, td_status st)
+/* move_next of a create stream, per the row's input state: an item written (1), the
+ * producer faulted, or (held) the stream disposed under the pending move, whose dispose
+ * waits for the producer. */
+static int stale_move_create(stale_fx *fx)
 {
+    td_status st = fx->row->input;
     stale_set_typed(fx, stale_created_move(fx));
     if (st == TD_SUCCEEDED) {
         fx->extra = td_stream_writer_write(fx->writer, 7);     /* pending until the next move */
@@ -40,14 +42,11 @@ static int stale_move_create(stale_fx *fx, td_status st)
     }
     return 0;
 }
-static int stale_move_create_ok(stale_fx *fx) { return stale_move_create(fx, TD_SUCCEEDED); }
-static int stale_move_create_fault(stale_fx *fx) { return stale_move_create(fx, TD_FAULTED); }
-static int stale_move_create_cancel(stale_fx *fx) { return stale_move_create(fx, TD_CANCELED); }
-
 /* move_next of an every-update stream: the next frame's item, or disposed while pending
  * (its dispose completes inline, so the move is then the stream's last owner). */
-static int stale_move_update(stale_fx *fx, int cancel)
+static int stale_move_update(stale_fx *fx)
 {
+    int cancel = fx->row->how;
     fx->stream = td_stream_every_update(NULL, TD_TIMING_UPDATE, NULL, NULL);
     stale_set_typed(fx, td_stream_move_next(fx->stream));
     if (cancel) {
@@ -56,13 +55,11 @@ static int stale_move_update(stale_fx *fx, int cancel)
     }
     return !stale_pump(fx->t.task);
 }
-static int stale_move_update_ok(stale_fx *fx) { return stale_move_update(fx, 0); }
-static int stale_move_update_cancel(stale_fx *fx) { return stale_move_update(fx, 1); }
-
 /* move_next of a channel's read_all stream: an item written, or the stream disposed (inline,
  * as every-update's: the move is the last owner). */
-static int stale_move_channel(stale_fx *fx, int cancel)
+static int stale_move_channel(stale_fx *fx)
 {
+    int cancel = fx->row->how;
     fx->chan = td_channel_create_unbounded();
     fx->stream = td_channel_read_all(fx->chan);
     stale_set_typed(fx, td_stream_move_next(fx->stream));
@@ -74,13 +71,11 @@ static int stale_move_channel(stale_fx *fx, int cancel)
     }
     return !stale_pump(fx->t.task);
 }
-static int stale_move_channel_ok(stale_fx *fx) { return stale_move_channel(fx, 0); }
-static int stale_move_channel_cancel(stale_fx *fx) { return stale_move_channel(fx, 1); }
-
 /* The producer's write: taken by the next move (succeeded), or cancelled by the disposal
  * while the stream still waits for the producer (held). */
-static int stale_writer_write(stale_fx *fx, int cancel)
+static int stale_writer_write(stale_fx *fx)
 {
+    int cancel = fx->row->how;
     td_outcome o;
     td_task_i64 first = stale_created_move(fx);
     stale_set_untyped(fx, td_stream_writer_write(fx->writer, 7));
@@ -94,9 +89,6 @@ static int stale_writer_write(stale_fx *fx, int cancel)
     }
     return !stale_pump(fx->t.task);
 }
-static int stale_write_ok(stale_fx *fx) { return stale_writer_write(fx, 0); }
-static int stale_write_cancel(stale_fx *fx) { return stale_writer_write(fx, 1); }
-
 /* A dispose task completed (the producer answered) while the move it settled is still
  * unconsumed: the move holds the stream (issue 40). */
 static int stale_dispose_move_held(stale_fx *fx)
@@ -126,11 +118,14 @@ static int stale_dispose_update(stale_fx *fx)
     return !stale_pump(fx->t.task);
 }
 
-/* The collectors over an every-update stream cut at `take` items: room for them
- * (succeeded) or for fewer (TD_ERR_BUFFER_FULL); over a channel whose reader is disposed
- * (canceled). The collector owns and disposes its stream. */
-static int stale_collect(stale_fx *fx, int growable, int take, size_t room, int cancel)
+/* The collectors (typed: to_growable, else to_array) over an every-update stream cut at two
+ * items, with room for them (how 0: succeeded) or for one of three (how 1: faulted,
+ * TD_ERR_BUFFER_FULL); over a channel whose reader is disposed (how 2: canceled). The
+ * collector owns and disposes its stream. */
+static int stale_collect(stale_fx *fx)
 {
+    int growable = fx->row->typed, cancel = fx->row->how == 2, take = fx->row->how == 1 ? 3 : 2;
+    size_t room = fx->row->how == 1 ? 1 : 4;
     td_stream *s;
     if (cancel) {
         fx->chan = td_channel_create_unbounded();
@@ -143,12 +138,6 @@ static int stale_collect(stale_fx *fx, int growable, int take, size_t room, int 
         td_channel_dispose_reader(fx->chan);
     return !stale_pump(fx->t.task);
 }
-static int stale_to_array_ok(stale_fx *fx) { return stale_collect(fx, 0, 2, 4, 0); }
-static int stale_to_array_full(stale_fx *fx) { return stale_collect(fx, 0, 3, 1, 0); }
-static int stale_to_array_cancel(stale_fx *fx) { return stale_collect(fx, 0, 0, 4, 1); }
-static int stale_to_growable_ok(stale_fx *fx) { return stale_collect(fx, 1, 2, 0, 0); }
-static int stale_to_growable_cancel(stale_fx *fx) { return stale_collect(fx, 1, 0, 0, 1); }
-
 static int stale_canceled_move(stale_fx *fx)
 {
     stale_set_typed(fx, td_stream_canceled_move(stale_cancel(fx, 0)));
@@ -158,9 +147,10 @@ static int stale_canceled_move(stale_fx *fx)
 /* ---- channels ---------------------------------------------------------------------------- */
 
 /* A write waiting on a full bounded channel: a read makes room, the channel completes
- * (faulted), or its token is cancelled. */
-static int stale_chan_write(stale_fx *fx, td_status st)
+ * (faulted), or its token is cancelled, per the row's input state. */
+static int stale_chan_write(stale_fx *fx)
 {
+    td_status st = fx->row->input;
     int64_t item;
     fx->chan = td_channel_create_bounded(1);
     td_channel_try_write(fx->chan, 1);
@@ -173,14 +163,11 @@ static int stale_chan_write(stale_fx *fx, td_status st)
         td_cancel_source_cancel(fx->cancel[0]);
     return 0;
 }
-static int stale_chan_write_ok(stale_fx *fx) { return stale_chan_write(fx, TD_SUCCEEDED); }
-static int stale_chan_write_fault(stale_fx *fx) { return stale_chan_write(fx, TD_FAULTED); }
-static int stale_chan_write_cancel(stale_fx *fx) { return stale_chan_write(fx, TD_CANCELED); }
-
-/* A read (or wait_to_read) waiting on an empty channel: a write, the channel completed
- * with a fault, its token cancelled, or (how 3) the reader disposed. */
-static int stale_chan_read(stale_fx *fx, int wait, int how)
+/* A read (typed 1) or wait_to_read (typed 2) waiting on an empty channel: how 0 a write,
+ * 1 the channel completed with a fault, 2 its token cancelled, 3 the reader disposed. */
+static int stale_chan_read(stale_fx *fx)
 {
+    int wait = fx->row->typed == 2, how = fx->row->how;
     static const td_error fault = { TD_ERR_USER, "channel fault", NULL };
     fx->chan = td_channel_create_unbounded();
     td_cancel_token tok = td_cancel_source_token(stale_cancel(fx, 0));
@@ -195,42 +182,35 @@ static int stale_chan_read(stale_fx *fx, int wait, int how)
         td_channel_dispose_reader(fx->chan);
     return 0;
 }
-static int stale_chan_read_ok(stale_fx *fx) { return stale_chan_read(fx, 0, 0); }
-static int stale_chan_read_fault(stale_fx *fx) { return stale_chan_read(fx, 0, 1); }
-static int stale_chan_read_cancel(stale_fx *fx) { return stale_chan_read(fx, 0, 2); }
-static int stale_chan_read_dispose(stale_fx *fx) { return stale_chan_read(fx, 0, 3); }
-static int stale_chan_wait_ok(stale_fx *fx) { return stale_chan_read(fx, 1, 0); }
-static int stale_chan_wait_fault(stale_fx *fx) { return stale_chan_read(fx, 1, 1); }
-static int stale_chan_wait_cancel(stale_fx *fx) { return stale_chan_read(fx, 1, 2); }
-static int stale_chan_wait_dispose(stale_fx *fx) { return stale_chan_read(fx, 1, 3); }
 
 static const stale_row stale_rows_streams[] = {
-    STALE_ROW("td_stream_move_next", "create: succeeded with an item", TD_SUCCEEDED, stale_move_create_ok, NULL, 0),
-    STALE_ROW("td_stream_move_next", "create: faulted by the producer", TD_FAULTED, stale_move_create_fault, NULL, 0),
-    STALE_ROW("td_stream_move_next", "create: canceled by dispose, producer pending", TD_CANCELED, stale_move_create_cancel, NULL, STALE_HELD),
-    STALE_ROW("td_stream_move_next", "every_update: succeeded", TD_SUCCEEDED, stale_move_update_ok, NULL, 0),
-    STALE_ROW("td_stream_move_next", "every_update: canceled by dispose", TD_CANCELED, stale_move_update_cancel, NULL, 0),
-    STALE_ROW("td_stream_move_next", "channel read_all: succeeded", TD_SUCCEEDED, stale_move_channel_ok, NULL, 0),
-    STALE_ROW("td_stream_move_next", "channel read_all: canceled by dispose", TD_CANCELED, stale_move_channel_cancel, NULL, 0),
-    STALE_ROW("td_stream_writer_write", "succeeded: taken by the next move", TD_SUCCEEDED, stale_write_ok, NULL, STALE_HELD),
-    STALE_ROW("td_stream_writer_write", "canceled by dispose, producer pending", TD_CANCELED, stale_write_cancel, NULL, STALE_HELD),
-    STALE_ROW("td_stream_dispose", "succeeded, the move it settled unconsumed", TD_SUCCEEDED, stale_dispose_move_held, NULL, STALE_HELD),
-    STALE_ROW("td_stream_dispose", "every_update: succeeded inline (a constant)", TD_SUCCEEDED, stale_dispose_update, &stale_dispose_inline, 0),
-    STALE_ROW("td_stream_to_array", "succeeded", TD_SUCCEEDED, stale_to_array_ok, NULL, 0),
-    STALE_ROW("td_stream_to_array", "faulted: buffer full", TD_FAULTED, stale_to_array_full, NULL, 0),
-    STALE_ROW("td_stream_to_array", "canceled: channel reader disposed", TD_CANCELED, stale_to_array_cancel, NULL, 0),
-    STALE_ROW("td_stream_to_growable", "succeeded", TD_SUCCEEDED, stale_to_growable_ok, NULL, 0),
-    STALE_ROW("td_stream_to_growable", "canceled: channel reader disposed", TD_CANCELED, stale_to_growable_cancel, NULL, 0),
-    STALE_ROW("td_stream_canceled_move", "canceled", TD_CANCELED, stale_canceled_move, NULL, 0),
-    STALE_ROW("td_channel_write", "succeeded: a read made room", TD_SUCCEEDED, stale_chan_write_ok, NULL, 0),
-    STALE_ROW("td_channel_write", "faulted: channel completed", TD_FAULTED, stale_chan_write_fault, NULL, 0),
-    STALE_ROW("td_channel_write", "canceled by its token", TD_CANCELED, stale_chan_write_cancel, NULL, 0),
-    STALE_ROW("td_channel_read", "succeeded: a write", TD_SUCCEEDED, stale_chan_read_ok, NULL, 0),
-    STALE_ROW("td_channel_read", "faulted: channel completed with a fault", TD_FAULTED, stale_chan_read_fault, NULL, 0),
-    STALE_ROW("td_channel_read", "canceled by its token", TD_CANCELED, stale_chan_read_cancel, NULL, 0),
-    STALE_ROW("td_channel_read", "canceled: reader disposed", TD_CANCELED, stale_chan_read_dispose, NULL, 0),
-    STALE_ROW("td_channel_wait_to_read", "succeeded: a write", TD_SUCCEEDED, stale_chan_wait_ok, NULL, 0),
-    STALE_ROW("td_channel_wait_to_read", "faulted: channel completed with a fault", TD_FAULTED, stale_chan_wait_fault, NULL, 0),
-    STALE_ROW("td_channel_wait_to_read", "canceled by its token", TD_CANCELED, stale_chan_wait_cancel, NULL, 0),
-    STALE_ROW("td_channel_wait_to_read", "canceled: reader disposed", TD_CANCELED, stale_chan_wait_dispose, NULL, 0),
+    /* ctor, variant, final, make, typed, input, how, expect, flags */
+    STALE_ROW("td_stream_move_next", "create: succeeded with an item", STALE_OK, stale_move_create, 1, STALE_OK, 0, NULL, 0),
+    STALE_ROW("td_stream_move_next", "create: faulted by the producer", STALE_FAULT, stale_move_create, 1, STALE_FAULT, 0, NULL, 0),
+    STALE_ROW("td_stream_move_next", "create: canceled by dispose, producer pending", STALE_CANCEL, stale_move_create, 1, STALE_CANCEL, 0, NULL, STALE_HELD),
+    STALE_ROW("td_stream_move_next", "every_update: succeeded", STALE_OK, stale_move_update, 1, STALE_OK, 0, NULL, 0),
+    STALE_ROW("td_stream_move_next", "every_update: canceled by dispose", STALE_CANCEL, stale_move_update, 1, STALE_CANCEL, 1, NULL, 0),
+    STALE_ROW("td_stream_move_next", "channel read_all: succeeded", STALE_OK, stale_move_channel, 1, STALE_OK, 0, NULL, 0),
+    STALE_ROW("td_stream_move_next", "channel read_all: canceled by dispose", STALE_CANCEL, stale_move_channel, 1, STALE_CANCEL, 1, NULL, 0),
+    STALE_ROW("td_stream_writer_write", "succeeded: taken by the next move", STALE_OK, stale_writer_write, 0, STALE_OK, 0, NULL, STALE_HELD),
+    STALE_ROW("td_stream_writer_write", "canceled by dispose, producer pending", STALE_CANCEL, stale_writer_write, 0, STALE_CANCEL, 1, NULL, STALE_HELD),
+    STALE_ROW("td_stream_dispose", "succeeded, the move it settled unconsumed", STALE_OK, stale_dispose_move_held, 0, STALE_OK, 0, NULL, STALE_HELD),
+    STALE_ROW("td_stream_dispose", "every_update: succeeded inline (a constant)", STALE_OK, stale_dispose_update, 0, STALE_OK, 0, &stale_dispose_inline, 0),
+    STALE_ROW("td_stream_to_array", "succeeded", STALE_OK, stale_collect, 0, STALE_OK, 0, NULL, 0),
+    STALE_ROW("td_stream_to_array", "faulted: buffer full", STALE_FAULT, stale_collect, 0, STALE_FAULT, 1, NULL, 0),
+    STALE_ROW("td_stream_to_array", "canceled: channel reader disposed", STALE_CANCEL, stale_collect, 0, STALE_CANCEL, 2, NULL, 0),
+    STALE_ROW("td_stream_to_growable", "succeeded", STALE_OK, stale_collect, 1, STALE_OK, 0, NULL, 0),
+    STALE_ROW("td_stream_to_growable", "canceled: channel reader disposed", STALE_CANCEL, stale_collect, 1, STALE_CANCEL, 2, NULL, 0),
+    STALE_ROW("td_stream_canceled_move", "canceled", STALE_CANCEL, stale_canceled_move, 1, STALE_CANCEL, 0, NULL, 0),
+    STALE_ROW("td_channel_write", "succeeded: a read made room", STALE_OK, stale_chan_write, 0, STALE_OK, 0, NULL, 0),
+    STALE_ROW("td_channel_write", "faulted: channel completed", STALE_FAULT, stale_chan_write, 0, STALE_FAULT, 0, NULL, 0),
+    STALE_ROW("td_channel_write", "canceled by its token", STALE_CANCEL, stale_chan_write, 0, STALE_CANCEL, 0, NULL, 0),
+    STALE_ROW("td_channel_read", "succeeded: a write", STALE_OK, stale_chan_read, 1, STALE_OK, 0, NULL, 0),
+    STALE_ROW("td_channel_read", "faulted: channel completed with a fault", STALE_FAULT, stale_chan_read, 1, STALE_FAULT, 1, NULL, 0),
+    STALE_ROW("td_channel_read", "canceled by its token", STALE_CANCEL, stale_chan_read, 1, STALE_CANCEL, 2, NULL, 0),
+    STALE_ROW("td_channel_read", "canceled: reader disposed", STALE_CANCEL, stale_chan_read, 1, STALE_CANCEL, 3, NULL, 0),
+    STALE_ROW("td_channel_wait_to_read", "succeeded: a write", STALE_OK, stale_chan_read, 2, STALE_OK, 0, NULL, 0),
+    STALE_ROW("td_channel_wait_to_read", "faulted: channel completed with a fault", STALE_FAULT, stale_chan_read, 2, STALE_FAULT, 1, NULL, 0),
+    STALE_ROW("td_channel_wait_to_read", "canceled by its token", STALE_CANCEL, stale_chan_read, 2, STALE_CANCEL, 2, NULL, 0),
+    STALE_ROW("td_channel_wait_to_read", "canceled: reader disposed", STALE_CANCEL, stale_chan_read, 2, STALE_CANCEL, 3, NULL, 0),
 };

@@ -53,29 +53,19 @@ static int stale_wait(stale_fx *fx, stale_wait_kind kind, int mode)
     return stale_wait_done(fx, t, mode);
 }
 
-static int stale_make_yield(stale_fx *fx) { return stale_wait_done(fx, td_yield(TD_TIMING_UPDATE), 0); }
-static int stale_make_next_frame(stale_fx *fx) { return stale_wait_done(fx, td_next_frame(TD_TIMING_UPDATE), 0); }
-static int stale_make_delay_frame(stale_fx *fx) { return stale_wait_done(fx, td_delay_frame(2, TD_TIMING_UPDATE), 0); }
-static int stale_yield_ex(stale_fx *fx) { return stale_wait(fx, STALE_YIELD_EX, STALE_OPT_NONE); }
-static int stale_yield_ex_ok(stale_fx *fx) { return stale_wait(fx, STALE_YIELD_EX, STALE_OPT_TOKEN); }
-static int stale_yield_ex_cancel(stale_fx *fx) { return stale_wait(fx, STALE_YIELD_EX, STALE_OPT_CANCEL_FRAME); }
-static int stale_yield_ex_now(stale_fx *fx) { return stale_wait(fx, STALE_YIELD_EX, STALE_OPT_CANCEL_NOW); }
-static int stale_next_ex(stale_fx *fx) { return stale_wait(fx, STALE_NEXT_FRAME_EX, STALE_OPT_NONE); }
-static int stale_next_ex_ok(stale_fx *fx) { return stale_wait(fx, STALE_NEXT_FRAME_EX, STALE_OPT_TOKEN); }
-static int stale_next_ex_cancel(stale_fx *fx) { return stale_wait(fx, STALE_NEXT_FRAME_EX, STALE_OPT_CANCEL_FRAME); }
-static int stale_next_ex_now(stale_fx *fx) { return stale_wait(fx, STALE_NEXT_FRAME_EX, STALE_OPT_CANCEL_NOW); }
-static int stale_dframe_ex(stale_fx *fx) { return stale_wait(fx, STALE_DELAY_FRAME_EX, STALE_OPT_NONE); }
-static int stale_dframe_ex_ok(stale_fx *fx) { return stale_wait(fx, STALE_DELAY_FRAME_EX, STALE_OPT_TOKEN); }
-static int stale_dframe_ex_cancel(stale_fx *fx) { return stale_wait(fx, STALE_DELAY_FRAME_EX, STALE_OPT_CANCEL_FRAME); }
-static int stale_dframe_ex_now(stale_fx *fx) { return stale_wait(fx, STALE_DELAY_FRAME_EX, STALE_OPT_CANCEL_NOW); }
-static int stale_eof(stale_fx *fx) { return stale_wait(fx, STALE_END_OF_FRAME, STALE_OPT_NONE); }
-static int stale_eof_ok(stale_fx *fx) { return stale_wait(fx, STALE_END_OF_FRAME, STALE_OPT_TOKEN); }
-static int stale_eof_cancel(stale_fx *fx) { return stale_wait(fx, STALE_END_OF_FRAME, STALE_OPT_CANCEL_FRAME); }
-static int stale_eof_now(stale_fx *fx) { return stale_wait(fx, STALE_END_OF_FRAME, STALE_OPT_CANCEL_NOW); }
-static int stale_delay(stale_fx *fx) { return stale_wait(fx, STALE_DELAY, STALE_OPT_NONE); }
-static int stale_delay_ok(stale_fx *fx) { return stale_wait(fx, STALE_DELAY, STALE_OPT_TOKEN); }
-static int stale_delay_cancel(stale_fx *fx) { return stale_wait(fx, STALE_DELAY, STALE_OPT_CANCEL_FRAME); }
-static int stale_delay_now(stale_fx *fx) { return stale_wait(fx, STALE_DELAY, STALE_OPT_CANCEL_NOW); }
+/* The frame and timed waits, the row's how the options mode (STALE_OPT_*); the plain frame
+ * waits take none (their markers). */
+static int stale_plain_frame(stale_fx *fx)
+{
+    td_task t = fx->row->how == 0 ? td_yield(TD_TIMING_UPDATE)
+              : fx->row->how == 1 ? td_next_frame(TD_TIMING_UPDATE) : td_delay_frame(2, TD_TIMING_UPDATE);
+    return stale_wait_done(fx, t, STALE_OPT_NONE);
+}
+static int stale_yield_ex(stale_fx *fx) { return stale_wait(fx, STALE_YIELD_EX, fx->row->how); }
+static int stale_next_ex(stale_fx *fx) { return stale_wait(fx, STALE_NEXT_FRAME_EX, fx->row->how); }
+static int stale_dframe_ex(stale_fx *fx) { return stale_wait(fx, STALE_DELAY_FRAME_EX, fx->row->how); }
+static int stale_eof(stale_fx *fx) { return stale_wait(fx, STALE_END_OF_FRAME, fx->row->how); }
+static int stale_delay(stale_fx *fx) { return stale_wait(fx, STALE_DELAY, fx->row->how); }
 
 /* ---- predicate waits: fx->counter drives them ------------------------------------------ */
 
@@ -102,22 +92,17 @@ static int stale_predicate(stale_fx *fx, int kind, int mode)
     fx->typed = kind == 2;
     return rc;
 }
-static int stale_until_ok(stale_fx *fx) { return stale_predicate(fx, 0, STALE_OPT_NONE); }
-static int stale_until_cancel(stale_fx *fx) { return stale_predicate(fx, 0, STALE_OPT_CANCEL_FRAME); }
-static int stale_until_now(stale_fx *fx) { return stale_predicate(fx, 0, STALE_OPT_CANCEL_NOW); }
-static int stale_while_ok(stale_fx *fx) { return stale_predicate(fx, 1, STALE_OPT_TOKEN); }
-static int stale_while_cancel(stale_fx *fx) { return stale_predicate(fx, 1, STALE_OPT_CANCEL_FRAME); }
-static int stale_while_now(stale_fx *fx) { return stale_predicate(fx, 1, STALE_OPT_CANCEL_NOW); }
-static int stale_changed_ok(stale_fx *fx) { return stale_predicate(fx, 2, STALE_OPT_NONE); }
-static int stale_changed_cancel(stale_fx *fx) { return stale_predicate(fx, 2, STALE_OPT_CANCEL_FRAME); }
-static int stale_changed_now(stale_fx *fx) { return stale_predicate(fx, 2, STALE_OPT_CANCEL_NOW); }
+static int stale_until(stale_fx *fx) { return stale_predicate(fx, 0, fx->row->how); }
+static int stale_while(stale_fx *fx) { return stale_predicate(fx, 1, fx->row->how); }
+static int stale_changed(stale_fx *fx) { return stale_predicate(fx, 2, fx->row->how); }
 
 /* ---- without a main loop (faulted) and on a retired loop (canceled) ------------------- */
 
 /* loop.h: with no main loop, waits without an explicit loop "return a task FAULTED with
  * TD_ERR_NO_LOOP" (a pooled fault, so stale once consumed). The main loop is put back. */
-static int stale_no_loop(stale_fx *fx, int kind)
+static int stale_no_loop(stale_fx *fx)
 {
+    int kind = fx->row->how;
     td_loop *main_loop = td_loop_main();
     td_loop_set_main(NULL);
     td_task t;
@@ -135,22 +120,15 @@ static int stale_no_loop(stale_fx *fx, int kind)
     fx->typed = kind == 6;
     return 0;
 }
-static int stale_yield_no_loop(stale_fx *fx) { return stale_no_loop(fx, 0); }
-static int stale_next_no_loop(stale_fx *fx) { return stale_no_loop(fx, 1); }
-static int stale_dframe_no_loop(stale_fx *fx) { return stale_no_loop(fx, 2); }
-static int stale_eof_no_loop(stale_fx *fx) { return stale_no_loop(fx, 3); }
-static int stale_delay_no_loop(stale_fx *fx) { return stale_no_loop(fx, 4); }
-static int stale_until_no_loop(stale_fx *fx) { return stale_no_loop(fx, 5); }
-static int stale_changed_no_loop(stale_fx *fx) { return stale_no_loop(fx, 6); }
-
 /* loop.h: a retired loop's frame waits "read canceled" (the marker: repeatedly), and a wait
  * pending on it "completes canceled" (a pooled wait: stale once consumed). A loop of the
  * row's own, retired while the wait is pending; its header lives until shutdown. */
 static const stale_expect stale_retired_marker = { TD_OK, TD_OK, TD_DONE, TD_OK,
                                                    "loop.h:13 read repeatedly; loop.h:80 frame waits on it read canceled" };
 
-static int stale_retired(stale_fx *fx, int pooled)
+static int stale_retired(stale_fx *fx)
 {
+    int pooled = fx->row->how;
     td_wait_options o = pooled ? stale_options(fx, 0) : td_wait_defaults();
     o.loop = td_loop_create(NULL);
     if (o.loop == NULL)
@@ -159,8 +137,6 @@ static int stale_retired(stale_fx *fx, int pooled)
     td_loop_destroy(o.loop);
     return 0;
 }
-static int stale_yield_retired(stale_fx *fx) { return stale_retired(fx, 0); }
-static int stale_delay_retired(stale_fx *fx) { return stale_retired(fx, 1); }
 
 /* ---- thread switches and run-on-pool ------------------------------------------------------ */
 
@@ -197,9 +173,12 @@ static td_status stale_work_i64(void *arg, td_cancel_token cancel, int64_t *resu
     return stale_work(arg, cancel, error);
 }
 
-/* mode 1: return to main; 2: the token is cancelled before the call (canceled at once). */
-static int stale_pool_run(stale_fx *fx, int typed, td_status st, int mode)
+/* The work answers the row's input state; how 1: return to main; 2: the token is cancelled
+ * before the call (canceled at once, the work never runs). */
+static int stale_pool_run(stale_fx *fx)
 {
+    int typed = fx->row->typed, mode = fx->row->how;
+    td_status st = fx->row->input;
     td_cancel_token tok = td_cancel_none();
     if (mode == 2) {
         tok = td_cancel_source_token(stale_cancel(fx, 0));
@@ -212,65 +191,60 @@ static int stale_pool_run(stale_fx *fx, int typed, td_status st, int mode)
         stale_set_untyped(fx, td_run_on_thread_pool(stale_work, fx, mode == 1, tok));
     return !stale_pump(fx->t.task);
 }
-static int stale_pool_ok(stale_fx *fx) { return stale_pool_run(fx, 0, TD_SUCCEEDED, 0); }
-static int stale_pool_main_ok(stale_fx *fx) { return stale_pool_run(fx, 0, TD_SUCCEEDED, 1); }
-static int stale_pool_fault(stale_fx *fx) { return stale_pool_run(fx, 0, TD_FAULTED, 0); }
-static int stale_pool_cancel(stale_fx *fx) { return stale_pool_run(fx, 0, TD_CANCELED, 0); }
-static int stale_pool_token(stale_fx *fx) { return stale_pool_run(fx, 0, TD_SUCCEEDED, 2); }
-static int stale_pool_i64_ok(stale_fx *fx) { return stale_pool_run(fx, 1, TD_SUCCEEDED, 0); }
-static int stale_pool_i64_main_fault(stale_fx *fx) { return stale_pool_run(fx, 1, TD_FAULTED, 1); }
-static int stale_pool_i64_cancel(stale_fx *fx) { return stale_pool_run(fx, 1, TD_CANCELED, 0); }
-
 static const stale_row stale_rows_waits[] = {
-    STALE_ROW("td_yield", "succeeded (stateless marker)", TD_SUCCEEDED, stale_make_yield, &stale_frame_marker, 0),
-    STALE_ROW("td_next_frame", "succeeded (stateless marker)", TD_SUCCEEDED, stale_make_next_frame, &stale_frame_marker, 0),
-    STALE_ROW("td_delay_frame", "succeeded (stateless marker)", TD_SUCCEEDED, stale_make_delay_frame, &stale_frame_marker, 0),
-    STALE_ROW("td_yield_ex", "succeeded, no options (marker)", TD_SUCCEEDED, stale_yield_ex, &stale_frame_marker, 0),
-    STALE_ROW("td_yield_ex", "succeeded, with a token", TD_SUCCEEDED, stale_yield_ex_ok, NULL, 0),
-    STALE_ROW("td_yield_ex", "canceled at the next frame", TD_CANCELED, stale_yield_ex_cancel, NULL, 0),
-    STALE_ROW("td_yield_ex", "canceled immediately, loop item holds it", TD_CANCELED, stale_yield_ex_now, NULL, STALE_HELD),
-    STALE_ROW("td_next_frame_ex", "succeeded, no options (marker)", TD_SUCCEEDED, stale_next_ex, &stale_frame_marker, 0),
-    STALE_ROW("td_next_frame_ex", "succeeded, with a token", TD_SUCCEEDED, stale_next_ex_ok, NULL, 0),
-    STALE_ROW("td_next_frame_ex", "canceled at the next frame", TD_CANCELED, stale_next_ex_cancel, NULL, 0),
-    STALE_ROW("td_next_frame_ex", "canceled immediately, loop item holds it", TD_CANCELED, stale_next_ex_now, NULL, STALE_HELD),
-    STALE_ROW("td_delay_frame_ex", "succeeded, no options (marker)", TD_SUCCEEDED, stale_dframe_ex, &stale_frame_marker, 0),
-    STALE_ROW("td_delay_frame_ex", "succeeded, with a token", TD_SUCCEEDED, stale_dframe_ex_ok, NULL, 0),
-    STALE_ROW("td_delay_frame_ex", "canceled at the next frame", TD_CANCELED, stale_dframe_ex_cancel, NULL, 0),
-    STALE_ROW("td_delay_frame_ex", "canceled immediately, loop item holds it", TD_CANCELED, stale_dframe_ex_now, NULL, STALE_HELD),
-    STALE_ROW("td_wait_for_end_of_frame", "succeeded, no options (marker)", TD_SUCCEEDED, stale_eof, &stale_frame_marker, 0),
-    STALE_ROW("td_wait_for_end_of_frame", "succeeded, with a token", TD_SUCCEEDED, stale_eof_ok, NULL, 0),
-    STALE_ROW("td_wait_for_end_of_frame", "canceled at the next frame", TD_CANCELED, stale_eof_cancel, NULL, 0),
-    STALE_ROW("td_wait_for_end_of_frame", "canceled immediately, loop item holds it", TD_CANCELED, stale_eof_now, NULL, STALE_HELD),
-    STALE_ROW("td_delay", "succeeded, no options", TD_SUCCEEDED, stale_delay, NULL, 0),
-    STALE_ROW("td_delay", "succeeded, with a token", TD_SUCCEEDED, stale_delay_ok, NULL, 0),
-    STALE_ROW("td_delay", "canceled at the next frame", TD_CANCELED, stale_delay_cancel, NULL, 0),
-    STALE_ROW("td_delay", "canceled immediately, loop item holds it", TD_CANCELED, stale_delay_now, NULL, STALE_HELD),
-    STALE_ROW("td_wait_until", "succeeded, no options", TD_SUCCEEDED, stale_until_ok, NULL, 0),
-    STALE_ROW("td_wait_until", "canceled at the next frame", TD_CANCELED, stale_until_cancel, NULL, 0),
-    STALE_ROW("td_wait_until", "canceled immediately, loop item holds it", TD_CANCELED, stale_until_now, NULL, STALE_HELD),
-    STALE_ROW("td_wait_while", "succeeded, with a token", TD_SUCCEEDED, stale_while_ok, NULL, 0),
-    STALE_ROW("td_wait_while", "canceled at the next frame", TD_CANCELED, stale_while_cancel, NULL, 0),
-    STALE_ROW("td_wait_while", "canceled immediately, loop item holds it", TD_CANCELED, stale_while_now, NULL, STALE_HELD),
-    STALE_ROW("td_wait_until_value_changed", "succeeded, no options", TD_SUCCEEDED, stale_changed_ok, NULL, 0),
-    STALE_ROW("td_wait_until_value_changed", "canceled at the next frame", TD_CANCELED, stale_changed_cancel, NULL, 0),
-    STALE_ROW("td_wait_until_value_changed", "canceled immediately, loop item holds it", TD_CANCELED, stale_changed_now, NULL, STALE_HELD),
-    STALE_ROW("td_yield", "faulted: no main loop", TD_FAULTED, stale_yield_no_loop, NULL, 0),
-    STALE_ROW("td_next_frame", "faulted: no main loop", TD_FAULTED, stale_next_no_loop, NULL, 0),
-    STALE_ROW("td_delay_frame", "faulted: no main loop", TD_FAULTED, stale_dframe_no_loop, NULL, 0),
-    STALE_ROW("td_wait_for_end_of_frame", "faulted: no main loop", TD_FAULTED, stale_eof_no_loop, NULL, 0),
-    STALE_ROW("td_delay", "faulted: no main loop", TD_FAULTED, stale_delay_no_loop, NULL, 0),
-    STALE_ROW("td_wait_until", "faulted: no main loop", TD_FAULTED, stale_until_no_loop, NULL, 0),
-    STALE_ROW("td_wait_until_value_changed", "faulted: no main loop", TD_FAULTED, stale_changed_no_loop, NULL, 0),
-    STALE_ROW("td_yield_ex", "canceled: its loop retired (marker)", TD_CANCELED, stale_yield_retired, &stale_retired_marker, 0),
-    STALE_ROW("td_delay", "canceled: its loop retired while pending", TD_CANCELED, stale_delay_retired, NULL, 0),
-    STALE_ROW("td_switch_to_main_thread", "succeeded on the main thread (stateless)", TD_SUCCEEDED, stale_make_switch_main, &stale_switch_main, 0),
-    STALE_ROW("td_switch_to_thread_pool", "status pending, get succeeded (stateless)", TD_SUCCEEDED, stale_make_switch_pool, &stale_switch_pool, STALE_STATUS_PENDING),
-    STALE_ROW("td_run_on_thread_pool", "succeeded on the worker", TD_SUCCEEDED, stale_pool_ok, NULL, 0),
-    STALE_ROW("td_run_on_thread_pool", "succeeded, returned to main", TD_SUCCEEDED, stale_pool_main_ok, NULL, 0),
-    STALE_ROW("td_run_on_thread_pool", "faulted", TD_FAULTED, stale_pool_fault, NULL, 0),
-    STALE_ROW("td_run_on_thread_pool", "canceled by the work", TD_CANCELED, stale_pool_cancel, NULL, 0),
-    STALE_ROW("td_run_on_thread_pool", "canceled by a token cancelled before the call", TD_CANCELED, stale_pool_token, NULL, 0),
-    STALE_ROW("td_run_on_thread_pool_i64", "succeeded on the worker", TD_SUCCEEDED, stale_pool_i64_ok, NULL, 0),
-    STALE_ROW("td_run_on_thread_pool_i64", "faulted, returned to main", TD_FAULTED, stale_pool_i64_main_fault, NULL, 0),
-    STALE_ROW("td_run_on_thread_pool_i64", "canceled by the work", TD_CANCELED, stale_pool_i64_cancel, NULL, 0),
+    /* ctor, variant, final, make, typed, input, how, expect, flags */
+    STALE_ROW("td_yield", "succeeded (stateless marker)", STALE_OK, stale_plain_frame, 0, STALE_OK, 0, &stale_frame_marker, 0),
+    STALE_ROW("td_next_frame", "succeeded (stateless marker)", STALE_OK, stale_plain_frame, 0, STALE_OK, 1, &stale_frame_marker, 0),
+    STALE_ROW("td_delay_frame", "succeeded (stateless marker)", STALE_OK, stale_plain_frame, 0, STALE_OK, 2, &stale_frame_marker, 0),
+    STALE_ROW("td_yield_ex", "succeeded, no options (marker)", STALE_OK, stale_yield_ex, 0, STALE_OK, STALE_OPT_NONE, &stale_frame_marker, 0),
+    STALE_ROW("td_yield_ex", "succeeded, with a token", STALE_OK, stale_yield_ex, 0, STALE_OK, STALE_OPT_TOKEN, NULL, 0),
+    STALE_ROW("td_yield_ex", "canceled at the next frame", STALE_CANCEL, stale_yield_ex, 0, STALE_CANCEL, STALE_OPT_CANCEL_FRAME, NULL, 0),
+    STALE_ROW("td_yield_ex", "canceled immediately, loop item holds it", STALE_CANCEL, stale_yield_ex, 0, STALE_CANCEL, STALE_OPT_CANCEL_NOW, NULL, STALE_HELD),
+    STALE_ROW("td_next_frame_ex", "succeeded, no options (marker)", STALE_OK, stale_next_ex, 0, STALE_OK, STALE_OPT_NONE, &stale_frame_marker, 0),
+    STALE_ROW("td_next_frame_ex", "succeeded, with a token", STALE_OK, stale_next_ex, 0, STALE_OK, STALE_OPT_TOKEN, NULL, 0),
+    STALE_ROW("td_next_frame_ex", "canceled at the next frame", STALE_CANCEL, stale_next_ex, 0, STALE_CANCEL, STALE_OPT_CANCEL_FRAME, NULL, 0),
+    STALE_ROW("td_next_frame_ex", "canceled immediately, loop item holds it", STALE_CANCEL, stale_next_ex, 0, STALE_CANCEL, STALE_OPT_CANCEL_NOW, NULL, STALE_HELD),
+    STALE_ROW("td_delay_frame_ex", "succeeded, no options (marker)", STALE_OK, stale_dframe_ex, 0, STALE_OK, STALE_OPT_NONE, &stale_frame_marker, 0),
+    STALE_ROW("td_delay_frame_ex", "succeeded, with a token", STALE_OK, stale_dframe_ex, 0, STALE_OK, STALE_OPT_TOKEN, NULL, 0),
+    STALE_ROW("td_delay_frame_ex", "canceled at the next frame", STALE_CANCEL, stale_dframe_ex, 0, STALE_CANCEL, STALE_OPT_CANCEL_FRAME, NULL, 0),
+    STALE_ROW("td_delay_frame_ex", "canceled immediately, loop item holds it", STALE_CANCEL, stale_dframe_ex, 0, STALE_CANCEL, STALE_OPT_CANCEL_NOW, NULL, STALE_HELD),
+    STALE_ROW("td_wait_for_end_of_frame", "succeeded, no options (marker)", STALE_OK, stale_eof, 0, STALE_OK, STALE_OPT_NONE, &stale_frame_marker, 0),
+    STALE_ROW("td_wait_for_end_of_frame", "succeeded, with a token", STALE_OK, stale_eof, 0, STALE_OK, STALE_OPT_TOKEN, NULL, 0),
+    STALE_ROW("td_wait_for_end_of_frame", "canceled at the next frame", STALE_CANCEL, stale_eof, 0, STALE_CANCEL, STALE_OPT_CANCEL_FRAME, NULL, 0),
+    STALE_ROW("td_wait_for_end_of_frame", "canceled immediately, loop item holds it", STALE_CANCEL, stale_eof, 0, STALE_CANCEL, STALE_OPT_CANCEL_NOW, NULL, STALE_HELD),
+    STALE_ROW("td_delay", "succeeded, no options", STALE_OK, stale_delay, 0, STALE_OK, STALE_OPT_NONE, NULL, 0),
+    STALE_ROW("td_delay", "succeeded, with a token", STALE_OK, stale_delay, 0, STALE_OK, STALE_OPT_TOKEN, NULL, 0),
+    STALE_ROW("td_delay", "canceled at the next frame", STALE_CANCEL, stale_delay, 0, STALE_CANCEL, STALE_OPT_CANCEL_FRAME, NULL, 0),
+    STALE_ROW("td_delay", "canceled immediately, loop item holds it", STALE_CANCEL, stale_delay, 0, STALE_CANCEL, STALE_OPT_CANCEL_NOW, NULL, STALE_HELD),
+    STALE_ROW("td_wait_until", "succeeded, no options", STALE_OK, stale_until, 0, STALE_OK, STALE_OPT_NONE, NULL, 0),
+    STALE_ROW("td_wait_until", "succeeded, with a token", STALE_OK, stale_until, 0, STALE_OK, STALE_OPT_TOKEN, NULL, 0),
+    STALE_ROW("td_wait_until", "canceled at the next frame", STALE_CANCEL, stale_until, 0, STALE_CANCEL, STALE_OPT_CANCEL_FRAME, NULL, 0),
+    STALE_ROW("td_wait_until", "canceled immediately, loop item holds it", STALE_CANCEL, stale_until, 0, STALE_CANCEL, STALE_OPT_CANCEL_NOW, NULL, STALE_HELD),
+    STALE_ROW("td_wait_while", "succeeded, no options", STALE_OK, stale_while, 0, STALE_OK, STALE_OPT_NONE, NULL, 0),
+    STALE_ROW("td_wait_while", "succeeded, with a token", STALE_OK, stale_while, 0, STALE_OK, STALE_OPT_TOKEN, NULL, 0),
+    STALE_ROW("td_wait_while", "canceled at the next frame", STALE_CANCEL, stale_while, 0, STALE_CANCEL, STALE_OPT_CANCEL_FRAME, NULL, 0),
+    STALE_ROW("td_wait_while", "canceled immediately, loop item holds it", STALE_CANCEL, stale_while, 0, STALE_CANCEL, STALE_OPT_CANCEL_NOW, NULL, STALE_HELD),
+    STALE_ROW("td_wait_until_value_changed", "succeeded, no options", STALE_OK, stale_changed, 0, STALE_OK, STALE_OPT_NONE, NULL, 0),
+    STALE_ROW("td_wait_until_value_changed", "succeeded, with a token", STALE_OK, stale_changed, 0, STALE_OK, STALE_OPT_TOKEN, NULL, 0),
+    STALE_ROW("td_wait_until_value_changed", "canceled at the next frame", STALE_CANCEL, stale_changed, 0, STALE_CANCEL, STALE_OPT_CANCEL_FRAME, NULL, 0),
+    STALE_ROW("td_wait_until_value_changed", "canceled immediately, loop item holds it", STALE_CANCEL, stale_changed, 0, STALE_CANCEL, STALE_OPT_CANCEL_NOW, NULL, STALE_HELD),
+    STALE_ROW("td_yield", "faulted: no main loop", STALE_FAULT, stale_no_loop, 0, STALE_FAULT, 0, NULL, 0),
+    STALE_ROW("td_next_frame", "faulted: no main loop", STALE_FAULT, stale_no_loop, 0, STALE_FAULT, 1, NULL, 0),
+    STALE_ROW("td_delay_frame", "faulted: no main loop", STALE_FAULT, stale_no_loop, 0, STALE_FAULT, 2, NULL, 0),
+    STALE_ROW("td_wait_for_end_of_frame", "faulted: no main loop", STALE_FAULT, stale_no_loop, 0, STALE_FAULT, 3, NULL, 0),
+    STALE_ROW("td_delay", "faulted: no main loop", STALE_FAULT, stale_no_loop, 0, STALE_FAULT, 4, NULL, 0),
+    STALE_ROW("td_wait_until", "faulted: no main loop", STALE_FAULT, stale_no_loop, 0, STALE_FAULT, 5, NULL, 0),
+    STALE_ROW("td_wait_until_value_changed", "faulted: no main loop", STALE_FAULT, stale_no_loop, 0, STALE_FAULT, 6, NULL, 0),
+    STALE_ROW("td_yield_ex", "canceled: its loop retired (marker)", STALE_CANCEL, stale_retired, 0, STALE_CANCEL, 0, &stale_retired_marker, 0),
+    STALE_ROW("td_delay", "canceled: its loop retired while pending", STALE_CANCEL, stale_retired, 0, STALE_CANCEL, 1, NULL, 0),
+    STALE_ROW("td_switch_to_main_thread", "succeeded on the main thread (stateless)", STALE_OK, stale_make_switch_main, 0, STALE_OK, 0, &stale_switch_main, 0),
+    STALE_ROW("td_switch_to_thread_pool", "status pending, get succeeded (stateless)", STALE_OK, stale_make_switch_pool, 0, STALE_OK, 0, &stale_switch_pool, STALE_STATUS_PENDING),
+    STALE_ROW("td_run_on_thread_pool", "succeeded on the worker", STALE_OK, stale_pool_run, 0, STALE_OK, 0, NULL, 0),
+    STALE_ROW("td_run_on_thread_pool", "succeeded, returned to main", STALE_OK, stale_pool_run, 0, STALE_OK, 1, NULL, 0),
+    STALE_ROW("td_run_on_thread_pool", "faulted", STALE_FAULT, stale_pool_run, 0, STALE_FAULT, 0, NULL, 0),
+    STALE_ROW("td_run_on_thread_pool", "canceled by the work", STALE_CANCEL, stale_pool_run, 0, STALE_CANCEL, 0, NULL, 0),
+    STALE_ROW("td_run_on_thread_pool", "canceled by a token cancelled before the call", STALE_CANCEL, stale_pool_run, 0, STALE_OK, 2, NULL, 0),
+    STALE_ROW("td_run_on_thread_pool_i64", "succeeded on the worker", STALE_OK, stale_pool_run, 1, STALE_OK, 0, NULL, 0),
+    STALE_ROW("td_run_on_thread_pool_i64", "faulted, returned to main", STALE_FAULT, stale_pool_run, 1, STALE_FAULT, 1, NULL, 0),
+    STALE_ROW("td_run_on_thread_pool_i64", "canceled by the work", STALE_CANCEL, stale_pool_run, 1, STALE_CANCEL, 0, NULL, 0),
 };

@@ -58,7 +58,8 @@ typedef struct stale_fx {
     int consumed;
 } stale_fx;
 
-/* 0: the task is in fx->t and in its final state; else the row could not set itself up. */
+/* 0: the task is in fx->t and in its final state; else the row could not set itself up.
+ * fx->row is the row being made: its typed, input and how choose the maker's variant. */
 typedef int (*stale_make_fn)(stale_fx *fx);
 
 /* The answers after the one consumption, where a kind documents other ones than stale. */
@@ -81,13 +82,16 @@ typedef struct stale_row {
     const char *ctor;           /* the public constructor covered */
     const char *variant;        /* the state and how it is reached */
     td_status final;
-    stale_make_fn make;
+    stale_make_fn make;         /* reads the three below through fx->row */
+    int typed;                  /* the constructor's typed form (where it has both) */
+    td_status input;            /* the state the maker completes the row's input in */
+    int how;                    /* the maker's own choice (its options, a kind, a mode) */
     const stale_expect *expect; /* NULL: the invariant, TD_E_STALE for every query */
     int flags;
 } stale_row;
 
-#define STALE_ROW(ctor, variant, final, make, expect, flags) \
-    { ctor, variant, final, make, expect, flags }
+#define STALE_ROW(ctor, variant, final, make, typed, input, how, expect, flags) \
+    { ctor, variant, final, make, typed, input, how, expect, flags }
 
 /* ---- reporting ------------------------------------------------------------------------ */
 
@@ -311,6 +315,10 @@ static int stale_run_row(const stale_row *row, stale_report *rep, int freed_pass
     return rep->failures;
 }
 
+/* Short names for the row tables' states (undefined after them). */
+#define STALE_OK TD_SUCCEEDED
+#define STALE_FAULT TD_FAULTED
+#define STALE_CANCEL TD_CANCELED
 #include "stale_rows_sources.h"
 #include "stale_rows_waits.h"
 #include "stale_rows_compose.h"
@@ -326,6 +334,9 @@ static const int stale_area_sizes[] = {
     (int)(sizeof stale_rows_compose / sizeof stale_rows_compose[0]),
     (int)(sizeof stale_rows_streams / sizeof stale_rows_streams[0])
 };
+#undef STALE_OK
+#undef STALE_FAULT
+#undef STALE_CANCEL
 #define STALE_AREAS ((int)(sizeof stale_areas / sizeof stale_areas[0]))
 
 /* Run every row whose name, "ctor [variant]", contains `filter` (NULL: all); `row_done` (may
