@@ -173,24 +173,43 @@ static td_status stale_work_i64(void *arg, td_cancel_token cancel, int64_t *resu
     return stale_work(arg, cancel, error);
 }
 
+/* A job that holds its worker until fx->hold_workers drops to 0. */
+static void stale_hold_worker(void *arg)
+{
+    stale_fx *fx = (stale_fx *)arg;
+    while (td_atomic_load_u32(&fx->hold_workers) != 0)
+        sched_yield();
+}
+
 /* The work answers the row's input state; how 1: return to main; 2: the token is cancelled
- * before the call (canceled at once, the work never runs). */
+ * before the call (canceled at once, the work never runs); 3: the token is cancelled while
+ * the job waits in the queue behind jobs that hold every worker (canceled when a worker picks
+ * it up, threads.h: "fn never runs"). */
 static int stale_pool_run(stale_fx *fx)
 {
     int typed = fx->row->typed, mode = fx->row->how;
-    td_status st = fx->row->input;
     td_cancel_token tok = td_cancel_none();
-    if (mode == 2) {
+    if (mode >= 2)
         tok = td_cancel_source_token(stale_cancel(fx, 0));
+    if (mode == 2)
         td_cancel_source_cancel(fx->cancel[0]);
+    if (mode == 3) {
+        td_atomic_store_release_u32(&fx->hold_workers, 1);
+        for (uint32_t i = 0; i < td_thread_pool_size(); i++)
+            td_thread_pool_post(stale_hold_worker, fx);
     }
-    fx->counter = st;
+    fx->counter = fx->row->input;
     if (typed)
         stale_set_typed(fx, td_run_on_thread_pool_i64(stale_work_i64, fx, mode == 1, tok));
     else
         stale_set_untyped(fx, td_run_on_thread_pool(stale_work, fx, mode == 1, tok));
+    if (mode == 3) {
+        td_cancel_source_cancel(fx->cancel[0]);
+        td_atomic_store_release_u32(&fx->hold_workers, 0);
+    }
     return !stale_pump(fx->t.task);
 }
+
 static const stale_row stale_rows_waits[] = {
     /* ctor, variant, final, make, typed, input, how, expect, flags */
     STALE_ROW("td_yield", "succeeded (stateless marker)", STALE_OK, stale_plain_frame, 0, STALE_OK, 0, &stale_frame_marker, 0),
@@ -244,6 +263,8 @@ static const stale_row stale_rows_waits[] = {
     STALE_ROW("td_run_on_thread_pool", "faulted", STALE_FAULT, stale_pool_run, 0, STALE_FAULT, 0, NULL, 0),
     STALE_ROW("td_run_on_thread_pool", "canceled by the work", STALE_CANCEL, stale_pool_run, 0, STALE_CANCEL, 0, NULL, 0),
     STALE_ROW("td_run_on_thread_pool", "canceled by a token cancelled before the call", STALE_CANCEL, stale_pool_run, 0, STALE_OK, 2, NULL, 0),
+    STALE_ROW("td_run_on_thread_pool", "canceled by a token cancelled while queued", STALE_CANCEL, stale_pool_run, 0, STALE_OK, 3, NULL, 0),
+    STALE_ROW("td_run_on_thread_pool_i64", "canceled by a token cancelled while queued", STALE_CANCEL, stale_pool_run, 1, STALE_OK, 3, NULL, 0),
     STALE_ROW("td_run_on_thread_pool_i64", "succeeded on the worker", STALE_OK, stale_pool_run, 1, STALE_OK, 0, NULL, 0),
     STALE_ROW("td_run_on_thread_pool_i64", "faulted, returned to main", STALE_FAULT, stale_pool_run, 1, STALE_FAULT, 1, NULL, 0),
     STALE_ROW("td_run_on_thread_pool_i64", "canceled by the work", STALE_CANCEL, stale_pool_run, 1, STALE_CANCEL, 0, NULL, 0),

@@ -49,7 +49,8 @@ typedef struct stale_fx {
     td_shared *shared;                  /* a shared handle the row holds */
     int64_t results[4];                 /* when_all_i64's storage, to_array's items */
     int winner;
-    int64_t counter;                    /* wait_until_value_changed, predicates */
+    int64_t counter;                    /* wait_until_value_changed, predicates, work */
+    volatile uint32_t hold_workers;     /* 1: jobs hold every worker (run-on-pool rows) */
     td_i64_array growable;
     /* the row being run, for a consumption inside a continuation (STALE_IN_CONTINUATION) */
     const struct stale_row *row;
