@@ -6,11 +6,11 @@
 /* A task with no source is a constant (task.h:6, "A task with no source is already completed
  * successfully"; from_result is a compile-time constant): every read answers its success,
  * a registration is refused as done, and a share holds the value (shared.c: TD_DONE inside). */
-static const stale_expect stale_constant = { TD_OK, TD_OK, TD_DONE, TD_OK,
+static const stale_expect stale_constant = { TD_OK, TD_OK, TD_OK, TD_DONE, TD_OK,
                                              "task.h:6 a task with no source is already completed" };
 /* A bridge answered inside td_from_callback hands back a source-free success (adapter.c,
  * adapter_task), which is the constant above (task.h:6). */
-static const stale_expect stale_adapter_inline = { TD_OK, TD_OK, TD_DONE, TD_OK,
+static const stale_expect stale_adapter_inline = { TD_OK, TD_OK, TD_OK, TD_DONE, TD_OK,
                                                    "task.h:6 an answered bridge is a source-free task" };
 
 /* The task values: how 0 td_completed, 1 from_result, 2 from_error, 3 from_canceled (with a
@@ -108,7 +108,7 @@ static int stale_runner(stale_fx *fx)
 /* A handle's task reads repeatedly while the handle lives (shared.h:13 "repeated reads (get
  * does not consume)"; shared.h:9 "other handles are multi-reader already": a share of it
  * subscribes). */
-static const stale_expect stale_shared_live = { TD_OK, TD_OK, TD_DONE, TD_OK,
+static const stale_expect stale_shared_live = { TD_OK, TD_OK, TD_OK, TD_DONE, TD_OK,
                                                 "shared.h:13 repeated reads (get does not consume)" };
 
 /* A handle over gate 0's task, the gate completed in the row's input state; the row's task is

@@ -102,7 +102,7 @@ static int stale_dispose_move_held(stale_fx *fx)
 
 /* stream.h:116 dispose returns "the dispose task, consumed inline when already complete": an
  * every-update stream's cleanup is synchronous, so its dispose is a source-free success. */
-static const stale_expect stale_dispose_inline = { TD_OK, TD_OK, TD_DONE, TD_OK,
+static const stale_expect stale_dispose_inline = { TD_OK, TD_OK, TD_OK, TD_DONE, TD_OK,
                                                    "stream.h:116 consumed inline when already complete" };
 
 /* A dispose of an every-update stream with a move in flight, that move consumed first. */

@@ -11,7 +11,7 @@
 /* loop.h:13 "No pooled object is involved; the task can be copied, read repeatedly and
  * forgotten"; shared.h:9 "Stateless custom sources (frame waits ...) are multi-reader
  * already: the handle just subscribes to them". */
-static const stale_expect stale_frame_marker = { TD_OK, TD_OK, TD_DONE, TD_OK,
+static const stale_expect stale_frame_marker = { TD_OK, TD_OK, TD_OK, TD_DONE, TD_OK,
                                                  "loop.h:13 read repeatedly (SMOKE.md 13/14)" };
 
 /* Options: 0 none, 1 a token never cancelled, 2 cancelled at the next frame, 3 cancelled
@@ -123,7 +123,7 @@ static int stale_no_loop(stale_fx *fx)
 /* loop.h: a retired loop's frame waits "read canceled" (the marker: repeatedly), and a wait
  * pending on it "completes canceled" (a pooled wait: stale once consumed). A loop of the
  * row's own, retired while the wait is pending; its header lives until shutdown. */
-static const stale_expect stale_retired_marker = { TD_OK, TD_OK, TD_DONE, TD_OK,
+static const stale_expect stale_retired_marker = { TD_OK, TD_E_CANCELED, TD_OK, TD_DONE, TD_OK,
                                                    "loop.h:13 read repeatedly; loop.h:80 frame waits on it read canceled" };
 
 static int stale_retired(stale_fx *fx)
@@ -141,12 +141,12 @@ static int stale_retired(stale_fx *fx)
 /* ---- thread switches and run-on-pool ------------------------------------------------------ */
 
 /* threads.h:17 "Both tasks may be copied, awaited any number of times and read repeatedly". */
-static const stale_expect stale_switch_main = { TD_OK, TD_OK, TD_DONE, TD_OK,
+static const stale_expect stale_switch_main = { TD_OK, TD_OK, TD_OK, TD_DONE, TD_OK,
                                                 "threads.h:17 read repeatedly" };
 /* threads.h:12 "Its status is always pending" and threads.h:17 "read repeatedly": the status
  * reads pending (TD_OK) before and after, every get answers success, a registration queues
  * the continuation for a worker (TD_OK), a share subscribes (TD_OK). */
-static const stale_expect stale_switch_pool = { TD_OK, TD_OK, TD_OK, TD_OK,
+static const stale_expect stale_switch_pool = { TD_OK, TD_OK, TD_OK, TD_OK, TD_OK,
                                                 "threads.h:12 status always pending, threads.h:17 read repeatedly" };
 
 static int stale_make_switch_main(stale_fx *fx)

@@ -7,7 +7,7 @@
  * (STALE_ROW's first argument, which tests/runtime/stale_table_coverage.py compares with
  * the constructors declared in runtime/include/tandem/ headers), the state it reaches and how
  * (`make`), and what the queries after the consumption must answer: TD_E_STALE for get
- * (inline and out of line), status, on_completed and share, unless the row gives a
+ * and result (inline and out of line), status, on_completed and share, unless the row gives a
  * documented exception (a stale_expect naming the header line that says so).
  * After the queries the row's pending inputs are finished and frames run (stale_finish):
  * a source freed too early is touched then, which the ASan builds report.
@@ -66,6 +66,7 @@ typedef int (*stale_make_fn)(stale_fx *fx);
 /* The answers after the one consumption, where a kind documents other ones than stale. */
 typedef struct stale_expect {
     int get_again;          /* the second get, inline and out of line */
+    int result;             /* td_task_result / td_task_i64_result, inline and out of line */
     int status;
     int on_completed;
     int share;              /* td_task_share_rc */
@@ -238,7 +239,8 @@ static void stale_finish(stale_fx *fx)
 /* The queries after the consumption: each reads TD_E_STALE, or the row's documented answer. */
 static void stale_query_after(const stale_row *row, stale_fx *fx, stale_report *rep)
 {
-    static const stale_expect stale_invariant = { TD_E_STALE, TD_E_STALE, TD_E_STALE, TD_E_STALE, "task.h" };
+    static const stale_expect stale_invariant = { TD_E_STALE, TD_E_STALE, TD_E_STALE, TD_E_STALE, TD_E_STALE,
+                                                  "task.h" };
     const stale_expect *e = row->expect ? row->expect : &stale_invariant;
     td_outcome o;
     td_status st;
@@ -246,9 +248,16 @@ static void stale_query_after(const stale_row *row, stale_fx *fx, stale_report *
     STALE_EQ("second get", e->get_again, rc);
     rc = fx->typed ? (td_task_i64_get)(fx->t, &o) : (td_task_get)(fx->t.task, &o);
     STALE_EQ("second get (out of line)", e->get_again, rc);
+    int64_t v;
+    td_error err;
+    rc = fx->typed ? td_task_i64_result(fx->t, &v, &err) : td_task_result(fx->t.task, &err);
+    STALE_EQ("result", e->result, rc);
+    rc = fx->typed ? (td_task_i64_result)(fx->t, &v, &err) : (td_task_result)(fx->t.task, &err);
+    STALE_EQ("result (out of line)", e->result, rc);
     STALE_EQ("status", e->status, td_task_status(fx->t.task, &st));
     STALE_EQ("status (out of line)", e->status, (td_task_status)(fx->t.task, &st));
-    STALE_EQ("on_completed", e->on_completed, (td_task_on_completed)(fx->t.task, stale_noop, NULL));
+    STALE_EQ("on_completed", e->on_completed, td_task_on_completed(fx->t.task, stale_noop, NULL));
+    STALE_EQ("on_completed (out of line)", e->on_completed, (td_task_on_completed)(fx->t.task, stale_noop, NULL));
     td_shared *h = NULL;
     STALE_EQ("share", e->share, td_task_share_rc(fx->t, &h));
     if (h)
