@@ -2,10 +2,11 @@
  * test_stale_table.c - the staleness table (players/suites/stale/stale_table.h) in the
  * runtime's own builds: clang, tcc, ASan+UBSan and TSan (tests/runtime/CMakeLists.txt).
  *
- * Two passes: with the default source pools (a consumed source is recycled and every later
- * query must read TD_E_STALE), then with the source pools keeping nothing, so that a source
- * released early is freed and the finish of its pending inputs is a use-after-free that
- * the ASan build reports (issue 40's reproduction 2).
+ * Three passes (stale_table.h, STALE_PASS_*): with the default source pools (a consumed
+ * source is recycled and every later query must read TD_E_STALE); with the source pools
+ * keeping nothing, so that a source released early is freed and the finish of its pending
+ * inputs is a use-after-free that the ASan build reports (issue 40's reproduction 2); and
+ * consumed by a share instead of a get.
  * TD_STALE_FILTER=text runs only the rows whose name, "ctor [variant]", contains it;
  * TD_STALE_LIST=1 prints the row names and runs nothing (to run rows one per process
  * against an older runtime, whose first broken row may crash the rest).
@@ -35,23 +36,24 @@ static void row_done(void *ctx, const stale_row *row, int failures)
     }
 }
 
-static void run_pass(const char *name, int freed_pass)
+static void run_pass(int pass)
 {
     stale_report rep;
     memset(&rep, 0, sizeof rep);
     rep.fail = print_failure;
-    pass_name = name;
-    stale_run_table(&rep, getenv("TD_STALE_FILTER"), freed_pass, row_done, NULL);
+    pass_name = stale_pass_names[pass];
+    stale_run_table(&rep, getenv("TD_STALE_FILTER"), pass, row_done, NULL);
 }
 
-static void pooled_pass(void) { run_pass("pooled", 0); }
+static void pooled_pass(void) { run_pass(STALE_PASS_POOLED); }
+static void shared_pass(void) { run_pass(STALE_PASS_SHARED); }
 
 static void unpooled_pass(void)
 {
     td_settings s;
     td_settings_defaults(&s);
     TD_CHECK_EQ(TD_OK, td_set_source_pool_capacity(0));
-    run_pass("unpooled", 1);
+    run_pass(STALE_PASS_UNPOOLED);
     TD_CHECK_EQ(TD_OK, td_set_source_pool_capacity(s.source_pool_capacity));
 }
 
@@ -80,6 +82,7 @@ int main(void)
         return 1;
     TD_RUN(pooled_pass);
     TD_RUN(unpooled_pass);
+    TD_RUN(shared_pass);
     TD_RUN(every_row_passed);
     td_runtime_shutdown();
     return TD_TEST_SUMMARY();

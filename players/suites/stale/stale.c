@@ -3,10 +3,9 @@
  * row and pass, in the single-unit builds a user ships (AOT module, JIT translation unit).
  *
  * The same rows run in tests/runtime/test_stale_table.c against the runtime's own builds;
- * here each row is a case ("<ctor> [<variant>] pooled|unpooled") reported through the host,
- * so `tandem smoke` on a project whose smoke suite is this one prints the per-row table
- * (tests/smoke/stale_players.sh). Passes as in the test: the default source pools, then
- * pools that keep nothing (a source released early is freed under its other owners).
+ * here each row is a case ("<ctor> [<variant>] pooled|unpooled|shared") reported through the
+ * host, so `tandem smoke` on a project whose smoke suite is this one prints the per-row table
+ * (tests/smoke/stale_players.sh). The passes are the test's (stale_table.h, STALE_PASS_*).
  */
 #include <stdio.h>
 #include <tandem/tandem.h>
@@ -16,7 +15,7 @@
 typedef struct stale_case_env {
     const td_player_host *host;
     void *ctx;
-    int freed_pass;
+    int pass;
 } stale_case_env;
 
 /* A wrong answer of the case's row (the host keeps the first of a case). */
@@ -41,32 +40,38 @@ static void stale_case(const td_player_host *host, void *ctx, void *arg)
     memset(&rep, 0, sizeof rep);
     rep.fail = stale_case_fail;
     rep.ctx = &stale_env;
-    stale_run_row((const stale_row *)arg, &rep, stale_env.freed_pass);
+    stale_run_row((const stale_row *)arg, &rep, stale_env.pass);
 }
 
-static int stale_row_count(void)
+/* The cases of every pass (expect_cases). */
+static int stale_case_count(void)
 {
     int n = 0;
-    for (int a = 0; a < STALE_AREAS; a++)
-        n += stale_area_sizes[a];
+    for (int pass = 0; pass < STALE_PASSES; pass++)
+        for (int a = 0; a < STALE_AREAS; a++)
+            for (int i = 0; i < stale_area_sizes[a]; i++)
+                n += stale_row_in_pass(&stale_areas[a][i], pass);
     return n;
 }
 
-static int stale_pass(const td_player_host *host, void *ctx, int freed_pass)
+/* One pass on a fresh runtime (the unpooled one with pools that keep nothing). */
+static int stale_pass(const td_player_host *host, void *ctx, int pass)
 {
     td_settings s;
     td_settings_defaults(&s);
     s.worker_threads = 1;                   /* the thread-pool rows */
     if (td_runtime_init(&s) != TD_OK)
         return TD_PLAYER_E_SETUP;
-    if (freed_pass)
+    if (pass == STALE_PASS_UNPOOLED)
         td_set_source_pool_capacity(0);
-    stale_env.freed_pass = freed_pass;
+    stale_env.pass = pass;
     for (int a = 0; a < STALE_AREAS; a++)
         for (int i = 0; i < stale_area_sizes[a]; i++) {
             const stale_row *row = &stale_areas[a][i];
             char name[240];
-            snprintf(name, sizeof name, "%s [%s] %s", row->ctor, row->variant, freed_pass ? "unpooled" : "pooled");
+            if (!stale_row_in_pass(row, pass))
+                continue;
+            snprintf(name, sizeof name, "%s [%s] %s", row->ctor, row->variant, stale_pass_names[pass]);
             td_player_run_case(host, ctx, name, stale_case, (void *)row);
         }
     td_runtime_shutdown();
@@ -78,7 +83,11 @@ int td_suite_stale(const td_player_host *host, void *ctx)
     /* Cases are recorded from the first measured call only: run the table once. */
     if (host->sample_index != 0)
         return TD_PLAYER_OK;
-    host->expect_cases(ctx, 2 * stale_row_count());
-    int rc = stale_pass(host, ctx, 0);
-    return rc ? rc : stale_pass(host, ctx, 1);
+    host->expect_cases(ctx, stale_case_count());
+    for (int pass = 0; pass < STALE_PASSES; pass++) {
+        int rc = stale_pass(host, ctx, pass);
+        if (rc)
+            return rc;
+    }
+    return TD_PLAYER_OK;
 }

@@ -55,7 +55,7 @@ typedef struct stale_fx {
     /* the row being run, for a consumption inside a continuation (STALE_IN_CONTINUATION) */
     const struct stale_row *row;
     struct stale_report *rep;
-    int freed_pass;
+    int pass;                           /* STALE_PASS_* */
     int consumed;
 } stale_fx;
 
@@ -264,22 +264,53 @@ static void stale_query_after(const stale_row *row, stale_fx *fx, stale_report *
         td_shared_release(h);
 }
 
-/* The final state checked, the one consumption, the queries after it (see stale_run_row). */
-static void stale_consume_and_query(const stale_row *row, stale_fx *fx, stale_report *rep, int freed_pass)
+/* The passes over the table. POOLED: the default source pools, a consumed source recycled
+ * under its old token. UNPOOLED: pools that keep nothing (td_set_source_pool_capacity(0)), so
+ * a source released by its consumption is freed and ASan sees a later touch; task.h forbids
+ * querying a freed object, so only the rows whose object something else still holds
+ * (STALE_HELD, STALE_IN_CONTINUATION) or that document other answers (never freed) are
+ * queried there. SHARED: the consumption is a share of the completed task (shared.h: "When
+ * the original completes, the handle consumes it ..., its old token dead"), for the rows
+ * that expect the invariant. */
+enum { STALE_PASS_POOLED, STALE_PASS_UNPOOLED, STALE_PASS_SHARED, STALE_PASSES };
+static const char *const stale_pass_names[STALE_PASSES] = { "pooled", "unpooled", "shared" };
+
+/* 1 when the row runs in that pass */
+static int stale_row_in_pass(const stale_row *row, int pass)
 {
-    int before = (row->flags & STALE_STATUS_PENDING) ? TD_PENDING : (int)row->final;
-    STALE_EQ("status before the get", before, stale_status_of(fx->t.task));
+    return pass != STALE_PASS_SHARED ||
+           (row->expect == NULL && !(row->flags & (STALE_RELEASE_SHARED | STALE_IN_CONTINUATION)));
+}
+
+/* The one consumption: a get, or (the shared pass) a share that the handle takes at once. */
+static void stale_consume(const stale_row *row, stale_fx *fx, stale_report *rep, int pass)
+{
     td_outcome o;
     memset(&o, 0, sizeof o);
-    int rc = fx->typed ? td_task_i64_get(fx->t, &o) : td_task_get(fx->t.task, &o);
-    STALE_EQ("first get", TD_OK, rc);
+    int rc;
+    if (pass == STALE_PASS_SHARED) {
+        STALE_EQ("share", TD_OK, td_task_share_rc(fx->t, &fx->shared));
+        rc = fx->shared ? td_shared_outcome(fx->shared, &o) : TD_E_INVALID;
+        STALE_EQ("the handle's outcome", TD_OK, rc);
+    } else {
+        rc = fx->typed ? td_task_i64_get(fx->t, &o) : td_task_get(fx->t.task, &o);
+        STALE_EQ("first get", TD_OK, rc);
+    }
     if (rc == TD_OK)
-        STALE_EQ("first get's status", row->final, o.status);
+        STALE_EQ("the consumption's status", row->final, o.status);
     if (row->flags & STALE_RELEASE_SHARED) {
         td_shared_release(fx->shared);
         fx->shared = NULL;
     }
-    if (!freed_pass || (row->flags & (STALE_HELD | STALE_IN_CONTINUATION)) || row->expect)
+}
+
+/* The final state checked, the one consumption, the queries after it (see stale_run_row). */
+static void stale_consume_and_query(const stale_row *row, stale_fx *fx, stale_report *rep, int pass)
+{
+    int before = (row->flags & STALE_STATUS_PENDING) ? TD_PENDING : (int)row->final;
+    STALE_EQ("status before the consumption", before, stale_status_of(fx->t.task));
+    stale_consume(row, fx, rep, pass);
+    if (pass != STALE_PASS_UNPOOLED || (row->flags & (STALE_HELD | STALE_IN_CONTINUATION)) || row->expect)
         stale_query_after(row, fx, rep);
     fx->consumed = 1;
 }
@@ -289,7 +320,7 @@ static void stale_consume_and_query(const stale_row *row, stale_fx *fx, stale_re
 static void stale_consume_cont(void *arg)
 {
     stale_fx *fx = (stale_fx *)arg;
-    stale_consume_and_query(fx->row, fx, fx->rep, fx->freed_pass);
+    stale_consume_and_query(fx->row, fx, fx->rep, fx->pass);
 }
 
 /* For a STALE_IN_CONTINUATION row's make: subscribe before its inputs complete. */
@@ -298,19 +329,15 @@ static int stale_subscribe(stale_fx *fx)
     return td_task_on_completed(fx->t.task, stale_consume_cont, fx) != TD_OK;
 }
 
-/* One row: make, check the final state, consume once, query, finish. Returns its failures.
- * `freed_pass`: the source pools keep nothing (td_set_source_pool_capacity(0)), so a source
- * released by its consumption is freed, and task.h forbids querying a freed object: only
- * the rows whose object something else still holds (STALE_HELD, STALE_IN_CONTINUATION) or
- * that document other answers (never freed) are queried; every row's finish still runs,
- * for ASan to watch. */
-static int stale_run_row(const stale_row *row, stale_report *rep, int freed_pass)
+/* One row in one pass: make, check the final state, consume once, query, finish (for ASan to
+ * watch). Returns its failures. */
+static int stale_run_row(const stale_row *row, stale_report *rep, int pass)
 {
     stale_fx fx;
     memset(&fx, 0, sizeof fx);
     fx.row = row;
     fx.rep = rep;
-    fx.freed_pass = freed_pass;
+    fx.pass = pass;
     rep->failures = 0;
     STALE_EQ("make", 0, row->make(&fx));
     if (rep->failures) {
@@ -320,7 +347,7 @@ static int stale_run_row(const stale_row *row, stale_report *rep, int freed_pass
     if (row->flags & STALE_IN_CONTINUATION)
         STALE_EQ("consumed in its continuation", 1, fx.consumed);
     else
-        stale_consume_and_query(row, &fx, rep, freed_pass);
+        stale_consume_and_query(row, &fx, rep, pass);
     stale_finish(&fx);
     return rep->failures;
 }
@@ -349,9 +376,9 @@ static const int stale_area_sizes[] = {
 #undef STALE_CANCEL
 #define STALE_AREAS ((int)(sizeof stale_areas / sizeof stale_areas[0]))
 
-/* Run every row whose name, "ctor [variant]", contains `filter` (NULL: all); `row_done` (may
- * be NULL) is told each row's outcome. Returns the number of rows that failed. */
-static int stale_run_table(stale_report *rep, const char *filter, int freed_pass,
+/* Run every row of the pass whose name, "ctor [variant]", contains `filter` (NULL: all);
+ * `row_done` (may be NULL) is told each row's outcome. Returns the number of rows that failed. */
+static int stale_run_table(stale_report *rep, const char *filter, int pass,
                            void (*row_done)(void *ctx, const stale_row *row, int failures), void *ctx)
 {
     int failed = 0;
@@ -360,9 +387,9 @@ static int stale_run_table(stale_report *rep, const char *filter, int freed_pass
             const stale_row *row = &stale_areas[a][i];
             char name[200];
             snprintf(name, sizeof name, "%s [%s]", row->ctor, row->variant);
-            if (filter && !strstr(name, filter))
+            if ((filter && !strstr(name, filter)) || !stale_row_in_pass(row, pass))
                 continue;
-            int f = stale_run_row(row, rep, freed_pass);
+            int f = stale_run_row(row, rep, pass);
             failed += f != 0;
             if (row_done)
                 row_done(ctx, row, f);
