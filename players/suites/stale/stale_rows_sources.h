@@ -112,7 +112,7 @@ static const stale_expect stale_shared_live = { TD_OK, TD_OK, TD_OK, TD_DONE, TD
                                                 "shared.h:13 repeated reads (get does not consume)" };
 
 /* A handle over gate 0's task, the gate completed in the row's input state; the row's task is
- * the handle's. With STALE_RELEASE_SHARED the consumption is the last release: shared.h:14
+ * the handle's. With STALE_RELEASE_SHARED the consumption is the last release: shared.h:15
  * "then it is recycled (pooled) and its tasks turn stale". */
 static int stale_shared(stale_fx *fx)
 {
