@@ -98,6 +98,16 @@ static int smoke_shape_get(const smoke_shape *sh, td_task_i64 t, td_outcome *o)
     return sh->typed ? td_task_i64_get(t, o) : td_task_get(t.task, o);
 }
 
+/* Consume t of the shape: its typed value, or untyped the passes of the shape's methods so
+ * far; -1 unless the get answered TD_OK with a success. */
+static int64_t smoke_shape_take(smoke_shape *sh, td_task_i64 t)
+{
+    td_outcome o;
+    if (smoke_shape_get(sh, t, &o) != TD_OK || o.status != TD_SUCCEEDED)
+        return -1;
+    return sh->typed ? o.value : sh->passes;
+}
+
 static int smoke_native_calls;
 static void smoke_native_waiter(void *arg) { (void)arg; smoke_native_calls++; }
 
@@ -121,16 +131,9 @@ static void smoke_shared_case(const td_player_host *host, void *ctx, int typed)
     td_task_i64 r2 = smoke_shape_reader(&sh, h);
     SMOKE_EQ(TD_PENDING, smoke_status(r1.task));
     td_completion_source_set_result(gate, 30);
-    SMOKE_EQ(TD_OK, smoke_shape_get(&sh, r1, &o));
-    SMOKE_EQ(TD_SUCCEEDED, o.status);
-    if (typed)
-        SMOKE_EQ(40, o.value);
-    SMOKE_EQ(TD_OK, smoke_shape_get(&sh, r2, &o));
-    SMOKE_EQ(TD_SUCCEEDED, o.status);
-    if (typed)
-        SMOKE_EQ(40, o.value);
-    else
-        SMOKE_EQ(3, sh.passes);                                       /* the method, two readers */
+    /* typed: 30 + 10 read by both; untyped: the method and the two readers passed */
+    SMOKE_EQ(typed ? 40 : 3, smoke_shape_take(&sh, r1));
+    SMOKE_EQ(typed ? 40 : 3, smoke_shape_take(&sh, r2));
     SMOKE_EQ(TD_OK, td_shared_outcome(h, &o));                        /* read again */
     SMOKE_EQ(TD_SUCCEEDED, o.status);
     /* the runner was recycled at completion: the old token is dead, the runner pooled */
@@ -151,12 +154,7 @@ static void smoke_shared_case(const td_player_host *host, void *ctx, int typed)
     SMOKE_TRUE(again == NULL);
     td_completion_source_set_result(gate, 1);
     SMOKE_EQ(1, smoke_native_calls);
-    SMOKE_EQ(TD_OK, smoke_shape_get(&sh, t2, &o));
-    SMOKE_EQ(TD_SUCCEEDED, o.status);
-    if (typed)
-        SMOKE_EQ(11, o.value);
-    else
-        SMOKE_EQ(5, sh.passes);                                       /* the restart, then t2 */
+    SMOKE_EQ(typed ? 11 : 5, smoke_shape_take(&sh, t2));             /* untyped: the restart, t2 */
     td_completion_source_free(gate);
 }
 
