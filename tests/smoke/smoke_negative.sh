@@ -93,6 +93,15 @@ expect_only_case 22 src/threads.c \
     'td_loop_post_at(loop, TD_TIMING_UPDATE, td_loop_frame(loop) + 2, threads_work_publish, w) == TD_OK' \
     smoke_threads.c 'SMOKE_EQ(TD_SUCCEEDED, held.after_frame)'
 
+# 23: run-on-pool leaves the caller's flowed context current on the worker after the work
+# function returns, so code that the completion resumes there without a context of its own
+# (an await that captured none) runs in the caller's; the worker's reset after every job
+# hides it from the next job.
+expect_only_case 23 src/threads.c \
+    '            td_context_restore_(NULL);' \
+    '            (void)0;' \
+    smoke_threads.c 'SMOKE_TRUE(work_only.resumed == NULL)'
+
 # 29: a delay's cancellation is published at once on the cancelling thread, as if
 # cancel_immediately had been asked (frame waits keep deferring).
 expect_only_case 29 src/waits.c \
