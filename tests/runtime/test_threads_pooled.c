@@ -254,31 +254,81 @@ static void get_on_worker(void *arg)
     td_atomic_store_release_u32(&w->done, 1);
 }
 
+/* Add r to the distinct runners in seen[0 .. *n) (at most cap). */
+static void note_runner(td_runner **seen, int *n, int cap, td_runner *r)
+{
+    for (int i = 0; i < *n; i++)
+        if (seen[i] == r)
+            return;
+    if (*n < cap)
+        seen[(*n)++] = r;
+}
+
+/* A worker consumes what the main thread completed; the main thread rents again, in three
+ * orders (rounds i % 3): the rent before the job is posted (0), after the worker consumed
+ * (1), or racing the consumption (2: TSan sees the rent's acquire load of the word against
+ * the consumer's release store). Where the main thread pools at success:
+ *   - a rent never hands out a runner not yet consumed: in order 0 it parks it and takes
+ *     another;
+ *   - a consumed runner comes back to the main thread's rent: in order 1 at once (pooled at
+ *     its success, it is the top of the owner's segment); a parked one once the pool is
+ *     empty, before the pool allocates (the drain at the end: every runner of the loop).
+ * Which runner a racing rent gets depends on the scheduling, so nothing counts those: a
+ * check that did (how often the first runner was rented again) failed whenever the first
+ * round's rent beat the worker and fewer later rents than the pool held runners did, the
+ * parked first runner then waiting for an empty pool that the loop never reached. */
+#define WORKER_RUNNERS_MAX 64
 static void worker_consumes_main_rents(void)
 {
-    td_runner *first = NULL;
-    int reused = 0;
+    td_runner *seen[WORKER_RUNNERS_MAX];
+    int nseen = 0;
     for (int i = 0; i < 500; i++) {
+        int order = i % 3;
         td_auto_source *g;
-        td_runner *r;
+        td_runner *r, *other = NULL;
         worker_get w;
         memset(&w, 0, sizeof w);
         w.t = start_gated(&pgated_method, &g, &r);
-        if (first == NULL)
-            first = r;
-        reused += r == first;
+        note_runner(seen, &nseen, WORKER_RUNNERS_MAX, r);
         TD_CHECK_EQ(TD_OK, complete_gate(g, i));
+        if (order == 0)
+            other = td_runner_rent(&pgated_method);
         TD_CHECK_EQ(TD_OK, td_thread_pool_post(get_on_worker, &w));
-        /* rent while the worker may be consuming: either the runner once consumed, or
-         * another (the unconsumed one parked) */
-        td_runner *other = td_runner_rent(&pgated_method);
+        if (order == 1)
+            TD_CHECK(spin_until(&w.done, 1));
+        if (order != 0)
+            other = td_runner_rent(&pgated_method);
+        if (order == 0 && POOLS_AT_SUCCESS)
+            TD_CHECK(other != r);           /* not consumed yet: parked, not handed out */
+        if (order == 1 && POOLS_AT_SUCCESS)
+            TD_CHECK(other == r);           /* consumed on the worker: straight back */
+        TD_CHECK_EQ(0, TD_FRAME(other, gate_frame)->v);    /* cleared by the rent */
         TD_CHECK(spin_until(&w.done, 1));
         TD_CHECK_EQ(TD_OK, w.rc);
         TD_CHECK_EQ(i, w.got);
+        note_runner(seen, &nseen, WORKER_RUNNERS_MAX, other);
         TD_FRAME(other, gate_frame)->gate = td_from_result(i);
         TD_CHECK(td_runner_start_i64(other).task.source == NULL);
     }
-    TD_CHECK(reused > 1);       /* the consumed runners came back to the main thread */
+    if (!POOLS_AT_SUCCESS)
+        return;     /* pooled by the worker's release instead: a full pool may free it */
+    /* Every runner of the loop, each consumed now, comes back (the pool's, then the parked
+     * ones) before the pool allocates a new one. */
+    td_runner *got[WORKER_RUNNERS_MAX + 1];
+    int n = 0;
+    uint64_t allocated = pgated_method.pool.allocated;
+    while (n <= WORKER_RUNNERS_MAX && pgated_method.pool.allocated == allocated)
+        got[n++] = td_runner_rent(&pgated_method);
+    for (int i = 0; i < nseen; i++) {
+        int back = 0;
+        for (int j = 0; j < n; j++)
+            back |= got[j] == seen[i];
+        TD_CHECK(back);
+    }
+    for (int j = 0; j < n; j++) {
+        TD_FRAME(got[j], gate_frame)->gate = td_from_result(1);
+        TD_CHECK(td_runner_start_i64(got[j]).task.source == NULL);
+    }
 }
 
 int main(void)

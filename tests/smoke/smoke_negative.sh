@@ -61,6 +61,15 @@ expect_only_case() {
     echo "negative smoke $n: ok in $((SECONDS - t0)) s: $rows"
 }
 
+# 5: the untyped get forgets that a shared task is the handle's: it answers as if the task
+# were pending (TD_E_PENDING) instead of refusing it (TD_E_SHARED). Only the untyped
+# out-of-line get (td_task_get, where the inline one and tcc's assembly send a task that has
+# not succeeded) changes, so case 4's typed get still refuses.
+expect_only_case 5 src/task.c \
+    '    return task_get(t.source, t.token, out);' \
+    '    return TD_WORD_MODE(td_atomic_load_u32(&t.source->word)) == TD_MODE_SHARED ? TD_E_PENDING : task_get(t.source, t.token, out);' \
+    smoke_shared.c 'SMOKE_EQ(TD_E_SHARED, smoke_shape_get(&sh, t, &o))'
+
 # 11: TD_END (how an untyped method completes) resets the resume point after completing, so
 # a worker still unwinding from it corrupts the rental the main thread took meanwhile. Case 9
 # (the main thread's continuation re-rents the runner while its step unwinds) fails too: the
@@ -83,6 +92,15 @@ expect_only_case 22 src/threads.c \
     'td_loop_post(loop, TD_TIMING_UPDATE, threads_work_publish, w) == TD_OK' \
     'td_loop_post_at(loop, TD_TIMING_UPDATE, td_loop_frame(loop) + 2, threads_work_publish, w) == TD_OK' \
     smoke_threads.c 'SMOKE_EQ(TD_SUCCEEDED, held.after_frame)'
+
+# 23: run-on-pool leaves the caller's flowed context current on the worker after the work
+# function returns, so code that the completion resumes there without a context of its own
+# (an await that captured none) runs in the caller's; the worker's reset after every job
+# hides it from the next job.
+expect_only_case 23 src/threads.c \
+    '            td_context_restore_(NULL);' \
+    '            (void)0;' \
+    smoke_threads.c 'SMOKE_TRUE(work_only.resumed == NULL)'
 
 # 29: a delay's cancellation is published at once on the cancelling thread, as if
 # cancel_immediately had been asked (frame waits keep deferring).

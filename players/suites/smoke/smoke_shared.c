@@ -4,7 +4,7 @@
  */
 #include "smoke.h"
 
-/* A method awaiting `gate`, returning its value + 10 (typed) or nothing (untyped). */
+/* A method awaiting `gate`, returning its value + 10 (typed). */
 typedef struct { td_task_i64 gate; int64_t got; } smoke_gated_frame;
 static void smoke_gated_step(td_runner *r, smoke_gated_frame *f)
 {
@@ -15,12 +15,18 @@ static void smoke_gated_step(td_runner *r, smoke_gated_frame *f)
 }
 TD_METHOD_DEFINE(smoke_gated, smoke_gated_frame, smoke_gated_step);
 
-static td_task_i64 smoke_gated(td_completion_source *gate)
+/* The untyped gated method and reader: await `in` (untyped), count the pass. Two methods of
+ * one step, so that each has its own pool (the recycling check rents the gated one's). */
+typedef struct { td_task in; int *passes; } smoke_counted_frame;
+static void smoke_counted_step(td_runner *r, smoke_counted_frame *f)
 {
-    td_runner *r = td_runner_rent(&smoke_gated_method);
-    TD_FRAME(r, smoke_gated_frame)->gate = td_completion_source_task_i64(gate);
-    return td_runner_start_i64(r);
+    TD_BEGIN(r);
+    TD_AWAIT(r, f->in);
+    (*f->passes)++;
+    TD_END(r);
 }
+TD_METHOD_DEFINE(smoke_gated_untyped, smoke_counted_frame, smoke_counted_step);
+TD_METHOD_DEFINE(smoke_reader_untyped, smoke_counted_frame, smoke_counted_step);
 
 /* A reader: awaits a (shared) task and returns what it read. */
 typedef struct { td_task_i64 in; int64_t got; } smoke_reader_frame;
@@ -40,54 +46,115 @@ static td_task_i64 smoke_reader(td_task_i64 in)
     return td_runner_start_i64(r);
 }
 
+/* Case 4 (typed) or 5 (untyped): the shape decides every call below, so the untyped case
+ * shares an untyped method's task through the untyped calls (td_task_share, td_shared_task,
+ * td_task_get, td_task_preserve), never the typed ones. An untyped task travels as
+ * td_task_i64_of's view, read only through `.task`. */
+typedef struct smoke_shape {
+    int typed;
+    td_method *gated;       /* the method whose runner is shared */
+    int passes;             /* the untyped methods' passes (gated and readers) */
+} smoke_shape;
+
+/* Start the rented runner r of one of the shape's methods, awaiting `in`. */
+static td_task_i64 smoke_shape_start(smoke_shape *sh, td_runner *r, td_task_i64 in)
+{
+    if (sh->typed) {
+        TD_FRAME(r, smoke_gated_frame)->gate = in;
+        return td_runner_start_i64(r);
+    }
+    TD_FRAME(r, smoke_counted_frame)->in = in.task;
+    TD_FRAME(r, smoke_counted_frame)->passes = &sh->passes;
+    return td_task_i64_of(td_runner_start(r));
+}
+
+static td_task_i64 smoke_shape_gated(smoke_shape *sh, td_completion_source *gate)
+{
+    td_task_i64 in = sh->typed ? td_completion_source_task_i64(gate)
+                               : td_task_i64_of(td_completion_source_task(gate));
+    return smoke_shape_start(sh, td_runner_rent(sh->gated), in);
+}
+
+static td_task_i64 smoke_shape_reader(smoke_shape *sh, td_shared *h)
+{
+    if (sh->typed)
+        return smoke_reader(td_shared_task_i64(h));
+    td_runner *r = td_runner_rent(&smoke_reader_untyped_method);
+    return smoke_shape_start(sh, r, td_task_i64_of(td_shared_task(h)));
+}
+
+static td_shared *smoke_shape_share(const smoke_shape *sh, td_task_i64 t)
+{
+    return sh->typed ? td_task_share_i64(t) : td_task_share(t.task);
+}
+
+static td_shared *smoke_shape_preserve(const smoke_shape *sh, td_task_i64 t)
+{
+    return sh->typed ? td_task_preserve_i64(t) : td_task_preserve(t.task);
+}
+
+static int smoke_shape_get(const smoke_shape *sh, td_task_i64 t, td_outcome *o)
+{
+    return sh->typed ? td_task_i64_get(t, o) : td_task_get(t.task, o);
+}
+
+/* Consume t of the shape: its typed value, or untyped the passes of the shape's methods so
+ * far; -1 unless the get answered TD_OK with a success. */
+static int64_t smoke_shape_take(smoke_shape *sh, td_task_i64 t)
+{
+    td_outcome o;
+    if (smoke_shape_get(sh, t, &o) != TD_OK || o.status != TD_SUCCEEDED)
+        return -1;
+    return sh->typed ? o.value : sh->passes;
+}
+
 static int smoke_native_calls;
 static void smoke_native_waiter(void *arg) { (void)arg; smoke_native_calls++; }
 
 static void smoke_shared_case(const td_player_host *host, void *ctx, int typed)
 {
+    smoke_shape sh = { typed, typed ? &smoke_gated_method : &smoke_gated_untyped_method, 0 };
     td_completion_source *gate = td_completion_source_new();
-    td_task_i64 t = smoke_gated(gate);
+    td_task_i64 t = smoke_shape_gated(&sh, gate);
     td_runner *runner = (td_runner *)t.task.source;
-    td_shared *h = typed ? td_task_share_i64(t) : td_task_share(t.task);
+    td_shared *h = smoke_shape_share(&sh, t);
     SMOKE_TRUE(h != NULL);
     /* the original is now the handle's: single-consumer use is rejected */
     td_outcome o;
     td_shared *again = NULL;
     SMOKE_EQ(TD_E_SHARED, td_task_on_completed(t.task, smoke_native_waiter, NULL));
-    SMOKE_EQ(TD_E_SHARED, td_task_i64_get(t, &o));
-    SMOKE_EQ(TD_E_SHARED, td_task_share_rc(t, &again));          /* preserve again */
+    SMOKE_EQ(TD_E_SHARED, smoke_shape_get(&sh, t, &o));
+    SMOKE_TRUE(smoke_shape_preserve(&sh, t) == NULL);                 /* preserve again ... */
+    SMOKE_EQ(TD_E_SHARED, td_task_share_rc(t, &again));               /* ... and why */
     /* many readers */
-    td_task_i64 r1 = smoke_reader(typed ? td_shared_task_i64(h) : td_task_i64_of(td_shared_task(h)));
-    td_task_i64 r2 = smoke_reader(typed ? td_shared_task_i64(h) : td_task_i64_of(td_shared_task(h)));
+    td_task_i64 r1 = smoke_shape_reader(&sh, h);
+    td_task_i64 r2 = smoke_shape_reader(&sh, h);
     SMOKE_EQ(TD_PENDING, smoke_status(r1.task));
     td_completion_source_set_result(gate, 30);
-    SMOKE_EQ(TD_OK, td_task_i64_get(r1, &o));
-    if (typed)
-        SMOKE_EQ(40, o.value);
-    SMOKE_EQ(TD_OK, td_task_i64_get(r2, &o));
-    if (typed)
-        SMOKE_EQ(40, o.value);
-    SMOKE_EQ(TD_OK, td_shared_outcome(h, &o));                    /* read again */
+    /* typed: 30 + 10 read by both; untyped: the method and the two readers passed */
+    SMOKE_EQ(typed ? 40 : 3, smoke_shape_take(&sh, r1));
+    SMOKE_EQ(typed ? 40 : 3, smoke_shape_take(&sh, r2));
+    SMOKE_EQ(TD_OK, td_shared_outcome(h, &o));                        /* read again */
     SMOKE_EQ(TD_SUCCEEDED, o.status);
     /* the runner was recycled at completion: the old token is dead, the runner pooled */
     td_status st;
     SMOKE_EQ(TD_E_STALE, td_task_status(t.task, &st));
+    SMOKE_EQ(TD_E_STALE, smoke_shape_get(&sh, t, &o));
     td_shared_release(h);
-    td_runner *next = td_runner_rent(&smoke_gated_method);           /* the pool gives it back */
+    td_runner *next = td_runner_rent(sh.gated);                       /* the pool gives it back */
     SMOKE_TRUE(next == runner);
-    TD_FRAME(next, smoke_gated_frame)->gate = td_from_result(0);
-    td_task_forget_result(td_runner_start(next));                    /* completes inline */
+    td_task_forget_result(smoke_shape_start(&sh, next, td_from_result(0)).task);   /* inline */
     /* a native waiter registered first blocks sharing */
     td_completion_source_reset(gate);
-    td_task_i64 t2 = smoke_gated(gate);
+    td_task_i64 t2 = smoke_shape_gated(&sh, gate);
     smoke_native_calls = 0;
     SMOKE_EQ(TD_OK, td_task_on_completed(t2.task, smoke_native_waiter, NULL));
+    SMOKE_TRUE(smoke_shape_share(&sh, t2) == NULL);
     SMOKE_EQ(TD_E_AWAITED, td_task_share_rc(t2, &again));
     SMOKE_TRUE(again == NULL);
     td_completion_source_set_result(gate, 1);
     SMOKE_EQ(1, smoke_native_calls);
-    SMOKE_EQ(TD_OK, td_task_i64_get(t2, &o));
-    SMOKE_EQ(11, o.value);
+    SMOKE_EQ(typed ? 11 : 5, smoke_shape_take(&sh, t2));             /* untyped: the restart, t2 */
     td_completion_source_free(gate);
 }
 

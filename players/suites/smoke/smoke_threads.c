@@ -229,35 +229,119 @@ void smoke_case_22(SMOKE_ARGS)
     smoke_loop_end(loop);
 }
 
-static int smoke_ctx_caller;
+static int smoke_ctx_caller, smoke_ctx_meanwhile;
+
+/* Await a run-on-pool task; record the context and the thread the method resumed in. */
+typedef struct { td_task_i64 work; void *resumed; int resumed_on_worker; } smoke_pool_seen_frame;
+static void smoke_pool_seen_step(td_runner *r, smoke_pool_seen_frame *f)
+{
+    TD_BEGIN(r);
+    TD_AWAIT(r, f->work.task);
+    f->resumed = td_context_current();
+    f->resumed_on_worker = td_is_worker_thread();
+    TD_END(r);
+}
+TD_METHOD_DEFINE(smoke_pool_seen, smoke_pool_seen_frame, smoke_pool_seen_step);
+
+/* What one round of case 23 saw: the work function's context, the context of the method's
+ * code after its await (resumed on the worker that ran the work: return-to-main not asked),
+ * and the caller's own after the start. */
+typedef struct smoke_pool_flow {
+    void *work, *resumed, *caller;
+    int resumed_on_worker, succeeded;
+} smoke_pool_flow;
+
+/* Case 19 across run-on-pool: with the main thread's context `caller`, make the work
+ * (flow suppressed for the call when suppress_work) and start a method awaiting it (flow
+ * suppressed for the start, so for its await, when suppress_await); then the main thread
+ * switches to another context, and the work, held until then, finishes on a worker. */
+static void smoke_pool_flow_round(int suppress_work, int suppress_await, smoke_pool_flow *seen)
+{
+    smoke_work w;
+    memset(&w, 0, sizeof(w));
+    memset(seen, 0, sizeof(*seen));
+    td_context_set(&smoke_ctx_caller);
+    int prev = suppress_work ? td_flow_suppress() : 0;
+    td_task_i64 work = td_run_on_thread_pool_i64(smoke_work_fn, &w, 0, td_cancel_none());
+    if (suppress_work)
+        td_flow_restore(prev);
+    prev = suppress_await ? td_flow_suppress() : 0;
+    td_runner *r = td_runner_rent(&smoke_pool_seen_method);
+    smoke_pool_seen_frame *f = TD_FRAME(r, smoke_pool_seen_frame);
+    f->work = work;
+    td_task t = td_runner_start(r);
+    if (suppress_await)
+        td_flow_restore(prev);
+    seen->caller = td_context_current();
+    td_context_set(&smoke_ctx_meanwhile);    /* what the main thread has, never the method */
+    td_atomic_store_u32(&w.release, 1);
+    for (int i = 0; i < 5000 && smoke_status(t) == TD_PENDING; i++) {
+        struct timespec ts = { 0, 1000000 };
+        nanosleep(&ts, NULL);
+    }
+    seen->work = w.context_seen;
+    seen->resumed = f->resumed;              /* the frame stays readable until the get */
+    seen->resumed_on_worker = f->resumed_on_worker;
+    td_outcome o;
+    seen->succeeded = td_task_get(t, &o) == TD_OK && o.status == TD_SUCCEEDED;
+    td_context_set(NULL);
+}
+
+/* A probe on every worker at once: each worker runs exactly one (held until all of them
+ * hold one), so a context left on any worker is seen, whichever ran the earlier jobs. */
+typedef struct smoke_worker_probe {
+    uint32_t workers;
+    volatile uint32_t arrived, met, leaked, done;
+} smoke_worker_probe;
+
+static void smoke_probe_worker(void *arg)
+{
+    smoke_worker_probe *p = (smoke_worker_probe *)arg;
+    if (td_context_current() != NULL)
+        td_atomic_fetch_add_u32(&p->leaked, 1);
+    td_atomic_fetch_add_u32(&p->arrived, 1);
+    if (smoke_wait_flag(&p->arrived, p->workers))
+        td_atomic_fetch_add_u32(&p->met, 1);
+    td_atomic_fetch_add_u32(&p->done, 1);
+}
 
 void smoke_case_23(SMOKE_ARGS)
 {
     td_loop *loop = smoke_loop_begin(1, NULL);
-    td_outcome o;
-    uintptr_t on;
-    smoke_work w;
-    void *seen[3];
-    for (int round = 0; round < 3; round++) {          /* flow on, flow off, suppressed */
-        td_flow_set(round != 1);
-        td_context_set(&smoke_ctx_caller);
-        int prev = round == 2 ? td_flow_suppress() : 0;
-        memset(&w, 0, sizeof(w));
-        SMOKE_EQ(TD_OK, smoke_pool_round(loop, &w, 0, td_cancel_none(), &o, &on, NULL));
-        if (round == 2)
-            td_flow_restore(prev);
-        seen[round] = w.context_seen;
-        SMOKE_TRUE(td_context_current() == &smoke_ctx_caller);   /* the caller keeps its own */
-    }
+    smoke_pool_flow on, off, suppressed, work_only;
+    td_flow_set(1);
+    smoke_pool_flow_round(0, 0, &on);
+    smoke_pool_flow_round(1, 1, &suppressed);
+    smoke_pool_flow_round(0, 1, &work_only);
     td_flow_set(0);
-    td_context_set(NULL);
-    SMOKE_TRUE(seen[0] == &smoke_ctx_caller);    /* flow on: the work sees the caller's context */
-    SMOKE_TRUE(seen[1] == NULL);                 /* flow off: the worker's own (none) */
-    SMOKE_TRUE(seen[2] == NULL);                 /* suppressed: nothing flows */
-    /* no leak into the worker: a later job without flow sees nothing */
-    memset(&w, 0, sizeof(w));
-    SMOKE_EQ(TD_OK, smoke_pool_round(loop, &w, 0, td_cancel_none(), &o, &on, NULL));
-    SMOKE_TRUE(w.context_seen == NULL);
+    smoke_pool_flow_round(0, 0, &off);
+    static smoke_worker_probe probe;        /* static: a probe held past a failed wait stays valid */
+    memset(&probe, 0, sizeof(probe));
+    probe.workers = td_thread_pool_size();
+    for (uint32_t i = 0; i < probe.workers; i++)
+        SMOKE_EQ(TD_OK, td_thread_pool_post(smoke_probe_worker, &probe));
+    SMOKE_TRUE(smoke_wait_flag(&probe.done, probe.workers) || smoke_wait_flag(&probe.done, probe.workers));
+    SMOKE_EQ(1, on.succeeded && off.succeeded && suppressed.succeeded && work_only.succeeded);
+    SMOKE_EQ(1, on.resumed_on_worker && off.resumed_on_worker && suppressed.resumed_on_worker &&
+                work_only.resumed_on_worker);
+    SMOKE_TRUE(on.caller == &smoke_ctx_caller && off.caller == &smoke_ctx_caller &&
+               suppressed.caller == &smoke_ctx_caller && work_only.caller == &smoke_ctx_caller);
+    /* flow on: the work and the code after the await see the caller's context */
+    SMOKE_TRUE(on.work == &smoke_ctx_caller);
+    SMOKE_TRUE(on.resumed == &smoke_ctx_caller);
+    /* flow off: the worker's own (none), in the work and after the await */
+    SMOKE_TRUE(off.work == NULL);
+    SMOKE_TRUE(off.resumed == NULL);
+    /* suppressed: nothing flows */
+    SMOKE_TRUE(suppressed.work == NULL);
+    SMOKE_TRUE(suppressed.resumed == NULL);
+    /* the work's context is current while it runs and only then: an await that captured
+     * nothing resumes after it in the worker's own */
+    SMOKE_TRUE(work_only.work == &smoke_ctx_caller);
+    SMOKE_TRUE(work_only.resumed == NULL);
+    /* no leak into the workers: every one of them has no context after its jobs */
+    SMOKE_EQ(probe.workers, probe.met);
+    SMOKE_EQ(0, probe.leaked);
     smoke_loop_end(loop);
 }
 
