@@ -19,7 +19,7 @@
 #define TM_MAX_HANDLES 40
 #define TM_MAX_CS 8
 #define TM_MAX_USER_REGS 12
-#define TM_MAX_REGS_PER_CS 24
+#define TM_MAX_REGS_PER_CS (TM_MAX_HANDLES + TM_MAX_USER_REGS + 2 * TM_MAX_CS)  /* never full */
 #define TM_MAX_INPUTS 3
 #define TM_MAX_ITEMS 64
 #define TM_MAX_SUBS 6
