@@ -5,6 +5,7 @@
  * order they were added) and the fuzzer avoids the rest (tm_input_ok).
  */
 #include "task_model.h"
+#include "task_model_internal.h"
 #include <string.h>
 #include <tandem/tandem.h>
 
@@ -18,18 +19,6 @@ const char *tm_kind_name(tm_kind k)
 {
     return (unsigned)k < TM_KIND_COUNT ? kind_names[k] : "?";
 }
-
-static tm_outcome outcome_of(int status, int64_t value, int value_known, int code)
-{
-    tm_outcome o;
-    o.status = status;
-    o.value = value;
-    o.value_known = value_known;
-    o.code = code;
-    return o;
-}
-
-static tm_outcome canceled_outcome(void) { return outcome_of(TD_CANCELED, 0, 0, TD_ERR_CANCELED); }
 
 void tm_init(tm_model *m, int64_t now)
 {
@@ -50,7 +39,7 @@ static int new_handle(tm_model *m, tm_kind kind)
     tm_handle *h = &m->h[i];
     memset(h, 0, sizeof(*h));
     h->kind = kind;
-    h->out = outcome_of(TD_PENDING, 0, 0, 0);
+    h->out = tm_outcome_of_(TD_PENDING, 0, 0, 0);
     h->shared_by = -1;
     h->cs = -1;
     h->loop_gen = m->loop_gen;
@@ -103,8 +92,6 @@ static int object_alive(const tm_model *m, const tm_handle *h)
 /* ---- completion and its continuations ---------------------------------------------------- */
 
 static void input_done(tm_model *m, int parent, int input);
-static void finish(tm_model *m, int i, const tm_outcome *o);
-static int cancel_source(tm_model *m, int c);
 
 static void run_sub(tm_model *m, int i, const tm_sub *s)
 {
@@ -119,7 +106,7 @@ static void run_sub(tm_model *m, int i, const tm_sub *s)
     case TM_SUB_SHARED:         /* shared.h: the handle consumes the original, keeps the outcome */
         if (!h->multi_reader && !h->sourceless)
             consume(m, i);
-        finish(m, s->target, &h->out);
+        tm_finish_(m, s->target, &h->out);
         break;
     case TM_SUB_FORGET:         /* forget.h: consumed when complete, an unobserved fault counted */
         consume(m, i);
@@ -131,7 +118,7 @@ static void run_sub(tm_model *m, int i, const tm_sub *s)
 
 /* The first completion wins (completion.h); the continuations run inline, in order. A frame
  * marker's continuations are queued on the loop instead (run_frame). */
-static void finish(tm_model *m, int i, const tm_outcome *o)
+void tm_finish_(tm_model *m, int i, const tm_outcome *o)
 {
     tm_handle *h = &m->h[i];
     if (h->out.status != TD_PENDING)
@@ -184,14 +171,14 @@ static void decide_first(tm_model *m, int p, int idx, const tm_outcome *o)
     case TM_WHEN_ANY:
     case TM_RACE:               /* the winner's index as value; race cancels the losers first */
         if (c->kind == TM_RACE && c->cs >= 0)
-            cancel_source(m, c->cs);
+            tm_cancel_source_(m, c->cs);
         r.value = idx;
         r.value_known = 1;
         break;
     case TM_TIMEOUT:            /* the producer's outcome, else timed out */
         if (idx == 1 && o->status == TD_SUCCEEDED)
-            r = c->with_error ? outcome_of(TD_FAULTED, 0, 0, TD_ERR_TIMEOUT)
-                              : outcome_of(TD_SUCCEEDED, 0, 1, TD_ERR_TIMEOUT);
+            r = c->with_error ? tm_outcome_of_(TD_FAULTED, 0, 0, TD_ERR_TIMEOUT)
+                              : tm_outcome_of_(TD_SUCCEEDED, 0, 1, TD_ERR_TIMEOUT);
         if (!c->delay_done) {   /* "a producer that wins stops the delay": abandoned, */
             c->delay_done = 1;  /* it completes at once and is consumed as a late loser */
             c->inputs_done++;
@@ -199,12 +186,12 @@ static void decide_first(tm_model *m, int p, int idx, const tm_outcome *o)
         break;
     case TM_SUPPRESS:           /* a cancellation becomes a success flagged canceled */
         if (o->status == TD_CANCELED)
-            r = outcome_of(TD_SUCCEEDED, 0, 1, TD_ERR_CANCELED);
+            r = tm_outcome_of_(TD_SUCCEEDED, 0, 1, TD_ERR_CANCELED);
         break;
     default:
         break;
     }
-    finish(m, p, &r);
+    tm_finish_(m, p, &r);
 }
 
 static void decide_all(tm_model *m, int p, const tm_outcome *o)
@@ -213,9 +200,9 @@ static void decide_all(tm_model *m, int p, const tm_outcome *o)
     /* the first fault, else the first cancellation, else success */
     if (o->status != TD_SUCCEEDED &&
         (c->all.status == TD_SUCCEEDED || (c->all.status == TD_CANCELED && o->status == TD_FAULTED)))
-        c->all = outcome_of(o->status, 0, 0, o->code);
+        c->all = tm_outcome_of_(o->status, 0, 0, o->code);
     if (c->inputs_done == c->ninputs)
-        finish(m, p, &c->all);
+        tm_finish_(m, p, &c->all);
 }
 
 /* A combinator's input completed: the combinator consumes it (compose.h). */
@@ -229,7 +216,7 @@ static void input_done(tm_model *m, int p, int input)
     if (!in->multi_reader && !in->sourceless)
         consume(m, input);
     c->inputs_done++;
-    tm_outcome o = in->sourceless ? outcome_of(TD_SUCCEEDED, in->out.value, 1, 0) : in->out;
+    tm_outcome o = in->sourceless ? tm_outcome_of_(TD_SUCCEEDED, in->out.value, 1, 0) : in->out;
     if (c->kind == TM_WHEN_ALL)
         decide_all(m, p, &o);
     else
@@ -253,7 +240,7 @@ int tm_input_ok(const tm_model *m, int i, const int *chosen, int n)
            h->nsubs < TM_MAX_SUBS;
 }
 
-static void add_item(tm_model *m, int type, int target, int64_t deadline)
+void tm_add_item_(tm_model *m, int type, int target, int64_t deadline)
 {
     if (m->nitems >= TM_MAX_ITEMS)
         return;
@@ -261,17 +248,6 @@ static void add_item(tm_model *m, int type, int target, int64_t deadline)
     m->items[m->nitems].target = target;
     m->items[m->nitems].deadline = deadline;
     m->nitems++;
-}
-
-static void add_reg(tm_model *m, int c, int type, int target)
-{
-    tm_cancel_state *s = &m->cs[c];
-    if (s->nregs >= TM_MAX_REGS_PER_CS)
-        return;
-    s->regs[s->nregs].type = type;
-    s->regs[s->nregs].target = target;
-    s->regs[s->nregs].active = 1;
-    s->nregs++;
 }
 
 int tm_make_combinator(tm_model *m, tm_kind kind, const int *inputs, int n, int cs, int64_t ns,
@@ -294,7 +270,7 @@ int tm_make_combinator(tm_model *m, tm_kind kind, const int *inputs, int n, int 
     c->ninputs = n;
     c->cs = cs;
     c->with_error = with_error;
-    c->all = outcome_of(TD_SUCCEEDED, 0, 1, 0);
+    c->all = tm_outcome_of_(TD_SUCCEEDED, 0, 1, 0);
     for (int k = 0; k < n; k++) {
         c->inputs[k] = inputs[k];
         c->frame_driven |= m->h[inputs[k]].frame_driven;
@@ -305,7 +281,7 @@ int tm_make_combinator(tm_model *m, tm_kind kind, const int *inputs, int n, int 
         c->frame_driven = 1;
         c->ninputs = 2;
         c->inputs[1] = -1;
-        add_item(m, TM_ITEM_TIMEOUT, p, m->now + ns);
+        tm_add_item_(m, TM_ITEM_TIMEOUT, p, m->now + ns);
     }
     if (kind == TM_ATTACH && cs >= 0)
         c->frame_driven = 1;
@@ -314,10 +290,10 @@ int tm_make_combinator(tm_model *m, tm_kind kind, const int *inputs, int n, int 
     if (kind == TM_ATTACH && cs >= 0 && !c->decided) {
         if (m->cs[cs].cancelled) {
             c->decided = 1;
-            tm_outcome o = canceled_outcome();
-            finish(m, p, &o);
+            tm_outcome o = tm_canceled_outcome_();
+            tm_finish_(m, p, &o);
         } else {
-            add_reg(m, cs, TM_REG_ATTACH, p);
+            tm_add_reg_(m, cs, TM_REG_ATTACH, p);
         }
     }
     return p;
@@ -331,7 +307,7 @@ static void timeout_delay_done(tm_model *m, int p, int status)
         return;
     c->delay_done = 1;
     c->inputs_done++;
-    tm_outcome o = status == TD_SUCCEEDED ? outcome_of(TD_SUCCEEDED, 0, 1, 0) : canceled_outcome();
+    tm_outcome o = status == TD_SUCCEEDED ? tm_outcome_of_(TD_SUCCEEDED, 0, 1, 0) : tm_canceled_outcome_();
     decide_first(m, p, 1, &o);
 }
 
@@ -350,11 +326,11 @@ int tm_make_value(tm_model *m, tm_kind kind, int64_t v, int code)
     tm_handle *h = &m->h[i];
     if (kind == TM_FROM_RESULT) {
         h->sourceless = 1;                  /* task.h: a typed task with no source */
-        h->out = outcome_of(TD_SUCCEEDED, v, 1, 0);
+        h->out = tm_outcome_of_(TD_SUCCEEDED, v, 1, 0);
     } else if (kind == TM_FROM_ERROR) {
-        h->out = outcome_of(TD_FAULTED, 0, 0, code);
+        h->out = tm_outcome_of_(TD_FAULTED, 0, 0, code);
     } else {
-        h->out = canceled_outcome();
+        h->out = tm_canceled_outcome_();
     }
     return i;
 }
@@ -384,23 +360,23 @@ int tm_make_wait(tm_model *m, tm_kind kind, uint32_t frames, int64_t ns, int cs,
     h->target_frame = m->frame + frames;
     h->deadline = m->now + ns;
     if (cs >= 0 && m->cs[cs].cancelled) {
-        h->out = canceled_outcome();
+        h->out = tm_canceled_outcome_();
         return i;
     }
     if (cs >= 0 && immediate)
-        add_reg(m, cs, TM_REG_WAIT, i);
+        tm_add_reg_(m, cs, TM_REG_WAIT, i);
     h->item_held = 1;
-    add_item(m, TM_ITEM_WAIT, i, h->deadline);
+    tm_add_item_(m, TM_ITEM_WAIT, i, h->deadline);
     return i;
 }
 
 static tm_outcome adapter_outcome(int status, int64_t value)
 {
     if (status == TD_ADAPT_OK)
-        return outcome_of(TD_SUCCEEDED, value, 1, 0);
+        return tm_outcome_of_(TD_SUCCEEDED, value, 1, 0);
     if (status == TD_ADAPT_CANCELED)
-        return canceled_outcome();
-    return outcome_of(TD_FAULTED, 0, 0, status);
+        return tm_canceled_outcome_();
+    return tm_outcome_of_(TD_FAULTED, 0, 0, status);
 }
 
 /* adapter.h: a cancelled token gives a canceled task and the operation is not started; a
@@ -416,12 +392,12 @@ int tm_make_adapter(tm_model *m, tm_kind kind, int cs, int inline_answer, int in
     h->cs = cs;
     h->frame_driven = cs >= 0;
     if (cs >= 0 && m->cs[cs].cancelled) {
-        h->out = canceled_outcome();    /* a canceled task that no answer reaches */
+        h->out = tm_canceled_outcome_();    /* a canceled task that no answer reaches */
         h->no_answer = 1;
         return i;
     }
     if (cs >= 0)
-        add_reg(m, cs, TM_REG_ADAPTER, i);
+        tm_add_reg_(m, cs, TM_REG_ADAPTER, i);
     if (kind == TM_CALLBACK && inline_answer) {
         h->answered = 1;
         h->out = adapter_outcome(inline_status, value);
@@ -483,7 +459,7 @@ int tm_produce(tm_model *m, int i, const tm_outcome *o)
         break;
     }
     if (rc == TD_OK && !h->no_answer)
-        finish(m, i, &r);
+        tm_finish_(m, i, &r);
     return rc;
 }
 
@@ -588,8 +564,8 @@ int tm_share(tm_model *m, int i, int *shared)
     if (!h->multi_reader && !h->sourceless)
         h->shared_by = s;
     if (h->sourceless) {
-        tm_outcome o = outcome_of(TD_SUCCEEDED, h->out.value, 1, 0);
-        finish(m, s, &o);
+        tm_outcome o = tm_outcome_of_(TD_SUCCEEDED, h->out.value, 1, 0);
+        tm_finish_(m, s, &o);
     } else {
         subscribe(m, i, TM_SUB_SHARED, s);
     }
@@ -614,111 +590,6 @@ void tm_forget(tm_model *m, int i)
     subscribe(m, i, TM_SUB_FORGET, 0);
 }
 
-/* ---- cancellation (cancel.h) --------------------------------------------------------------- */
-
-int tm_new_cancel(tm_model *m)
-{
-    if (m->ncs >= TM_MAX_CS)
-        return -1;
-    memset(&m->cs[m->ncs], 0, sizeof(m->cs[0]));
-    return m->ncs++;
-}
-
-static void run_reg(tm_model *m, const tm_reg *r)
-{
-    tm_outcome o = canceled_outcome();
-    tm_handle *h;
-    switch (r->type) {
-    case TM_REG_WAIT:
-    case TM_REG_ADAPTER:
-        finish(m, r->target, &o);
-        break;
-    case TM_REG_ATTACH:         /* cancels with the token unless the input decided first */
-        h = &m->h[r->target];
-        if (!h->decided) {
-            h->decided = 1;
-            finish(m, r->target, &o);
-        }
-        break;
-    case TM_REG_LINK:
-        cancel_source(m, r->target);
-        break;
-    case TM_REG_USER:
-        m->ur[r->target].runs_expected++;
-        break;
-    }
-}
-
-/* Cancelled once; the callbacks run on the cancelling thread in reverse registration order,
- * each exactly once. */
-static int cancel_source(tm_model *m, int c)
-{
-    tm_cancel_state *s = &m->cs[c];
-    if (s->cancelled)
-        return 0;
-    s->cancelled = 1;
-    for (int k = s->nregs - 1; k >= 0; k--) {
-        if (!s->regs[k].active)
-            continue;
-        s->regs[k].active = 0;
-        tm_reg r = s->regs[k];
-        run_reg(m, &r);
-    }
-    return 1;
-}
-
-int tm_cancel(tm_model *m, int c) { return cancel_source(m, c); }
-
-int tm_linked(tm_model *m, int a, int b)
-{
-    int c = tm_new_cancel(m);
-    if (c < 0)
-        return -1;
-    int parents[2] = { a, b };
-    for (int k = 0; k < 2; k++) {
-        if (m->cs[parents[k]].cancelled)
-            cancel_source(m, c);        /* a registration on a cancelled source runs now */
-        else
-            add_reg(m, parents[k], TM_REG_LINK, c);
-    }
-    return c;
-}
-
-int tm_cancel_register(tm_model *m, int c)
-{
-    if (m->nur >= TM_MAX_USER_REGS)
-        return -1;
-    int r = m->nur++;
-    m->ur[r].cs = c;
-    m->ur[r].runs_expected = 0;
-    m->ur[r].slot = -1;
-    if (m->cs[c].cancelled) {
-        m->ur[r].runs_expected = 1;     /* already cancelled: runs now, empty registration */
-    } else if (m->cs[c].nregs < TM_MAX_REGS_PER_CS) {
-        m->ur[r].slot = m->cs[c].nregs;
-        add_reg(m, c, TM_REG_USER, r);
-    }
-    return r;
-}
-
-void tm_cancel_unregister(tm_model *m, int r)
-{
-    tm_user_reg *u = &m->ur[r];
-    if (u->slot >= 0)
-        m->cs[u->cs].regs[u->slot].active = 0;
-}
-
-int tm_may_cancel_after(const tm_model *m, int c)
-{
-    return !m->cs[c].cancelled && !m->cs[c].armed && m->nitems < TM_MAX_ITEMS;
-}
-
-void tm_cancel_after(tm_model *m, int c, int64_t ns)
-{
-    m->cs[c].armed = 1;
-    add_item(m, TM_ITEM_CANCEL_AFTER, c, m->now + ns);
-}
-
 /* ---- the loop (loop.h) ------------------------------------------------------------------------ */
 
 /* One loop item's turn: 1 keeps it for the next frame, 0 detaches it. A wait's item drops
@@ -729,7 +600,7 @@ static int tick_item(tm_model *m, const tm_item *it)
         if (m->now < it->deadline)
             return 1;
         m->cs[it->target].armed = 0;
-        cancel_source(m, it->target);
+        tm_cancel_source_(m, it->target);
         return 0;
     }
     if (it->type == TM_ITEM_TIMEOUT) {
@@ -745,13 +616,13 @@ static int tick_item(tm_model *m, const tm_item *it)
     if (h->out.status == TD_PENDING) {
         tm_outcome o;
         if (h->cs >= 0 && m->cs[h->cs].cancelled)
-            o = canceled_outcome();     /* the token observed at the next frame */
+            o = tm_canceled_outcome_();     /* the token observed at the next frame */
         else if (h->kind == TM_FRAME_TOKEN ? (int32_t)(m->frame - h->target_frame) >= 0
                                            : m->now >= h->deadline)
-            o = outcome_of(TD_SUCCEEDED, 0, 0, 0);
+            o = tm_outcome_of_(TD_SUCCEEDED, 0, 0, 0);
         else
             return 1;
-        finish(m, it->target, &o);
+        tm_finish_(m, it->target, &o);
     }
     h->item_held = 0;
     return 0;
@@ -782,7 +653,7 @@ void tm_run_frame(tm_model *m)
         tm_handle *h = &m->h[i];
         if (is_marker(h->kind) && h->loop_gen == m->loop_gen && h->out.status == TD_PENDING &&
             (int32_t)(m->frame - h->target_frame) >= 0)
-            h->out = outcome_of(TD_SUCCEEDED, 0, 1, 0);
+            h->out = tm_outcome_of_(TD_SUCCEEDED, 0, 1, 0);
     }
     drain_queue(m);
     int n = m->nitems, kept = 0;
@@ -816,19 +687,19 @@ void tm_retire_loop(tm_model *m)
         const tm_item *it = &items[k];
         if (it->type == TM_ITEM_CANCEL_AFTER) {
             m->cs[it->target].armed = 0;
-            cancel_source(m, it->target);
+            tm_cancel_source_(m, it->target);
         } else if (it->type == TM_ITEM_TIMEOUT) {
             timeout_delay_done(m, it->target, TD_CANCELED);
         } else {
-            tm_outcome o = canceled_outcome();
-            finish(m, it->target, &o);
+            tm_outcome o = tm_canceled_outcome_();
+            tm_finish_(m, it->target, &o);
             m->h[it->target].item_held = 0;
         }
     }
     for (int i = 0; i < m->nh; i++) {
         tm_handle *h = &m->h[i];
         if (is_marker(h->kind) && h->loop_gen == m->loop_gen && h->out.status == TD_PENDING)
-            h->out = canceled_outcome();
+            h->out = tm_canceled_outcome_();
     }
     drain_queue(m);
     m->loop_gen++;
