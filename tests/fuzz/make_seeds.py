@@ -13,7 +13,7 @@ import sys
 # opcodes (task_ops.h)
 (MAKE, MAKE2, COMPLETE, FAULT, CANCEL_PRODUCER, CANCEL, ON_COMPLETED, GET, GET2, STATUS, SHARE,
  RUN_FRAME, ADVANCE, CAPACITY, RETIRE, CANCEL_REGISTER, CANCEL_UNREGISTER, CANCEL_AFTER, LINKED,
- FORGET) = range(20)
+ FORGET, RESET, RESULT) = range(22)
 # kinds (task_model.h)
 (MANUAL, AUTO, RUNNER_I64, RUNNER, FROM_RESULT, FROM_ERROR, FROM_CANCELED, NEXT_FRAME, YIELD,
  DELAY_FRAME, FRAME_TOKEN, DELAY, WHEN_ALL, WHEN_ANY, RACE, TIMEOUT, ATTACH, SUPPRESS, CALLBACK,
@@ -117,6 +117,12 @@ SCENARIOS = {
     "capacities": op(CAPACITY, 0, 1) + op(CAPACITY, 1, 2) + make(AUTO) + make(RUNNER_I64) +
         op(COMPLETE, 0) + op(COMPLETE, 1) + op(GET, 0) + op(GET, 1) + op(CAPACITY, 0, 3) +
         op(CAPACITY, 1, 3) + make(AUTO) + op(COMPLETE, 2) + op(GET, 2) + op(GET, 2),
+    "manual_reset": make(MANUAL) + op(COMPLETE, 0, 1) + op(RESULT, 0) + op(RESET, 0) +
+        op(GET, 0) + op(STATUS, 1) + op(FAULT, 1, 1) + op(RESULT, 1) + op(RESULT, 1) +
+        op(RESET, 1) + op(CANCEL_PRODUCER, 2) + op(RESULT, 2),
+    "results": make(FROM_ERROR, 2) + make(FROM_CANCELED) + make(RUNNER_I64) + make(NEXT_FRAME) +
+        op(RESULT, 0) + op(RESULT, 1) + op(COMPLETE, 2, 4) + op(RESULT, 2) + op(RESULT, 2) +
+        op(RESULT, 3) + op(RUN_FRAME) + op(RESULT, 3),
     "nested_combinators": make(MANUAL) + make(MANUAL) + make(WHEN_ANY, 1, 0) + make(MANUAL) +
         make(WHEN_ALL, 1, 2) + op(COMPLETE, 1) + op(COMPLETE, 3) + consume_twice(4) +
         op(COMPLETE, 0),
@@ -125,7 +131,7 @@ SCENARIOS = {
 
 def random_seed(n, ops):
     rnd = random.Random(n)
-    return b"".join(bytes([rnd.randrange(20), rnd.randrange(256), rnd.randrange(256),
+    return b"".join(bytes([rnd.randrange(22), rnd.randrange(256), rnd.randrange(256),
                            rnd.randrange(256)]) for _ in range(ops))
 
 

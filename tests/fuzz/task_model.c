@@ -412,7 +412,9 @@ int tm_can_produce(const tm_model *m, int i)
 {
     const tm_handle *h = &m->h[i];
     switch (h->kind) {
-    case TM_MANUAL: case TM_RUNNER: case TM_RUNNER_I64: case TM_FUTURE:
+    case TM_MANUAL:
+        return !h->round_over;
+    case TM_RUNNER: case TM_RUNNER_I64: case TM_FUTURE:
         return 1;
     case TM_AUTO:       /* the source object itself must still exist */
         return !h->consumed || object_alive(m, h);
@@ -461,6 +463,22 @@ int tm_produce(tm_model *m, int i, const tm_outcome *o)
     if (rc == TD_OK && !h->no_answer)
         tm_finish_(m, i, &r);
     return rc;
+}
+
+/* Defined while the old round's task is the user's and nobody waits on it: a waiter's
+ * continuation would never run (completion.h: the reset is the owner's, between rounds). */
+int tm_may_reset(const tm_model *m, int i)
+{
+    const tm_handle *h = &m->h[i];
+    return h->kind == TM_MANUAL && !h->round_over && h->owner == TM_OWNER_USER &&
+           h->nsubs == 0 && h->shared_by < 0 && m->nh < TM_MAX_HANDLES;
+}
+
+int tm_reset(tm_model *m, int i)
+{
+    m->h[i].round_over = 1;
+    m->h[i].consumed = 1;       /* stale, and the source lives on: queries read TD_E_STALE */
+    return tm_make_manual(m, TM_MANUAL);
 }
 
 /* ---- queries ---------------------------------------------------------------------------------- */

@@ -100,6 +100,7 @@ typedef struct tm_handle {
     tm_outcome all;             /* when_all: the outcome so far */
     /* producers */
     int answered;               /* callback / future / runner gate: the answer was given */
+    int round_over;             /* a manual source's round ended by a reset */
     int no_answer;              /* adapter over a cancelled token: no answer reaches the task */
     /* the pool rule for a consumed task (task.h: a freed source must not be queried) */
     int consume_safe;
@@ -170,6 +171,11 @@ int tm_input_ok(const tm_model *m, int h, const int *chosen, int n);
 int tm_can_produce(const tm_model *m, int h);
 /* The answer of completing h's producer with `o`: TD_OK, TD_DONE or TD_E_STALE. */
 int tm_produce(tm_model *m, int h, const tm_outcome *o);
+
+/* completion.h: td_completion_source_reset starts the manual source's next round: every
+ * task of the previous one becomes stale. The new round's task is a new handle (returned). */
+int tm_may_reset(const tm_model *m, int h);
+int tm_reset(tm_model *m, int h);
 
 /* ---- queries: tm_may_query says whether the query is defined; the rest predict it ------- */
 int tm_may_query(const tm_model *m, int h);

@@ -55,7 +55,7 @@ typedef struct tf_state {
 static const char *const op_names[TF_OP_COUNT] = {
     "make", "make", "complete", "fault", "cancel_producer", "cancel", "on_completed", "get",
     "get", "status", "share", "run_frame", "advance_clock", "capacity", "retire_loop",
-    "cancel_register", "cancel_unregister", "cancel_after", "linked", "forget"
+    "cancel_register", "cancel_unregister", "cancel_after", "linked", "forget", "reset", "result"
 };
 
 const char *tf_op_name(int op) { return (unsigned)op < TF_OP_COUNT ? op_names[op] : "teardown"; }
@@ -399,6 +399,44 @@ static void op_get(tf_state *st, int i)
         check_outcome(st, i, &e, &o);
 }
 
+/* td_task_result: get's answer, with a fault or cancellation as its own return code. */
+static void op_result(tf_state *st, int i)
+{
+    if (i < 0 || !tm_may_query(&st->m, i))
+        return;
+    tm_outcome e;
+    td_error err;
+    int64_t v = 0;
+    memset(&err, 0, sizeof(err));
+    int expected = tm_get(&st->m, i, &e);
+    if (expected == TD_OK && e.status == TD_FAULTED)
+        expected = TD_E_FAULTED;
+    else if (expected == TD_OK && e.status == TD_CANCELED)
+        expected = TD_E_CANCELED;
+    int rc = st->h[i].typed ? td_task_i64_result(st->h[i].t, &v, &err)
+                            : td_task_result(st->h[i].t.task, &err);
+    check_eq(st, i, "result rc", expected, rc);
+    if (rc != expected)
+        return;
+    if (rc == TD_OK && e.value_known && st->h[i].typed)
+        check_eq(st, i, "result value", e.value, v);
+    if (rc == TD_E_FAULTED || rc == TD_E_CANCELED)
+        check_eq(st, i, "result error code", e.code, err.code);
+}
+
+static void op_reset(tf_state *st, int i)
+{
+    if (i < 0 || !tm_may_reset(&st->m, i))
+        return;
+    int n = tm_reset(&st->m, i);
+    tf_handle *h = &st->h[n];
+    h->manual = st->h[i].manual;            /* the new round owns the source now */
+    st->h[i].manual = NULL;
+    td_completion_source_reset(h->manual);
+    h->t = td_completion_source_task_i64(h->manual);
+    h->typed = 1;
+}
+
 static void op_status(tf_state *st, int i)
 {
     if (i < 0 || !tm_may_query(&st->m, i))
@@ -571,7 +609,9 @@ static void run_op(tf_state *st, int op, uint8_t a, uint8_t b, uint8_t c)
     case TF_CANCEL_UNREGISTER: op_cancel_unregister(st, a); break;
     case TF_CANCEL_AFTER: op_cancel_after(st, pick_cs(st, a), b); break;
     case TF_LINKED: op_linked(st, pick_cs(st, a), pick_cs(st, b)); break;
-    default: op_forget(st, h); break;
+    case TF_FORGET: op_forget(st, h); break;
+    case TF_RESET: op_reset(st, h); break;
+    default: op_result(st, h); break;
     }
     sweep(st);
 }
