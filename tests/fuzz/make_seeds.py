@@ -85,6 +85,15 @@ SCENARIOS = {
         consume_twice(1) + op(COMPLETE, 0, 1),
     "timeout_producer_wins": make(RUNNER_I64) + make(TIMEOUT, 4, 0) + op(COMPLETE, 0, 2) +
         consume_twice(1) + op(RUN_FRAME) + op(ADVANCE, 9) + op(RUN_FRAME),
+    # make(TIMEOUT, b, c): b % 8 ms; c: bit 0 with error, bit 1 a token, bit 2 immediately,
+    # c >> 3 the token's source (c also picks the input: c % handles)
+    "timeout_token_immediate": make(MANUAL) + make(TIMEOUT, 5, 6) + op(CANCEL, 0) +
+        op(GET, 1) + op(GET, 1) + op(COMPLETE, 0, 1) + op(RUN_FRAME),
+    "timeout_token_next_frame": make(AUTO) + make(TIMEOUT, 5, 2) + op(CANCEL, 0) +
+        op(STATUS, 1) + op(RUN_FRAME) + consume_twice(1) + op(COMPLETE, 0),
+    "timeout_token_cancelled_before": op(CANCEL, 0) + make(MANUAL) + make(TIMEOUT, 5, 2) +
+        op(GET, 1) + make(FROM_RESULT, 3) + make(TIMEOUT, 5, 2) + op(GET, 3) + op(GET, 3) +
+        op(COMPLETE, 0),
     "attach_cancel": make(MANUAL) + make(ATTACH, 0) + op(CANCEL, 0) + op(GET, 1) + op(GET, 1) +
         op(COMPLETE, 0, 1),
     "attach_input_first": make(MANUAL) + make(ATTACH, 4) + op(COMPLETE, 0, 3) + op(CANCEL, 1) +

@@ -250,8 +250,27 @@ void tm_add_item_(tm_model *m, int type, int target, int64_t deadline)
     m->nitems++;
 }
 
+static void timeout_delay_done(tm_model *m, int p, int status);
+
+/* compose.h: a timeout's delay is made (with the options' token) before its inputs are
+ * subscribed; it is input 1. A token cancelled already completes the delay canceled at
+ * once, which the timeout takes once the producer is subscribed (unless that decided). */
+static int timeout_delay_start(tm_model *m, int p, int64_t ns, int immediate)
+{
+    tm_handle *c = &m->h[p];
+    c->frame_driven = 1;
+    c->ninputs = 2;
+    c->inputs[1] = -1;
+    if (c->cs >= 0 && m->cs[c->cs].cancelled)
+        return 1;
+    tm_add_item_(m, TM_ITEM_TIMEOUT, p, m->now + ns);
+    if (c->cs >= 0 && immediate)
+        tm_add_reg_(m, c->cs, TM_REG_TIMEOUT, p);
+    return 0;
+}
+
 int tm_make_combinator(tm_model *m, tm_kind kind, const int *inputs, int n, int cs, int64_t ns,
-                       int with_error)
+                       int with_error, int immediate)
 {
     if (kind == TM_SUPPRESS && m->h[inputs[0]].sourceless) {
         /* compose.h: a source-free input is returned as it is */
@@ -276,17 +295,13 @@ int tm_make_combinator(tm_model *m, tm_kind kind, const int *inputs, int n, int 
         c->frame_driven |= m->h[inputs[k]].frame_driven;
         m->h[inputs[k]].owner = TM_OWNER_COMBINATOR;
     }
-    if (kind == TM_TIMEOUT) {
-        /* its delay is made before the inputs are subscribed; the delay is input 1 */
-        c->frame_driven = 1;
-        c->ninputs = 2;
-        c->inputs[1] = -1;
-        tm_add_item_(m, TM_ITEM_TIMEOUT, p, m->now + ns);
-    }
+    int delay_cancelled = kind == TM_TIMEOUT && timeout_delay_start(m, p, ns, immediate);
     if (kind == TM_ATTACH && cs >= 0)
         c->frame_driven = 1;
     for (int k = 0; k < n; k++)
         subscribe(m, inputs[k], TM_SUB_PARENT, p);
+    if (delay_cancelled)
+        timeout_delay_done(m, p, TD_CANCELED);
     if (kind == TM_ATTACH && cs >= 0 && !c->decided) {
         if (m->cs[cs].cancelled) {
             c->decided = 1;
@@ -299,7 +314,10 @@ int tm_make_combinator(tm_model *m, tm_kind kind, const int *inputs, int n, int 
     return p;
 }
 
-/* The timeout's internal delay completed (elapsed, or cancelled by the retirement). */
+/* The timeout's delay completed: elapsed, or cancelled (its token, the loop's retirement);
+ * a no-op once the timeout was decided (the delay was abandoned then). */
+void tm_timeout_delay_done_(tm_model *m, int p, int status) { timeout_delay_done(m, p, status); }
+
 static void timeout_delay_done(tm_model *m, int p, int status)
 {
     tm_handle *c = &m->h[p];
@@ -625,9 +643,12 @@ static int tick_item(tm_model *m, const tm_item *it)
         tm_handle *c = &m->h[it->target];
         if (c->delay_done)
             return 0;
-        if (m->now < it->deadline)
+        if (c->cs >= 0 && m->cs[c->cs].cancelled)
+            timeout_delay_done(m, it->target, TD_CANCELED);
+        else if (m->now >= it->deadline)
+            timeout_delay_done(m, it->target, TD_SUCCEEDED);
+        else
             return 1;
-        timeout_delay_done(m, it->target, TD_SUCCEEDED);
         return 0;
     }
     tm_handle *h = &m->h[it->target];

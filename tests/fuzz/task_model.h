@@ -108,7 +108,7 @@ typedef struct tm_handle {
 } tm_handle;
 
 /* A cancellation registration: what runs when its source is cancelled. */
-enum { TM_REG_WAIT, TM_REG_ADAPTER, TM_REG_ATTACH, TM_REG_LINK, TM_REG_USER };
+enum { TM_REG_WAIT, TM_REG_ADAPTER, TM_REG_ATTACH, TM_REG_LINK, TM_REG_USER, TM_REG_TIMEOUT };
 typedef struct tm_reg { int type; int target; int active; } tm_reg;
 
 typedef struct tm_cancel {
@@ -159,8 +159,9 @@ int tm_make_manual(tm_model *m, tm_kind kind);                 /* MANUAL, AUTO, 
 int tm_make_value(tm_model *m, tm_kind kind, int64_t v, int code);  /* FROM_* */
 int tm_make_frame(tm_model *m, tm_kind kind, uint32_t frames); /* NEXT_FRAME, YIELD, DELAY_FRAME */
 int tm_make_wait(tm_model *m, tm_kind kind, uint32_t frames, int64_t ns, int cs, int immediate);
+/* cs: race's losers, attach's token, timeout's options token (cancel_immediately: immediate) */
 int tm_make_combinator(tm_model *m, tm_kind kind, const int *inputs, int n, int cs, int64_t ns,
-                       int with_error);
+                       int with_error, int immediate);
 int tm_make_adapter(tm_model *m, tm_kind kind, int cs, int inline_answer, int inline_status,
                     int64_t value);
 /* Can `h` be given to a combinator (as one of `n` inputs already chosen in `chosen`)? */

@@ -48,6 +48,9 @@ static void run_reg(tm_model *m, const tm_reg *r)
     case TM_REG_LINK:
         tm_cancel_source_(m, r->target);
         break;
+    case TM_REG_TIMEOUT:        /* the delay's cancel_immediately: the timeout reads canceled */
+        tm_timeout_delay_done_(m, r->target, TD_CANCELED);
+        break;
     case TM_REG_USER:
         m->ur[r->target].runs_expected++;
         break;

@@ -27,6 +27,8 @@ static inline tm_outcome tm_canceled_outcome_(void)
 void tm_finish_(tm_model *m, int i, const tm_outcome *o);
 /* Add a loop item at timing UPDATE (after the others). */
 void tm_add_item_(tm_model *m, int type, int target, int64_t deadline);
+/* A timeout's delay completed with `status` (elapsed, or cancelled). */
+void tm_timeout_delay_done_(tm_model *m, int p, int status);
 /* Register what runs when source c is cancelled. */
 void tm_add_reg_(tm_model *m, int c, int type, int target);
 /* Cancel source c: 1 when this call cancelled it. */

@@ -220,7 +220,11 @@ static int make_combinator(tf_state *st, tm_kind kind, uint8_t b, uint8_t c)
     int cs = (kind == TM_RACE || kind == TM_ATTACH) ? pick_cs(st, b >> 2) : -1;
     int64_t ns = (int64_t)(b % 8) * 1000000;
     int with_error = c & 1;
-    int i = tm_make_combinator(&st->m, kind, inputs, n, cs, ns, with_error);
+    int immediate = (c >> 2) & 1;
+    if (kind == TM_TIMEOUT && (c & 2))      /* a timeout with a token in its options */
+        cs = pick_cs(st, c >> 3);
+    td_wait_options opts = wait_options(st, cs, immediate);
+    int i = tm_make_combinator(&st->m, kind, inputs, n, cs, ns, with_error, immediate);
     if (i < 0)
         return -1;
     tf_handle *h = &st->h[i];
@@ -229,7 +233,9 @@ static int make_combinator(tf_state *st, tm_kind kind, uint8_t b, uint8_t c)
     case TM_WHEN_ALL: h->t = td_task_i64_of(td_when_all(untyped, n)); break;
     case TM_WHEN_ANY: h->t = td_when_any(untyped, n); break;
     case TM_RACE: h->t = td_race(untyped, n, cs >= 0 ? st->cs[cs] : NULL); break;
-    case TM_TIMEOUT: h->t = td_timeout_i64(in0, ns, TD_CLOCK_REALTIME, with_error, NULL); break;
+    case TM_TIMEOUT:
+        h->t = td_timeout_i64(in0, ns, TD_CLOCK_REALTIME, with_error, cs >= 0 ? &opts : NULL);
+        break;
     case TM_ATTACH: h->t = td_attach_cancel_i64(in0, token_of(st, cs)); break;
     default: h->t = td_suppress_cancel_i64(in0); break;
     }
