@@ -109,10 +109,9 @@ static const tl_optspec attempt_spec = {
     "flipping each round, suite order rotating (primary, builderlifecycle, throughput,\n"
     "cancellation / builderlifecycle, throughput, cancellation, primary / ...), then\n"
     "report-only default-retention processes (--report-only): 32 processes for two backends\n"
-    "and 3 rounds. Each process\n"
-    "is pinned to one CPU, has a start deadline and a timeout, an observation file, and one\n"
-    "retry on an infrastructure failure (crash or hang without the player's own failure\n"
-    "marker). Then the gate, files.sha256 and the runs archive.",
+    "and 3 rounds. Each process is pinned to one CPU, has a start deadline and a timeout, an\n"
+    "observation file, and one retry on an infrastructure failure (crash or hang without the\n"
+    "player's own failure marker). Then the gate, files.sha256 and the runs archive.",
     attempt_opts,
     "Labels, subject and suite names: letters, digits, '.', '_', '-', not starting with '.'.\n"
     "Every child runs in its own process group; SIGINT or SIGTERM stops them all (SIGTERM,\n"
