@@ -153,14 +153,19 @@ static void cx_arm_rows(tb_run *r, int shape, int typed, uint32_t n)
     tb_emit(r, kname, &a.complete, (uint64_t)n * k, a.check, 0, 0, 0, a.complete.retained);
 }
 
+/* 1 when a single-row function runs: the filter wants the row and the subject supports it
+ * (else the row is NA, with the subject's reason). */
+static int cx_row_runs(const tb_run *r, const char *name, int supported)
+{
+    if (!tb_want(r, name)) return 0;
+    if (!supported) tb_na(r, name);
+    return supported;
+}
+
 static void cx_transition_row(tb_run *r)
 {
     const char *name = "Screen transition N=500 cancelling frame";
-    if (!tb_want(r, name)) return;
-    if (!td_subject.cancel_start) {
-        tb_na(r, name);
-        return;
-    }
+    if (!cx_row_runs(r, name, td_subject.cancel_start != NULL)) return;
     cx_arm a = { 0 };
     a.row = name;
     a.shape = TD_CANCEL_SIDE_BY_SIDE;
@@ -226,11 +231,7 @@ static int cx_race_unit(tb_run *r, void *arg)
 static void cx_race_row(tb_run *r, int loser)
 {
     const char *name = loser == TD_RACE_METHOD ? "Race per frame async-method loser" : "Race per frame leaf-wait loser";
-    if (!tb_want(r, name)) return;
-    if (!td_subject.race_start) {
-        tb_na(r, name);
-        return;
-    }
+    if (!cx_row_runs(r, name, td_subject.race_start != NULL)) return;
     cx_race u = { 0 };
     u.row = name;
     u.loser = loser;
