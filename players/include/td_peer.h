@@ -92,7 +92,9 @@ static peer_group peer_grp;
 
 static int peer_group_begin(int typed, int shape, uint32_t n)
 {
-    if (n == 0 || n > TD_SUBJECT_MAX_COHORT || peer_grp.started) return -1;
+    if (n == 0 || n > TD_SUBJECT_MAX_COHORT || (shape != TD_CANCEL_SIDE_BY_SIDE && shape != TD_CANCEL_NESTED) ||
+        peer_grp.started)
+        return -1;
     uint32_t token = peer_grp.token + 1;
     peer_grp = (peer_group){ 0 };
     peer_grp.token = token;

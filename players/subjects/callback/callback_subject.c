@@ -346,6 +346,7 @@ static void cb_race_on_frame(uint32_t slot)
 
 static int cb_race_start(int loser)
 {
+    if (loser != TD_RACE_LEAF && loser != TD_RACE_METHOD) return -1;
     cb_rc = (cb_race){ 0 };
     cb_rc.loser = loser;
     cb_rc.winner = -1;

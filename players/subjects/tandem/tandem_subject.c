@@ -415,7 +415,9 @@ static td_task_i64 tsub_cancel_call(uint32_t depth, int64_t value)
 
 static int tsub_cancel_start(int typed, int shape, uint32_t n)
 {
-    if (n == 0 || n > TD_SUBJECT_MAX_COHORT || tsub_group_cs) return -1;
+    if (n == 0 || n > TD_SUBJECT_MAX_COHORT || (shape != TD_CANCEL_SIDE_BY_SIDE && shape != TD_CANCEL_NESTED) ||
+        tsub_group_cs)
+        return -1;
     tsub_group_cs = td_cancel_source_new();
     if (!tsub_group_cs) return -1;
     tsub_group_n = n;
@@ -498,7 +500,8 @@ TD_METHOD_DEFINE(tsub_waiter, tsub_waiter_frame, tsub_waiter_step);
 
 static int tsub_race_start(int loser)
 {
-    if (tsub_race_cs || !(tsub_race_cs = td_cancel_source_new())) return -1;
+    if ((loser != TD_RACE_LEAF && loser != TD_RACE_METHOD) || tsub_race_cs || !(tsub_race_cs = td_cancel_source_new()))
+        return -1;
     tsub_cleanups = tsub_canceled_seen = 0;
     td_task in[2];
     in[0] = td_next_frame(TD_TIMING_UPDATE);
