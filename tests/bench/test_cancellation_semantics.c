@@ -10,7 +10,7 @@
  * the heap (a leak), a group still pending after the frame.
  */
 #include "../runtime/td_test.h"
-#include "td_bench.h"
+#include "fake_host.h"
 #include "../../players/suites/cancellation/cancellation.c"
 
 /* ---- the fake subject: a group of n methods finished by the next frame ------------------ */
@@ -68,9 +68,7 @@ static uint64_t got_ns;
 static char got_fail[512];
 
 static uint64_t fake_now(void) { return clock_ns += 1000; }
-static void fake_alloc_read(td_player_alloc_counts *out) { memset(out, 0, sizeof *out); }
 static int64_t fake_live(void) { return live_bytes; }
-static void fake_log(void *ctx, int32_t level, const char *m) { (void)ctx, (void)level, fprintf(stderr, "log: %s\n", m); }
 
 static void fake_row_ext(void *ctx, const td_player_row *row, const td_player_row_ext *ext)
 {
@@ -90,21 +88,8 @@ static void fake_fail(void *ctx, const char *row, const char *message)
 
 static void run(int broken)
 {
-    td_player_host h = { 0 };
-    h.abi_version = TD_PLAYER_ABI_VERSION;
-    h.size = sizeof h;
-    h.backend = "aot";
-    h.subject = "fake";
-    h.samples = 1;
-    h.sample_index = 0;     /* a measured call: the leak check is on */
-    h.warmup_index = -1;
-    h.filter = "nested typed N=100";
-    h.alloc_read = fake_alloc_read;
-    h.now_ns = fake_now;
-    h.log = fake_log;
-    h.row_ext = fake_row_ext;
-    h.fail = fake_fail;
-    h.alloc_live_bytes = fake_live;
+    /* a measured call: the leak check is on */
+    td_player_host h = fake_host("nested typed N=100", fake_now, fake_live, fake_row_ext, fake_fail);
     breakage = broken;
     group_started = 0;
     got_rows = got_fails = got_subtract = 0;

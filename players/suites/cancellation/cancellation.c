@@ -11,7 +11,8 @@
  *                                   completed normally) / N (`tandem bench` prints it).
  *   "Complete <shape> <typed> N=n"  the control on its own: started, the frame that completes
  *                                   it, consumed.
- *   "Screen transition N=500"       500 suspended methods side by side, untyped: the wall
+ *   "Screen transition N=500 cancelling frame"
+ *                                   500 suspended methods side by side, untyped: the wall
  *                                   time of the cancelling frame (cancel + frame) per frame.
  *   "Race per frame <loser> loser"  each frame a race of a next-frame wait against a signal
  *                                   that never comes, the loser a leaf wait or an async
@@ -29,6 +30,8 @@
  */
 #include "td_bench.h"
 
+/* CX_DEFAULT_POOL: the smallest default pool a group's methods come from (the runtime's
+ * RunnerPoolCapacity, the stackful peers' coroutine pool); a larger group is matched. */
 enum { CX_DEFAULT_POOL = 128, CX_RACE_FRAMES = 64 };
 
 typedef struct cx_arm {
