@@ -25,7 +25,8 @@
 
 /* This table's version (see "THE ABI VERSIONS" in tandem_player.h): bump it when an
  * entry is added, removed, moved or changes meaning. A module compiled against another
- * version is refused at load by the player, both versions named. */
+ * version is refused at load by the player, both versions named. History: 1 the first
+ * table; 2 the cancellation groups and per-frame races (cancel_*, race_*, td_cancel_tally). */
 #define TD_SUBJECT_ABI_VERSION 2u
 
 #define TD_SUBJECT_MAX_COHORT 4096u
