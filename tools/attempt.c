@@ -84,7 +84,8 @@ static const tl_opt attempt_opts[] = {
     { "from-git", 0, TL_OPT_STR, "REV", 0, 0, "stage revision REV (tandem stage --from-git) instead of the\n"
       "working tree" },
     { "instructions", 0, TL_OPT_FLAG, NULL, 0, 0, "after the processes, the instruction arm (tandem bench --meter\n"
-      "instructions) for primary, builderlifecycle and throughput on each\n"
+      "instructions) for the gated suites (primary, builderlifecycle,\n"
+      "throughput, cancellation) on each\n"
       "backend, every subject: instructions/<suite>-<backend>-*.json and the\n"
       "instruction table in gate.md beside the times (report-only)" },
     { "baseline", 0, TL_OPT_STR, "REV", 0, 0, "also measure the project's runtime at git revision REV (of the\n"
@@ -105,12 +106,12 @@ static const tl_optspec attempt_spec = {
     "[--require-quiet] [--from-git REV] [--instructions] [--baseline REV]",
     "The measured attempt: quiet pre-gate, stage, build or reuse both players (compile\n"
     "check), then interleaved player processes: N rounds (default 3), backend order\n"
-    "flipping each round, suite order rotating (primary, builderlifecycle, throughput /\n"
-    "builderlifecycle, throughput, primary / ...), then report-only default-retention\n"
-    "processes (--report-only): 26 processes for two backends and 3 rounds. Each process\n"
-    "is pinned to one CPU, has a start deadline and a timeout, an observation file, and one\n"
-    "retry on an infrastructure failure (crash or hang without the player's own failure\n"
-    "marker). Then the gate, files.sha256 and the runs archive.",
+    "flipping each round, suite order rotating (primary, builderlifecycle, throughput,\n"
+    "cancellation / builderlifecycle, throughput, cancellation, primary / ...), then\n"
+    "report-only default-retention processes (--report-only): 32 processes for two backends\n"
+    "and 3 rounds. Each process is pinned to one CPU, has a start deadline and a timeout, an\n"
+    "observation file, and one retry on an infrastructure failure (crash or hang without the\n"
+    "player's own failure marker). Then the gate, files.sha256 and the runs archive.",
     attempt_opts,
     "Labels, subject and suite names: letters, digits, '.', '_', '-', not starting with '.'.\n"
     "Every child runs in its own process group; SIGINT or SIGTERM stops them all (SIGTERM,\n"

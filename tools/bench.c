@@ -5,7 +5,8 @@
  * every subject and the five bench suites (or reuses WORK/<backend> when the reuse rule
  * allows it: staged sources byte-identical, binaries matching their manifest), runs ONE
  * tandem-player process for the chosen subjects, writes its JSON report (SUITES.md) and
- * prints a table: row, ns/op per subject, tandem/peer ratios, allocations per op.
+ * prints a table: row, ns/op per subject, tandem/peer ratios, allocations per op; then, for
+ * rows that state a control they do not subtract, their cost over it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,8 +86,10 @@ static const tl_optspec bench_spec = {
     "[--out FILE] [--work DIR] [--staging DIR] [--quick] [--filter TEXT] [--baseline REV]\n"
     "[--functions N]",
     "Run one benchmark suite of the project (Tandem's: primary, builderlifecycle, throughput,\n"
-    "whenany, buildercycle; SUITES.md; any suite of tandem.json but its smoke and demo suites)\n"
-    "in one player process and write its JSON report.",
+    "whenany, buildercycle, cancellation; SUITES.md; any suite of tandem.json but its smoke and\n"
+    "demo suites) in one player process and write its JSON report. Rows that state a control\n"
+    "beside their time without subtracting it (cancellation) get a second table: their cost\n"
+    "over it, the median of (ns - controlNs) / op.",
     bench_opts, "exit: 0 a complete, validated report (with --baseline: and no regression against it);\n"
     "1 a failed or incomplete run, or a baseline that cannot be built; 2 usage; 3 --baseline: a gated\n"
     "row is a regression (time: ratio > 1.02; instructions: > 1.005)", 0, 0
@@ -166,6 +169,76 @@ static double bench_num(const cJSON *row, const char *key)
 {
     const cJSON *v = row ? cJSON_GetObjectItemCaseSensitive(row, key) : NULL;
     return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+/* An integer of a report's sample arrays: a number, or a string where it can exceed 2^53. */
+static double bench_sample_value(const cJSON *v)
+{
+    if (cJSON_IsNumber(v)) return v->valuedouble;
+    return cJSON_IsString(v) ? strtod(v->valuestring, NULL) : -1;
+}
+
+static int bench_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* A row's cost over the control it states beside its time without subtracting it (the
+ * cancellation suite: a cancelled group over the same group completed normally, a raced
+ * frame over an idle one): the median over samples of (ns - controlNs) / ops, which may be
+ * negative (cancelling cheaper than completing). -1 when the row states no such control. */
+static int bench_over_control(const cJSON *row, double *out)
+{
+    if (!row || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(row, "supported")) ||
+        !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(row, "controlSubtracted")))
+        return -1;
+    const cJSON *ns = cJSON_GetObjectItemCaseSensitive(row, "ns"), *ctl = cJSON_GetObjectItemCaseSensitive(row, "controlNs");
+    const cJSON *ops = cJSON_GetObjectItemCaseSensitive(row, "ops");
+    int n = cJSON_GetArraySize(ns);
+    if (n <= 0 || n > 100000 || cJSON_GetArraySize(ctl) != n || cJSON_GetArraySize(ops) != n) return -1;
+    double *per = malloc((size_t)n * sizeof *per);
+    if (!per) return -1;
+    for (int i = 0; i < n; i++) {
+        double t = bench_sample_value(cJSON_GetArrayItem(ns, i)), c = bench_sample_value(cJSON_GetArrayItem(ctl, i));
+        double o = bench_sample_value(cJSON_GetArrayItem(ops, i));
+        if (!(c > 0) || !(o > 0) || t < 0) {
+            free(per);
+            return -1;
+        }
+        per[i] = (t - c) / o;
+    }
+    qsort(per, (size_t)n, sizeof *per, bench_cmp_double);
+    *out = n % 2 ? per[n / 2] : (per[n / 2 - 1] + per[n / 2]) / 2;
+    free(per);
+    return 0;
+}
+
+/* The rows that state an unsubtracted control, with their cost over it per subject. */
+static void bench_print_over_control(const cJSON *doc, char **subjects, int nsub)
+{
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(doc, "rows"), *it;
+    int header = 0;
+    cJSON_ArrayForEach(it, rows) {
+        const cJSON *s = cJSON_GetObjectItemCaseSensitive(it, "subject");
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(it, "name");
+        double v;
+        if (!cJSON_IsString(s) || !cJSON_IsString(n) || strcmp(s->valuestring, subjects[0]) || bench_over_control(it, &v))
+            continue;
+        if (!header) {
+            printf("\nover the stated control (median of (ns - controlNs) / op; Cancel: the cost per cancelled "
+                   "method, Race: per frame over an idle frame)\n%-50s   ", "row");
+            for (int i = 0; i < nsub; i++) printf(" %11.11s", subjects[i]);
+            printf("\n");
+            header = 1;
+        }
+        printf("%-50.50s   ", n->valuestring);
+        for (int i = 0; i < nsub; i++) {
+            if (bench_over_control(bench_row(rows, subjects[i], n->valuestring), &v)) printf(" %11s", "NA");
+            else printf(" %11.2f", v);
+        }
+        printf("\n");
+    }
 }
 
 /* primary: ratio of means (nsPerOp); other suites: median of per-sample values. */
@@ -417,6 +490,7 @@ int td_verb_bench(int argc, char **argv)
         goto done;
     }
     bench_print_table(doc, suite, subjects, nsub);
+    bench_print_over_control(doc, subjects, nsub);
     int completed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "completed"));
     const cJSON *f = cJSON_GetObjectItemCaseSensitive(doc, "failure");
     const cJSON *msg = cJSON_GetObjectItemCaseSensitive(f, "message");

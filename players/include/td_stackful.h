@@ -21,7 +21,12 @@
  *   gates                  the coroutine parks on a gate (one waiter); completing the
  *                          gate resumes it inline, up to its next suspension;
  *   throughput loops       16 park/resume round trips per coroutine;
- *   whenany                not expressible without a callback layer: NA.
+ *   cancellation groups    side by side: a coroutine per method parked on the next frame,
+ *                          resumed by it, reading the group's token as its outcome (the
+ *                          group a join count, td_peer.h); nested: one coroutine whose
+ *                          methods are plain nested calls on its stack (its own, deep
+ *                          enough for TD_SUBJECT_MAX_COHORT levels), the innermost parked;
+ *   whenany, races         not expressible without a callback layer: NA.
  */
 #ifndef TD_STACKFUL_H
 #define TD_STACKFUL_H
@@ -31,14 +36,19 @@
 #include "td_peer.h"
 
 #define SF_STACK (16u * 1024u)
+/* The nested group's coroutine: TD_SUBJECT_MAX_COHORT nested calls (a few dozen bytes each
+ * under clang, about a hundred and fifty under tcc) fit with room to spare. */
+#define SF_DEEP_STACK (2u * 1024u * 1024u)
 #define SF_DEFAULT_CAPACITY 128u
 
-enum { SF_JOB_DONE = 0, SF_JOB_NEXTFRAME, SF_JOB_GATES, SF_JOB_LOOP };
+enum { SF_JOB_DONE = 0, SF_JOB_NEXTFRAME, SF_JOB_GATES, SF_JOB_LOOP, SF_JOB_CANCEL_MEMBER, SF_JOB_CANCEL_NESTED };
 
 typedef struct sf_co sf_co;
 struct sf_co {
     sf_switch sw;          /* the subject's context state */
     char *stack;
+    uint32_t stack_bytes;
+    uint32_t token;        /* cancellation groups: the group's token it was started with */
     int32_t job, typed, done, kind;
     uint32_t slot, susp, awaits;
     int64_t value;
@@ -55,18 +65,24 @@ static sf_co **sf_pool;
 static uint32_t sf_pool_count, sf_pool_cap = SF_DEFAULT_CAPACITY;
 static sf_co *sf_slots[TD_SUBJECT_MAX_COHORT];
 
-static sf_co *sf_rent(void)
+static sf_co *sf_co_new(uint32_t stack_bytes)
 {
-    if (sf_pool_count) return sf_pool[--sf_pool_count];
     sf_co *co = (sf_co *)calloc(1, sizeof *co);
     if (!co) return NULL;
-    co->stack = (char *)malloc(SF_STACK);
+    co->stack_bytes = stack_bytes;
+    co->stack = (char *)malloc(stack_bytes);
     if (!co->stack || sf_switch_make(co) != 0) {
         free(co->stack);
         free(co);
         return NULL;
     }
     return co;
+}
+
+static sf_co *sf_rent(void)
+{
+    if (sf_pool_count) return sf_pool[--sf_pool_count];
+    return sf_co_new(SF_STACK);
 }
 
 static void sf_return(sf_co *co)
@@ -79,10 +95,13 @@ static void sf_return(sf_co *co)
     free(co);
 }
 
+static sf_co *sf_deep;     /* the nested cancellation group's coroutine (never pooled) */
+
 static int sf_init(void)
 {
     sf_pool = (sf_co **)calloc(TD_SUBJECT_MAX_COHORT, sizeof *sf_pool);
-    return sf_pool ? 0 : -1;
+    sf_deep = sf_co_new(SF_DEEP_STACK);
+    return sf_pool && sf_deep ? 0 : -1;
 }
 
 static void sf_retain(uint32_t cohort)
@@ -129,6 +148,31 @@ static int64_t sf_await_gate(sf_co *co, sf_gate *g)
     return g->value;
 }
 
+/* A cancellation group's member: parked on the next frame, it reads the group's token. */
+static void sf_cancel_member(sf_co *co)
+{
+    sf_wait_frame(co);
+    int canceled = peer_group_observe(co->token);
+    peer_group_cleanup(canceled, co->token);
+    peer_group_finished(canceled ? 0 : co->value);
+}
+
+/* The nested group: method `depth` calls method depth - 1 on the same stack, the innermost
+ * (0) parks on the next frame; each returns its callee's value + 1 after its cleanup. */
+static int64_t sf_cancel_nested(sf_co *co, uint32_t depth, int *canceled)
+{
+    int64_t value = 1;
+    if (depth == 0) {
+        sf_wait_frame(co);
+        *canceled = peer_group_observe(co->token);
+    } else {
+        value = sf_cancel_nested(co, depth - 1, canceled) + 1;
+    }
+    peer_group_cleanup(*canceled, co->token);
+    peer_group_finished(*canceled ? 0 : value);
+    return value;
+}
+
 /* The body every coroutine runs forever: one job per rental, then back to the caller. */
 static void sf_body(sf_co *co)
 {
@@ -149,6 +193,14 @@ static void sf_body(sf_co *co)
         case SF_JOB_LOOP:
             for (k = 0; k < co->awaits; k++) sf_wait_frame(co);
             break;
+        case SF_JOB_CANCEL_MEMBER:
+            sf_cancel_member(co);
+            break;
+        case SF_JOB_CANCEL_NESTED: {
+            int canceled = 0;
+            sf_cancel_nested(co, co->susp, &canceled);
+            break;
+        }
         }
         co->done = 1;
         sf_switch_suspend(co);
@@ -316,6 +368,49 @@ static int sf_loops_start(int kind, uint32_t n, uint32_t awaits)
 
 static int64_t sf_loops_get(int kind, uint32_t n) { return sf_slots_get(kind == TD_LOOP_NEXTFRAME_I64, n); }
 
+/* ---- cancellation groups ---- */
+
+static int sf_cancel_start(int typed, int shape, uint32_t n)
+{
+    if (peer_group_begin(typed, shape, n)) return -1;
+    if (shape == TD_CANCEL_NESTED) {
+        if (!sf_deep->done && sf_deep->job == SF_JOB_CANCEL_NESTED) return -1;   /* still parked */
+        sf_deep->job = SF_JOB_CANCEL_NESTED;
+        sf_deep->susp = n - 1;     /* the depth below the outermost */
+        sf_deep->token = peer_grp.token;
+        sf_deep->done = 0;
+        sf_switch_resume(sf_deep);
+        return 0;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        sf_co *co = sf_rent();
+        if (!co) return -1;
+        co->job = SF_JOB_CANCEL_MEMBER;
+        co->slot = i;
+        co->value = (int64_t)i + 1;
+        co->token = peer_grp.token;
+        co->done = 0;
+        sf_slots[i] = co;
+        sf_switch_resume(co);
+    }
+    return 0;
+}
+
+/* Consumption: the group's outcome; the members' coroutines go back to the pool. */
+static int sf_cancel_get(int typed, td_cancel_tally *out)
+{
+    (void)typed;
+    int shape = peer_grp.shape;
+    uint32_t n = peer_grp.n;
+    if (peer_group_get(out)) return -1;
+    if (shape == TD_CANCEL_SIDE_BY_SIDE)
+        for (uint32_t i = 0; i < n; i++) {
+            sf_return(sf_slots[i]);
+            sf_slots[i] = NULL;
+        }
+    return 0;
+}
+
 #define SF_SUBJECT_OPS(NAME, INIT)                                                          \
     const td_subject_ops td_subject = {                                                     \
         NAME, "stackful",                                                                   \
@@ -326,7 +421,9 @@ static int64_t sf_loops_get(int kind, uint32_t n) { return sf_slots_get(kind == 
         sf_gates_reset, sf_gates_start, sf_gates_complete, sf_slots_pending, sf_gates_get,  \
         sf_loops_start, sf_slots_pending, sf_loops_get,                                     \
         NULL,                                                                               \
-        "a stackful coroutine library has no when_any without a callback layer",            \
+        sf_cancel_start, peer_cancel_request, peer_cancel_pending, sf_cancel_get,           \
+        NULL, NULL,                                                                         \
+        "a stackful coroutine library has no when_any (or race) without a callback layer",  \
     }
 
 #endif /* TD_STACKFUL_H */

@@ -25,8 +25,9 @@
 
 /* This table's version (see "THE ABI VERSIONS" in tandem_player.h): bump it when an
  * entry is added, removed, moved or changes meaning. A module compiled against another
- * version is refused at load by the player, both versions named. */
-#define TD_SUBJECT_ABI_VERSION 1u
+ * version is refused at load by the player, both versions named. History: 1 the first
+ * table; 2 the cancellation groups and per-frame races (cancel_*, race_*, td_cancel_tally). */
+#define TD_SUBJECT_ABI_VERSION 2u
 
 #define TD_SUBJECT_MAX_COHORT 4096u
 #define TD_SUBJECT_MAX_SUSPENSIONS 4u
@@ -45,6 +46,40 @@ enum {
     TD_LOOP_YIELD = 1,            /* untyped, yield() */
     TD_LOOP_NEXTFRAME_I64 = 2     /* typed, next_frame(), returns 42 */
 };
+
+/* Cancellation groups (the cancellation suite). A group is `n` async methods started
+ * together, each suspended (directly or through its callee) on a next-frame wait that
+ * observes the group's cancellation token, and each with a cleanup step: the C counterpart
+ * of a `finally`, run once whether the method completes or is cancelled, and counted.
+ *   side by side: n methods awaited by one when_all (the group's task); typed: method i
+ *                 returns i + 1, the group the sum;
+ *   nested:       a chain of depth n, method d awaiting method d + 1, the innermost
+ *                 suspended on the wait; typed: the innermost returns 1, every caller its
+ *                 callee's value + 1 (the group: n).
+ * Cancelled, every method reads CANCELED with the group's token and the group's task does
+ * too; completed normally (the wait reached), every method succeeds. */
+enum {
+    TD_CANCEL_SIDE_BY_SIDE = 0,
+    TD_CANCEL_NESTED = 1
+};
+
+/* Per-frame races: a next-frame wait (the winner) against a signal that never comes, the
+ * loser either a leaf wait on the signal or an async method awaiting it (with a cleanup
+ * step); the race cancels the loser with a token of its own once the frame wait wins. */
+enum {
+    TD_RACE_LEAF = 0,
+    TD_RACE_METHOD = 1
+};
+
+/* What a group's (or a race's) consumption saw, for the suite to validate. */
+enum { TD_TALLY_PENDING = 0, TD_TALLY_SUCCEEDED = 1, TD_TALLY_CANCELED = 2, TD_TALLY_OTHER = 3 };
+typedef struct td_cancel_tally {
+    int32_t status;       /* the group's (race's) outcome: TD_TALLY_* */
+    int32_t token_ok;     /* 1 when a CANCELED outcome names the group's token */
+    uint32_t cleanups;    /* cleanup steps run since the start (each method's once) */
+    uint32_t canceled;    /* methods (race: losers) that read CANCELED with the group's token */
+    int64_t value;        /* typed and completed: the group's result; race: the winner's index */
+} td_cancel_tally;
 
 typedef struct td_subject_ops {
     const char *name;
@@ -91,6 +126,20 @@ typedef struct td_subject_ops {
      * consume the winner; `reps` times. Returns the sum of winner indexes (typed: of
      * winner values, producer j completes with 100 + j). */
     int64_t (*whenany)(int typed, uint32_t inputs, uint32_t reps);
+
+    /* ---- cancellation: one group at a time (see TD_CANCEL_*) ---- */
+    /* Start the group (a fresh token); every method runs to its suspension. */
+    int (*cancel_start)(int typed, int shape, uint32_t n);
+    /* Cancel the group's token. The next frame() delivers it: every method then runs its
+     * cleanup and completes CANCELED (without this call, that frame completes them). */
+    int (*cancel_request)(void);
+    uint32_t (*cancel_pending)(void);                       /* methods not finished (untimed) */
+    /* Consume the group's task (and the library's deferred return work). */
+    int (*cancel_get)(int typed, td_cancel_tally *out);
+
+    /* ---- per-frame race (see TD_RACE_*): start one race, frame(), then consume it ---- */
+    int (*race_start)(int loser);
+    int (*race_get)(int loser, td_cancel_tally *out);
 
     /* Why a NULL entry is NA. */
     const char *na_reason;

@@ -11,5 +11,5 @@ td_clone() {
 # `tandem bench` reuses), so a test does not build the peers it does not run.
 td_player() { # TANDEM BACKEND STAGING DIR
   "$1" build --backend "$2" --staging "$3" --out "$4" --subject tandem --suite primary --suite builderlifecycle \
-    --suite throughput --suite whenany --suite buildercycle >/dev/null || { echo "FAIL: build $2 from $3"; exit 1; }
+    --suite throughput --suite whenany --suite buildercycle --suite cancellation >/dev/null || { echo "FAIL: build $2 from $3"; exit 1; }
 }

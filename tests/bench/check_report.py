@@ -33,6 +33,22 @@ def bl_rows():
                     rows["Resumption %s suspensions=%d N=%d flow %s" % (t, s, n, flow)] = 0
     return rows
 
+def cancel_rows():
+    rows = {}
+    for shape in ("side-by-side", "nested"):
+        for t in ("untyped", "typed"):
+            for n in (1, 100, 500, 4096):
+                rows["Cancel %s %s N=%d" % (shape, t, n)] = int(n > 1)
+                rows["Complete %s %s N=%d" % (shape, t, n)] = 0
+    rows["Screen transition N=500 cancelling frame"] = 1
+    rows["Race per frame leaf-wait loser"] = 0
+    rows["Race per frame async-method loser"] = 0
+    return rows
+
+# cancellation: the Cancel and Race rows state their control (the same group completed
+# normally; idle frames) beside their time, never subtracted, one per sample
+STATED_CONTROL = {"cancellation": ("Cancel ", "Race ")}
+
 EXPECTED = {
     "primary": (primary_rows(), 24, 16),
     "builderlifecycle": (bl_rows(), 48, 8),
@@ -41,6 +57,7 @@ EXPECTED = {
     "whenany": ({"WhenAny %s inputs=%d" % (t, i): 0 for t in ("untyped", "typed") for i in (2, 16, 32)}, 6, 0),
     "buildercycle": ({"Cycle scheduling N=128": 0, "Cycle gate-completion N=128": 0,
                       "Cycle consumption N=128": 0}, 3, 0),
+    "cancellation": (cancel_rows(), 35, 13),
 }
 
 errors = []
@@ -133,6 +150,8 @@ def main():
                 err("%s: a sample with no ops or no time" % what)
                 continue
             sub = r["controlSubtracted"]
+            if name.startswith(STATED_CONTROL.get(suite, ())) and (sub or any(x <= 0 for x in ctrl)):
+                err("%s: controlSubtracted %s, controlNs %s: a stated, unsubtracted control expected" % (what, sub, ctrl))
             c = [x if sub else 0 for x in ctrl]
             mean = (sum(ns) - sum(c)) / sum(ops)
             per = sorted((ns[i] - c[i]) / ops[i] for i in range(samples))

@@ -10,7 +10,7 @@
  * idle frames cost more than the loops' fails the row with its reason and emits nothing.
  */
 #include "../runtime/td_test.h"
-#include "td_bench.h"
+#include "fake_host.h"
 #include "../../players/suites/throughput/throughput.c"
 
 /* ---- the fake clock and subject --------------------------------------------------------- */
@@ -62,9 +62,7 @@ static int got_rows, got_fails, got_subtract;
 static char got_fail[512];
 
 static uint64_t fake_now(void) { return clock_ns; }
-static void fake_alloc_read(td_player_alloc_counts *out) { memset(out, 0, sizeof *out); }
 static int64_t fake_live(void) { return 0; }
-static void fake_log(void *ctx, int32_t level, const char *m) { (void)ctx, (void)level, fprintf(stderr, "log: %s\n", m); }
 
 static void fake_row_ext(void *ctx, const td_player_row *row, const td_player_row_ext *ext)
 {
@@ -91,21 +89,7 @@ static void fake_shape(void *ctx, const char *name, uint64_t segments, uint64_t 
 
 static void run(void)
 {
-    td_player_host h = { 0 };
-    h.abi_version = TD_PLAYER_ABI_VERSION;
-    h.size = sizeof h;
-    h.backend = "aot";
-    h.subject = "fake";
-    h.samples = 1;
-    h.sample_index = 0;     /* a measured call: samples of at least 1 ms */
-    h.warmup_index = -1;
-    h.filter = "nextframe N=1024";
-    h.alloc_read = fake_alloc_read;
-    h.now_ns = fake_now;
-    h.log = fake_log;
-    h.row_ext = fake_row_ext;
-    h.fail = fake_fail;
-    h.alloc_live_bytes = fake_live;
+    td_player_host h = fake_host("nextframe N=1024", fake_now, fake_live, fake_row_ext, fake_fail);
     h.sample_shape = fake_shape;
     got_rows = got_fails = got_subtract = 0;
     got_units = 0;

@@ -45,14 +45,14 @@ quick)
     [ -e "$A/$f" ] || fail "missing $f"
   done
   n=$(json "$A/attempt-manifest.json" "len(d['processes'])")
-  [ "$n" = 14 ] || fail "manifest lists $n processes, expected 14 (6 gated, 8 default-retention report-only)"
+  [ "$n" = 16 ] || fail "manifest lists $n processes, expected 16 (8 gated, 8 default-retention report-only)"
   ok=$(json "$A/attempt-manifest.json" "sum(p['status'].startswith('ok') for p in d['processes'])")
-  [ "$ok" = 14 ] || fail "$ok of 14 processes ok"
+  [ "$ok" = 16 ] || fail "$ok of 16 processes ok"
   v=$(json "$A/gate/gate-summary.json" "d['verdict']")
   [ "$v" != INVALID ] || { fail "gate INVALID"; json "$A/gate/gate-summary.json" "d['invalid']"; }
   # the measured players hold the measured suites only, as the baseline's module does; the
   # smoke suite runs on players of its own
-  want="['buildercycle', 'builderlifecycle', 'primary', 'throughput', 'whenany']"
+  want="['buildercycle', 'builderlifecycle', 'cancellation', 'primary', 'throughput', 'whenany']"
   for b in aot jit; do
     got=$(json "$A/players/$b/player-$b.json" "sorted(d['suites'])")
     [ "$got" = "$want" ] || fail "players/$b built with suites $got, expected the measured $want"
@@ -101,7 +101,7 @@ crash|hang)
       sleep 0.1
     done
     kill -TERM $pid 2>/dev/null; wait $pid 2>/dev/null
-    grep -q 'aot players from .*: not reusable (.*player-aot.json: suites \["primary","smoke"\], not the 5 measured suites' \
+    grep -q 'aot players from .*: not reusable (.*player-aot.json: suites \["primary","smoke"\], not the 6 measured suites' \
       "$W/mismatched-attempt/attempt.log" || fail "players with other suites reused: $(grep 'players from' "$W/mismatched-attempt/attempt.log")"
   fi
   # TANDEM_TEST_FAULTS is required for the hidden option

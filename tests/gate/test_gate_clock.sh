@@ -22,6 +22,8 @@ rm -rf "$W/base/logs" "$W/base/files.sha256"
 import json, sys
 c = json.load(sys.stdin)
 c["expectedProcesses"] = 22
+for s in c["suites"]:  # the packet predates the cancellation suite: no process of it
+    if s["name"] == "cancellation": s["gated"] = False
 for s in c["suites"]: s["samples"] = 8
 json.dump(c, open(sys.argv[1], "w"), indent=1)' "$W/config.json"
 run() { "$T" gate "$W/$1" --config "$W/config.json" --out "$W/g-$1" >"$W/$1.out" 2>&1; echo $?; }

@@ -23,6 +23,8 @@ cp -r "$W/a" "$W/c"
 import json, sys
 c = json.load(sys.stdin)
 c["expectedProcesses"] = 22
+for s in c["suites"]:  # the packet predates the cancellation suite: no process of it
+    if s["name"] == "cancellation": s["gated"] = False
 for s in c["suites"]: s["samples"] = 8
 json.dump(c, open(sys.argv[1], "w"), indent=1)' "$W/config.json"
 # scale ROW's tandem samples (AOT, matched retention) by FACTOR in every process of DIR

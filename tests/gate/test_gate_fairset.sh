@@ -21,6 +21,8 @@ import json, sys
 w = sys.argv[1]
 c = json.load(open(w + "/default.json"))
 c["expectedProcesses"] = 22
+for s in c["suites"]:  # the packet predates the cancellation suite: no process of it
+    if s["name"] == "cancellation": s["gated"] = False
 for s in c["suites"]: s["samples"] = 8
 json.dump(c, open(w + "/config.json", "w"), indent=1)
 for s in c["suites"]: s["lowerBoundRows"] = {}

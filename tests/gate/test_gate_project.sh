@@ -109,7 +109,7 @@ refuse() {  # refuse NAME PY_EDIT TEXT
 printf '{"thresholds": {"median": "fast"}}\n' >"$P/bad.json"
 refuse bad-config 'd["gate"]["config"] = "bad.json"' "$P/tandem.json: gate.config: the gate configuration $P/bad.json is refused"
 refuse none-gated 'd["suites"] = {"whenany": "@tandem/players/suites/whenany"}' \
-  "$P/tandem.json: gate.gatedSuites: none given, and none of the gate's gated suites (primary, builderlifecycle, throughput) is among the project's suites"
+  "$P/tandem.json: gate.gatedSuites: none given, and none of the gate's gated suites (primary, builderlifecycle, throughput, cancellation) is among the project's suites"
 refuse bad-peer 'd["gate"]["peers"] = ["ucontext"]' \
   "$P/tandem.json: gate.peers[0]: 'ucontext' is not one of the subjects other than gate.subject"
 

@@ -75,6 +75,8 @@ def prepare(ctx, fixtures):
     cfg["expectedProcesses"] = 22  # built-in defaults, 22 processes, 8 samples (the attempt's)
     for s in cfg["suites"]:
         s["samples"] = 8
+        if s["name"] == "cancellation":  # the packet predates the cancellation suite: no process of it
+            s["gated"] = False
     json.dump(cfg, open(os.path.join(ctx.shared, "config.json"), "w"), indent=1)
     text = open(os.path.join(ctx.shared, "config.json")).read()
     assert '"median": 0.95' in text

@@ -73,6 +73,14 @@ void gate_config_default(gate_config *c)
     add_suite(c, "throughput", 0, 1);
     add_suite(c, "whenany", 0, 0);
     add_suite(c, "buildercycle", 0, 0);
+    /* cancellation: the cancelled groups and the screen transition, where both libraries run
+     * their own code; N=1 (one method: the harness as much as the library), the normal
+     * completions (the control of the cost per cancelled method) and the races (the stackful
+     * peers have no race without a callback layer: NA) report-only */
+    s = add_suite(c, "cancellation", 0, 1);
+    PUSH(s->report_only, s->nreport_only, "N=1");
+    PUSH(s->report_only, s->nreport_only, "^Complete");
+    PUSH(s->report_only, s->nreport_only, "^Race");
 }
 
 const gate_suite_cfg *gate_suite_find(const gate_config *c, const char *suite)

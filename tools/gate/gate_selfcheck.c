@@ -26,6 +26,7 @@ static const sc_row sc_rows[] = {
     { "builderlifecycle", "untyped 1 suspension N=128" },
     { "builderlifecycle", "untyped 1 suspension N=1" },
     { "throughput", "nextframe N=1024" },
+    { "cancellation", "Cancel side-by-side untyped N=100" },
     { NULL, NULL }
 };
 
@@ -75,11 +76,11 @@ static void add_entry(cJSON *rows, const char *name, const char *subject, double
 
 static int write_set(const char *dir, const sc_knobs *k)
 {
-    static const char *const suites[] = { "primary", "builderlifecycle", "throughput" };
+    static const char *const suites[] = { "primary", "builderlifecycle", "throughput", "cancellation" };
     static const char *const backends[] = { "aot", "jit" };
     int idx = 0, first_aot = 1, first = 1, wrote_mixed = 0;
     for (int round = 0; round < 3; round++)
-        for (int s = 0; s < 3; s++)
+        for (int s = 0; s < (int)(sizeof suites / sizeof *suites); s++)
             for (int b = 0; b < 2; b++)
                 for (int ret = 0; ret < (k->default_retention && round == 0 ? 2 : 1); ret++) {
                     idx++;

@@ -271,6 +271,101 @@ static int64_t cb_whenany(int typed, uint32_t inputs, uint32_t reps)
     return sum;
 }
 
+/* ---- cancellation groups: a member is a frame callback; nested, a chain of continuations ---- */
+
+static int64_t cb_member_values[TD_SUBJECT_MAX_COHORT];
+
+/* a side-by-side member resumed by the frame: its outcome, cleanup, completion (the join) */
+static void cb_member_resume(uint32_t slot)
+{
+    int canceled = peer_group_observe(peer_grp.token);
+    peer_group_cleanup(canceled, peer_grp.token);
+    peer_group_finished(canceled ? 0 : cb_member_values[slot]);
+}
+
+/* nested: level `level` completes with its callee's outcome, then its caller's continuation */
+static void cb_nested_complete(uint32_t level, int canceled, int64_t value)
+{
+    peer_group_cleanup(canceled, peer_grp.token);
+    peer_group_finished(canceled ? 0 : value);
+    if (level > 0) cb_nested_complete(level - 1, canceled, value + 1);
+}
+
+static void cb_nested_resume(uint32_t innermost)
+{
+    cb_nested_complete(innermost, peer_group_observe(peer_grp.token), 1);
+}
+
+static int cb_cancel_start(int typed, int shape, uint32_t n)
+{
+    if (peer_group_begin(typed, shape, n)) return -1;
+    if (shape == TD_CANCEL_NESTED) {
+        cb_register(cb_nested_resume, n - 1);
+        return 0;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        cb_member_values[i] = (int64_t)i + 1;
+        cb_register(cb_member_resume, i);
+    }
+    return 0;
+}
+
+static int cb_cancel_get(int typed, td_cancel_tally *out)
+{
+    (void)typed;
+    return peer_group_get(out);
+}
+
+/* ---- per-frame race: the frame callback wins and cancels the loser on the signal ---- */
+
+typedef struct cb_race {
+    int32_t loser, settled, winner;
+    uint32_t loser_canceled, cleanups;
+    cb_fn signal_waiter;          /* the signal's one waiter (never raised) */
+} cb_race;
+static cb_race cb_rc;
+
+static void cb_on_signal(uint32_t slot) { (void)slot; }   /* the signal never comes */
+
+/* the method loser's continuation: its outcome, cleanup, completion */
+static void cb_waiter_complete(int canceled)
+{
+    cb_rc.cleanups++;
+    cb_rc.loser_canceled += canceled;
+}
+
+static void cb_race_on_frame(uint32_t slot)
+{
+    (void)slot;
+    cb_rc.winner = 0;
+    cb_rc.settled = 1;
+    cb_rc.signal_waiter = NULL;             /* the loser leaves the signal */
+    if (cb_rc.loser == TD_RACE_METHOD) cb_waiter_complete(1);
+    else cb_rc.loser_canceled++;
+}
+
+static int cb_race_start(int loser)
+{
+    if (loser != TD_RACE_LEAF && loser != TD_RACE_METHOD) return -1;
+    cb_rc = (cb_race){ 0 };
+    cb_rc.loser = loser;
+    cb_rc.winner = -1;
+    cb_rc.signal_waiter = cb_on_signal;
+    cb_register(cb_race_on_frame, 0);
+    return 0;
+}
+
+static int cb_race_get(int loser, td_cancel_tally *out)
+{
+    if (!cb_rc.settled || cb_rc.loser != loser) return -1;
+    out->status = TD_TALLY_SUCCEEDED;
+    out->token_ok = 0;
+    out->value = cb_rc.winner;
+    out->cleanups = cb_rc.cleanups;
+    out->canceled = cb_rc.loser_canceled;
+    return 0;
+}
+
 const td_subject_ops td_subject = {
     "callback", "callbacks",
     cb_init, peer_set_flow, cb_retain, cb_capacities,
@@ -279,5 +374,7 @@ const td_subject_ops td_subject = {
     cb_gates_reset, cb_gates_start, cb_gates_complete, cb_slots_pending, cb_gates_get,
     cb_loops_start, cb_slots_pending, cb_loops_get,
     cb_whenany,
+    cb_cancel_start, peer_cancel_request, peer_cancel_pending, cb_cancel_get,
+    cb_race_start, cb_race_get,
     NULL,
 };

@@ -29,7 +29,7 @@ static void fcsub_entry(transfer_t t)
 
 static int sf_switch_make(sf_co *co)
 {
-    co->sw.self = make_fcontext(co->stack + SF_STACK, SF_STACK, fcsub_entry);
+    co->sw.self = make_fcontext(co->stack + co->stack_bytes, co->stack_bytes, fcsub_entry);
     return co->sw.self ? 0 : -1;
 }
 

@@ -99,9 +99,11 @@ static void tsub_loop_step(td_runner *r, tsub_loop_frame *f)
 }
 TD_METHOD_DEFINE(tsub_loop, tsub_loop_frame, tsub_loop_step);
 
+TD_METHOD_DECLARE(tsub_cancel);   /* the cancellation groups' method and the race's loser, below */
+TD_METHOD_DECLARE(tsub_waiter);
 static td_method *const tsub_methods[] = {
     &tsub_done_method, &tsub_done_i64_method, &tsub_nf_method, &tsub_nf_i64_method,
-    &tsub_gate_method, &tsub_gate_i64_method, &tsub_loop_method,
+    &tsub_gate_method, &tsub_gate_i64_method, &tsub_loop_method, &tsub_cancel_method, &tsub_waiter_method,
 };
 #define TSUB_NMETHODS (sizeof tsub_methods / sizeof tsub_methods[0])
 
@@ -346,6 +348,194 @@ static int64_t tsub_whenany(int typed, uint32_t inputs, uint32_t reps)
     return sum;
 }
 
+/* ---- cancellation groups and per-frame races ---------------------------------------------- */
+
+/* The group's token and what its methods' cleanups saw (td_cancel_tally). */
+static td_cancel_source *tsub_group_cs;
+static td_task_i64 tsub_group;
+static td_task tsub_group_inputs[TD_SUBJECT_MAX_COHORT];    /* the untyped when_all's inputs */
+static int64_t tsub_group_results[TD_SUBJECT_MAX_COHORT];   /* the typed when_all's results */
+static uint32_t tsub_group_n, tsub_cleanups, tsub_canceled_seen;
+static int tsub_group_shape;
+
+/* The cleanup step (a `finally`): runs once per method, whatever the outcome it is given. */
+static void tsub_cleanup(const td_outcome *o, const td_cancel_source *group)
+{
+    tsub_cleanups++;
+    tsub_canceled_seen += o->status == TD_CANCELED && o->error.cancel == group;
+}
+
+/* A method ends with its awaited outcome: cancelled or faulted alike, else its value. */
+#define TSUB_FINISH_AS(r, o, value)                                                    \
+    do {                                                                                \
+        if ((o).status == TD_CANCELED) TD_CANCEL(r, (o).error.cancel);                  \
+        if ((o).status != TD_SUCCEEDED) TD_FAIL(r, (o).error.code, (o).error.message);  \
+        TD_RETURN_VALUE(r, value);                                                      \
+    } while (0)
+
+/* The leaf's wait: the next frame, observing `cs` (a pooled wait; cancellation is seen at
+ * the frame, as an uncancelled wait completes then). */
+static td_task_i64 tsub_group_wait(td_cancel_source *cs)
+{
+    td_wait_options o = td_wait_defaults();
+    o.cancel = td_cancel_source_token(cs);
+    return td_task_i64_of(td_next_frame_ex(&o));
+}
+
+/* depth 0: suspended on the group's wait, returns `value`; depth d: awaits a method of depth
+ * d - 1 and returns its value + 1. Untyped groups ignore the values. */
+typedef struct tsub_cancel_frame { uint32_t depth; int64_t value; } tsub_cancel_frame;
+
+static td_task_i64 tsub_cancel_call(uint32_t depth, int64_t value);
+
+static void tsub_cancel_step(td_runner *r, tsub_cancel_frame *f)
+{
+    TD_BEGIN(r);
+    if (f->depth == 0) {
+        TD_AWAIT_OUTCOME(r, tsub_group_wait(tsub_group_cs));
+    } else {
+        TD_AWAIT_OUTCOME(r, tsub_cancel_call(f->depth - 1, 1));
+        f->value = r->last.value + 1;
+    }
+    tsub_cleanup(&r->last, tsub_group_cs);
+    TSUB_FINISH_AS(r, r->last, f->value);
+    TD_END(r);
+}
+TD_METHOD_DEFINE(tsub_cancel, tsub_cancel_frame, tsub_cancel_step);
+
+static td_task_i64 tsub_cancel_call(uint32_t depth, int64_t value)
+{
+    td_runner *r = td_runner_rent(&tsub_cancel_method);
+    TD_FRAME(r, tsub_cancel_frame)->depth = depth;
+    TD_FRAME(r, tsub_cancel_frame)->value = value;
+    td_task_i64 t;
+    TD_METHOD_START_I64(tsub_cancel, r, t);
+    return t;
+}
+
+static int tsub_cancel_start(int typed, int shape, uint32_t n)
+{
+    if (n == 0 || n > TD_SUBJECT_MAX_COHORT || (shape != TD_CANCEL_SIDE_BY_SIDE && shape != TD_CANCEL_NESTED) ||
+        tsub_group_cs)
+        return -1;
+    tsub_group_cs = td_cancel_source_new();
+    if (!tsub_group_cs) return -1;
+    tsub_group_n = n;
+    tsub_group_shape = shape;
+    tsub_cleanups = tsub_canceled_seen = 0;
+    if (shape == TD_CANCEL_NESTED) {
+        tsub_group = tsub_cancel_call(n - 1, 1);
+        return 0;
+    }
+    TSUB_START_COHORT(tsub_cancel, n,
+                      (TD_FRAME(r, tsub_cancel_frame)->depth = 0, TD_FRAME(r, tsub_cancel_frame)->value = (int64_t)i + 1));
+    if (typed) {
+        tsub_group = td_task_i64_of(td_when_all_i64(tsub_tasks, (int)n, tsub_group_results));
+        return 0;
+    }
+    /* td_when_all takes untyped tasks: the cohort's are typed views of them */
+    for (uint32_t i = 0; i < n; i++) tsub_group_inputs[i] = tsub_tasks[i].task;
+    tsub_group = td_task_i64_of(td_when_all(tsub_group_inputs, (int)n));
+    return 0;
+}
+
+static int tsub_cancel_request(void) { return tsub_group_cs && td_cancel_source_cancel(tsub_group_cs) == 1 ? 0 : -1; }
+
+static uint32_t tsub_cancel_pending(void) { return tsub_group_n - tsub_cleanups; }
+
+static int32_t tsub_tally_status(td_status st)
+{
+    return st == TD_SUCCEEDED ? TD_TALLY_SUCCEEDED : st == TD_CANCELED ? TD_TALLY_CANCELED
+         : st == TD_PENDING ? TD_TALLY_PENDING : TD_TALLY_OTHER;
+}
+
+static int tsub_cancel_get(int typed, td_cancel_tally *out)
+{
+    td_outcome o;
+    if (!tsub_group_cs || td_task_i64_get(tsub_group, &o) != TD_OK) return -1;
+    out->status = tsub_tally_status(o.status);
+    out->token_ok = o.status == TD_CANCELED && o.error.cancel == tsub_group_cs;
+    out->cleanups = tsub_cleanups;
+    out->canceled = tsub_canceled_seen;
+    out->value = 0;
+    if (typed && o.status == TD_SUCCEEDED) {
+        /* nested: the outermost method's value; side by side: the when_all's results */
+        out->value = tsub_group_shape == TD_CANCEL_NESTED ? o.value : 0;
+        if (tsub_group_shape == TD_CANCEL_SIDE_BY_SIDE)
+            for (uint32_t i = 0; i < tsub_group_n; i++) out->value += tsub_group_results[i];
+    }
+    /* every wait observing the token has completed (in the frame): the source may go */
+    td_cancel_source_free(tsub_group_cs);
+    tsub_group_cs = NULL;
+    return 0;
+}
+
+/* The race's signal: never raised, so its waits always lose to the next frame. */
+static int tsub_signal_raised;
+static int tsub_signal_is_raised(void *arg) { return *(const int *)arg; }
+static td_cancel_source *tsub_race_cs;
+static td_task_i64 tsub_race;
+
+/* The leaf loser: a wait on the signal, cancelled the moment the race cancels its token. */
+static td_task tsub_signal_wait(td_cancel_source *cs)
+{
+    td_wait_options o = td_wait_defaults();
+    o.cancel = td_cancel_source_token(cs);
+    o.cancel_immediately = 1;
+    return td_wait_until(tsub_signal_is_raised, &tsub_signal_raised, &o);
+}
+
+/* The method loser: awaits the signal, with a cleanup step. */
+typedef struct tsub_waiter_frame { td_cancel_source *cs; } tsub_waiter_frame;
+
+static void tsub_waiter_step(td_runner *r, tsub_waiter_frame *f)
+{
+    TD_BEGIN(r);
+    TD_AWAIT_OUTCOME(r, td_task_i64_of(tsub_signal_wait(f->cs)));
+    tsub_cleanup(&r->last, f->cs);
+    TSUB_FINISH_AS(r, r->last, 0);
+    TD_END(r);
+}
+TD_METHOD_DEFINE(tsub_waiter, tsub_waiter_frame, tsub_waiter_step);
+
+static int tsub_race_start(int loser)
+{
+    if ((loser != TD_RACE_LEAF && loser != TD_RACE_METHOD) || tsub_race_cs || !(tsub_race_cs = td_cancel_source_new()))
+        return -1;
+    tsub_cleanups = tsub_canceled_seen = 0;
+    td_task in[2];
+    in[0] = td_next_frame(TD_TIMING_UPDATE);
+    if (loser == TD_RACE_METHOD) {
+        td_runner *r = td_runner_rent(&tsub_waiter_method);
+        TD_FRAME(r, tsub_waiter_frame)->cs = tsub_race_cs;
+        td_task_i64 t;
+        TD_METHOD_START_I64(tsub_waiter, r, t);
+        in[1] = t.task;
+    } else {
+        in[1] = tsub_signal_wait(tsub_race_cs);
+    }
+    tsub_race = td_race(in, 2, tsub_race_cs);
+    return 0;
+}
+
+static int tsub_race_get(int loser, td_cancel_tally *out)
+{
+    td_outcome o;
+    if (!tsub_race_cs || td_task_i64_get(tsub_race, &o) != TD_OK) return -1;
+    out->status = tsub_tally_status(o.status);
+    out->value = o.value;
+    out->cleanups = tsub_cleanups;
+    /* the method loser's cleanup saw its outcome; the leaf loser was consumed by the race,
+     * which cancelled the token it observes */
+    out->canceled = loser == TD_RACE_METHOD ? tsub_canceled_seen
+                                            : (uint32_t)td_cancel_is_requested(td_cancel_source_token(tsub_race_cs));
+    out->token_ok = 0;
+    /* the loser completed on the cancel call (cancel_immediately): the source may go */
+    td_cancel_source_free(tsub_race_cs);
+    tsub_race_cs = NULL;
+    return 0;
+}
+
 const td_subject_ops td_subject = {
     "tandem", "stackless",
     tsub_init, tsub_set_flow, tsub_retain, tsub_capacities,
@@ -354,5 +544,7 @@ const td_subject_ops td_subject = {
     tsub_gates_reset, tsub_gates_start, tsub_gates_complete, tsub_gates_pending, tsub_gates_get,
     tsub_loops_start, tsub_loops_pending, tsub_loops_get,
     tsub_whenany,
+    tsub_cancel_start, tsub_cancel_request, tsub_cancel_pending, tsub_cancel_get,
+    tsub_race_start, tsub_race_get,
     NULL,
 };

@@ -24,7 +24,7 @@ static int sf_switch_make(sf_co *co)
 {
     if (getcontext(&co->sw.self) != 0) return -1;
     co->sw.self.uc_stack.ss_sp = co->stack;
-    co->sw.self.uc_stack.ss_size = SF_STACK;
+    co->sw.self.uc_stack.ss_size = co->stack_bytes;
     co->sw.self.uc_link = NULL;
     makecontext(&co->sw.self, ucsub_entry, 0);
     return 0;

@@ -7,8 +7,9 @@
  *     its result in the operation's slot; a frame is one wheel_tick().
  *   throughput loops: a timer's callback re-adds the same timer for the next tick until
  *     it has waited `awaits` ticks.
- * A timer wheel has no task values, gates or combinators: those workloads are NULL, and
- * their rows are NA with the reason below. Everything is static (the slots and timers of
+ * A timer wheel has no task values, gates, combinators or cancellation (a timer, once
+ * added, fires: wheel.h has no way to remove it): those workloads are NULL, and their rows
+ * are NA with the reason below. Everything is static (the slots and timers of
  * a cohort of TD_SUBJECT_MAX_COHORT): nothing is allocated while timing.
  */
 #include <stdint.h>
@@ -118,5 +119,5 @@ const td_subject_ops td_subject = {
     .loops_start = wheel_loops_start,
     .loops_pending = wheel_pending,
     .loops_get = wheel_loops_get,
-    .na_reason = "a timer wheel has no task values, gates or combinators (examples/timerwheel)",
+    .na_reason = "a timer wheel has no task values, gates, combinators or cancellation (examples/timerwheel)",
 };
