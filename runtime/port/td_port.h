@@ -192,6 +192,9 @@
     "movq $0, 32(%rdx)\n\t"                                                                  \
     "xorl %eax, %eax\n\t"                                                                    \
     "ret\n"
+/* A debug build (TD_DEBUG) takes the C paths instead of these two, whose writes of the word
+ * are checked against the state table (detail/word.h). */
+#    if !defined(TD_DEBUG)
 #    define TD_PORT_DEFINE_TASK_GETS_(i64_name, i64_slow, name, slow)                      \
     __asm__(TD_PORT_ASM_FUNCTION_(i64_name)                                                 \
             TD_PORT_TASK_WORD_ASM_("11f")                                                   \
@@ -226,6 +229,7 @@
             "43:\txorl %eax, %eax\n\t"                                                      \
             "ret\n"                                                                         \
             "42:\tjmp " #slow "\n")
+#    endif
 #  endif
 /* A step's return with a value (async.h, TD_RETURN_VALUE) as a function in assembly with the
  * C signature void name(td_runner *r, int64_t value): inside its start (the runner's `sync`,
