@@ -115,10 +115,10 @@ TD_ALWAYS_INLINE void td_runner_succeed_(td_runner *r, int64_t value)
 }
 
 #if defined(TD_PORT_DEFINE_RUNNER_RETURN_)
-/* The offsets and the constant the port's assembly names (td_port.h). */
-typedef char runner_port_return_layout_[(offsetof(td_runner, sync) == 0x90 &&
-                                         offsetof(td_runner, source.value) == 8 &&
-                                         TD_SUCCEEDED == 1) ? 1 : -1];
+/* The offsets and the constant the port's assembly names (td_port_tcc_asm.h). */
+typedef char runner_port_return_layout_[(offsetof(td_runner, sync) == TD_ASM_RUNNER_SYNC &&
+                                         offsetof(td_runner, source.value) == TD_ASM_SOURCE_VALUE &&
+                                         TD_SUCCEEDED == TD_ASM_SUCCEEDED) ? 1 : -1];
 TD_PORT_DEFINE_RUNNER_RETURN_(td_port_runner_return_, td_runner_succeed_);
 #endif
 

@@ -368,14 +368,19 @@ int (td_task_i64_result)(td_task_i64 t, int64_t *value, td_error *err)
 }
 
 #if defined(TD_PORT_DEFINE_TASK_GETS_)
-/* The constants and offsets the port's assembly names (td_port.h). */
-typedef char task_port_gets_layout_[(TD_WORD_VERSION_SHIFT == 10 && TD_SUCCEEDED == 1 &&
-                                      TD_WORD_POOLED == 0x100 && TD_MODE_AWAITED == 0x4 &&
-                                      TD_WORD_STAMPED == 0x40 && offsetof(td_source, word) == 0 &&
-                                      offsetof(td_source, value) == 8 &&
-                                      offsetof(td_source, cont_arg) == 0x20 &&
-                                      offsetof(td_outcome, value) == 8 &&
-                                      offsetof(td_outcome, error) == 16 && sizeof(td_outcome) == 40 &&
+/* The constants and offsets the port's assembly names (td_port_tcc_asm.h), against their C
+ * definitions: the word's layout, a pooled success and its next version, the offsets. */
+typedef char task_port_gets_layout_[(TD_ASM_SUCCEEDED == TD_SUCCEEDED &&
+                                      TD_ASM_WORD_STAMPED == TD_WORD_STAMPED &&
+                                      TD_ASM_WORD_POOLED_SUCCESS == (TD_SUCCEEDED | TD_WORD_POOLED) &&
+                                      TD_ASM_POOLED_SUCCESS_TO_NEXT == TD_TOKEN_STEP - TD_SUCCEEDED &&
+                                      (TD_SUCCEEDED | TD_WORD_POOLED) < TD_TOKEN_STEP &&
+                                      TD_MODE_AWAITED == 0x4 && offsetof(td_source, word) == 0 &&
+                                      offsetof(td_source, value) == TD_ASM_SOURCE_VALUE &&
+                                      offsetof(td_source, cont_arg) == TD_ASM_SOURCE_CONT_ARG &&
+                                      offsetof(td_outcome, value) == TD_ASM_OUTCOME_VALUE &&
+                                      offsetof(td_outcome, error) == TD_ASM_OUTCOME_ERROR &&
+                                      sizeof(td_outcome) == TD_ASM_OUTCOME_ERROR + 24 &&
                                       sizeof(td_task_i64) == 16) ? 1 : -1];
 TD_PORT_DEFINE_TASK_GETS_(td_port_task_i64_get_, td_task_i64_get, td_port_task_get_, td_task_get);
 TD_PORT_DEFINE_TASK_RESULTS_(td_port_task_i64_result_, td_task_i64_result, td_port_task_result_, td_task_result);

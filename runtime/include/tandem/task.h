@@ -291,7 +291,7 @@ TD_INLINE int td_task_on_completed_fast_(td_task t, td_continuation_fn fn, void 
 #define td_task_result(t, err) td_task_result_fast_((t), (err))
 #define td_task_i64_result(t, valp, err) td_task_i64_result_fast_((t), (valp), (err))
 #elif defined(TD_PORT_DEFINE_TASK_GETS_)
-/* tcc: the consumption's common cases in assembly (td_port.h, defined in task.c), which
+/* tcc: the consumption's common cases in assembly (td_port_tcc_asm.h, defined in task.c), which
  * tail-jump to the out-of-line functions for the rest. */
 int td_port_task_get_(td_task t, td_outcome *out);
 int td_port_task_i64_get_(td_task_i64 t, td_outcome *out);
