@@ -71,7 +71,7 @@ static const td_runner_ops_ runner_tracked_ops = {
  * clang chose the word with two constants and an `or` (two instructions more) on both. */
 #define runner_publish_owned_(r, w, done)                                               \
     do {                                                                                \
-        td_atomic_store_release_u32(&(r)->source.word, (done));                         \
+        TD_WORD_STORE_(&(r)->source, TD_ACTOR_COMPLETER, (done));                         \
         TD_MAIN_OWNS_END_();                                                            \
         if (TD_WORD_OWNED_HAS_CONTINUATION_(w))                                         \
             runner_run_continuation(r);                                                 \
@@ -115,10 +115,10 @@ TD_ALWAYS_INLINE void td_runner_succeed_(td_runner *r, int64_t value)
 }
 
 #if defined(TD_PORT_DEFINE_RUNNER_RETURN_)
-/* The offsets and the constant the port's assembly names (td_port.h). */
-typedef char runner_port_return_layout_[(offsetof(td_runner, sync) == 0x90 &&
-                                         offsetof(td_runner, source.value) == 8 &&
-                                         TD_SUCCEEDED == 1) ? 1 : -1];
+/* The offsets and the constant the port's assembly names (td_port_tcc_asm.h). */
+typedef char runner_port_return_layout_[(offsetof(td_runner, sync) == TD_ASM_RUNNER_SYNC &&
+                                         offsetof(td_runner, source.value) == TD_ASM_SOURCE_VALUE &&
+                                         TD_SUCCEEDED == TD_ASM_SUCCEEDED) ? 1 : -1];
 TD_PORT_DEFINE_RUNNER_RETURN_(td_port_runner_return_, td_runner_succeed_);
 #endif
 
@@ -460,7 +460,7 @@ int td_runner_register_owned_(td_runner *r, td_source *s, uint32_t token, uint32
             r->sync = NULL;
             s->cont_fn = td_runner_resume_;
             s->cont_arg = r;
-            td_atomic_store_release_u32(&s->word, w | TD_MODE_AWAITED | TD_WORD_RESUMES_RUNNER);
+            TD_WORD_STORE_(s, TD_ACTOR_REGISTRAR, w | TD_MODE_AWAITED | TD_WORD_RESUMES_RUNNER);
             TD_MAIN_OWNS_END_();
             return 1;
         }
@@ -569,7 +569,7 @@ void td_runner_finish_(td_runner *r, td_status st, int64_t value, const td_error
             return;
         }
         r->sync = NULL;
-        td_atomic_store_release_u32(&r->source.word,
+        TD_WORD_STORE_(&r->source, TD_ACTOR_COMPLETER,
             (td_atomic_load_u32(&r->source.word) & ~TD_WORD_STATUS_MASK) | (uint32_t)st);
         return;
     }

@@ -61,7 +61,7 @@ td_task_i64 td_completion_source_task_i64(td_completion_source *cs)
     do {                                                                                \
         (r)->awaiting.task.source = NULL;                                               \
         (r)->awaiting.value = (v);                                                      \
-        td_atomic_store_release_u32(&(s)->word, TD_WORD_OWNED_DONE_((w), TD_SUCCEEDED,  \
+        TD_WORD_STORE_((s), TD_ACTOR_HANDOVER, TD_WORD_OWNED_DONE_((w), TD_SUCCEEDED, \
                                                     (const td_error *)NULL) | TD_MODE_CONSUMED); \
         TD_MAIN_OWNS_END_();                                                            \
     } while (0)

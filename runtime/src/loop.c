@@ -497,7 +497,7 @@ td_loop *td_loop_create(const td_loop_config *cfg)
     for (uint32_t t = 0; t < LOOP_SLOTS; t++) {
         td_source_init(&loop->markers[t].source, &loop_marker_ops);
         /* A stamp source (task.h): tasks on it succeed once timing t ran in their frame. */
-        loop->markers[t].source.word = TD_WORD_STAMPED;
+        TD_WORD_INIT_(&loop->markers[t].source, TD_WORD_STAMPED);
         loop->markers[t].source.cont_arg = (void *)&loop->timing_frame[t];
         loop->markers[t].loop = loop;
         loop->markers[t].timing = t;

@@ -19,7 +19,7 @@ void td_source_init(td_source *s, const td_source_ops *ops)
  * final, and this thread is the single completer (or holds the claim). Every other query
  * then only reads the word (task.h). */
 #define task_publish(s, w, st, err)                                                     \
-    td_atomic_store_release_u32(&(s)->word, TD_WORD_DONE_((w), (st), (err)))
+    TD_WORD_STORE_((s), TD_ACTOR_COMPLETER, TD_WORD_DONE_((w), (st), (err)))
 
 /* td_source_complete's CAS protocol (a source nobody owns, or taken from its owner). */
 static TD_NOINLINE int task_complete_shared(td_source *s, uint32_t token, td_status st, int64_t value,
@@ -40,7 +40,7 @@ static TD_NOINLINE int task_complete_shared(td_source *s, uint32_t token, td_sta
     }
     for (;;) {
         uint32_t done = TD_WORD_DONE_(w, st, err);
-        if (td_atomic_cas_u32(&s->word, &w, done))
+        if (TD_WORD_CAS_(s, TD_ACTOR_COMPLETER, &w, done))
             break;
         /* Only the mode can have changed under us (a waiter registering). */
         if (TD_WORD_VERSION(w) != token || TD_WORD_STATUS(w) != TD_PENDING)
@@ -96,7 +96,7 @@ int td_source_complete(td_source *s, uint32_t token, td_status st, int64_t value
             TD_SOURCE_RUN_CONTINUATION_(s);                                                   \
             break;                                                                      \
         }                                                                               \
-        while (!td_atomic_cas_u32(&(s)->word, &co_w_, TD_WORD_DONE_(co_w_, (st), (err)))) \
+        while (!TD_WORD_CAS_((s), TD_ACTOR_COMPLETER, &co_w_, TD_WORD_DONE_(co_w_, (st), (err)))) \
             ;                                                                           \
         if (TD_WORD_HAS_CONTINUATION_(co_w_))                                          \
             TD_SOURCE_RUN_CONTINUATION_(s);                                                   \
@@ -145,7 +145,7 @@ static TD_NOINLINE int task_try_complete_shared(td_source *s, int versioned, uin
             return TD_E_STALE;
         if (TD_WORD_STATUS(w) != TD_PENDING || (w & TD_WORD_CLAIMED))
             return TD_DONE;
-        if (td_atomic_cas_u32(&s->word, &w, w | TD_WORD_CLAIMED))
+        if (TD_WORD_CAS_(s, TD_ACTOR_CLAIMER, &w, w | TD_WORD_CLAIMED))
             break;
     }
     task_complete_own_cas(s, st, value, err);
@@ -187,7 +187,7 @@ void td_source_recycle(td_source *s)
     /* A release store: the cleared slots are visible before the new version, from which on
      * every query with the old token is stale. Until then the word reads as completed: only
      * the task's single consumer, which is here, may read the slots (task.h). */
-    td_atomic_store_release_u32(&s->word, TD_WORD_NEXT_VERSION_(w) | (w & TD_WORD_IMMORTAL));
+    TD_WORD_STORE_(s, TD_ACTOR_OWNER, TD_WORD_NEXT_VERSION_(w) | (w & TD_WORD_IMMORTAL));
 }
 
 /* Shared checks of a query on a protocol source (w: a local copy of its word): the token
@@ -238,7 +238,7 @@ int td_source_on_completed_(td_source *s, uint32_t token, td_continuation_fn fn,
         if (rc == TD_OK) {
             s->cont_fn = fn;
             s->cont_arg = arg;
-            td_atomic_store_release_u32(&s->word, w | TD_MODE_AWAITED);
+            TD_WORD_STORE_(s, TD_ACTOR_REGISTRAR, w | TD_MODE_AWAITED);
         }
         TD_MAIN_OWNS_END_();
         return rc;
@@ -251,7 +251,7 @@ int td_source_on_completed_(td_source *s, uint32_t token, td_continuation_fn fn,
     s->cont_fn = fn;
     s->cont_arg = arg;
     for (;;) {
-        if (td_atomic_cas_u32(&s->word, &w, w | TD_MODE_AWAITED))
+        if (TD_WORD_CAS_(s, TD_ACTOR_REGISTRAR, &w, w | TD_MODE_AWAITED))
             return TD_OK;
         rc = task_check(w, token);
         if (rc != TD_OK)
@@ -368,14 +368,19 @@ int (td_task_i64_result)(td_task_i64 t, int64_t *value, td_error *err)
 }
 
 #if defined(TD_PORT_DEFINE_TASK_GETS_)
-/* The constants and offsets the port's assembly names (td_port.h). */
-typedef char task_port_gets_layout_[(TD_WORD_VERSION_SHIFT == 10 && TD_SUCCEEDED == 1 &&
-                                      TD_WORD_POOLED == 0x100 && TD_MODE_AWAITED == 0x4 &&
-                                      TD_WORD_STAMPED == 0x40 && offsetof(td_source, word) == 0 &&
-                                      offsetof(td_source, value) == 8 &&
-                                      offsetof(td_source, cont_arg) == 0x20 &&
-                                      offsetof(td_outcome, value) == 8 &&
-                                      offsetof(td_outcome, error) == 16 && sizeof(td_outcome) == 40 &&
+/* The constants and offsets the port's assembly names (td_port_tcc_asm.h), against their C
+ * definitions: the word's layout, a pooled success and its next version, the offsets. */
+typedef char task_port_gets_layout_[(TD_ASM_SUCCEEDED == TD_SUCCEEDED &&
+                                      TD_ASM_WORD_STAMPED == TD_WORD_STAMPED &&
+                                      TD_ASM_WORD_POOLED_SUCCESS == (TD_SUCCEEDED | TD_WORD_POOLED) &&
+                                      TD_ASM_POOLED_SUCCESS_TO_NEXT == TD_TOKEN_STEP - TD_SUCCEEDED &&
+                                      (TD_SUCCEEDED | TD_WORD_POOLED) < TD_TOKEN_STEP &&
+                                      TD_MODE_AWAITED == 0x4 && offsetof(td_source, word) == 0 &&
+                                      offsetof(td_source, value) == TD_ASM_SOURCE_VALUE &&
+                                      offsetof(td_source, cont_arg) == TD_ASM_SOURCE_CONT_ARG &&
+                                      offsetof(td_outcome, value) == TD_ASM_OUTCOME_VALUE &&
+                                      offsetof(td_outcome, error) == TD_ASM_OUTCOME_ERROR &&
+                                      sizeof(td_outcome) == TD_ASM_OUTCOME_ERROR + 24 &&
                                       sizeof(td_task_i64) == 16) ? 1 : -1];
 TD_PORT_DEFINE_TASK_GETS_(td_port_task_i64_get_, td_task_i64_get, td_port_task_get_, td_task_get);
 TD_PORT_DEFINE_TASK_RESULTS_(td_port_task_i64_result_, td_task_i64_result, td_port_task_result_, td_task_result);
@@ -400,7 +405,7 @@ int td_source_mark_shared(td_source *s, uint32_t token, td_continuation_fn fn, v
     s->cont_fn = fn;
     s->cont_arg = arg;
     for (;;) {
-        if (td_atomic_cas_u32(&s->word, &w, (w & ~TD_WORD_MODE_MASK) | TD_MODE_SHARED))
+        if (TD_WORD_CAS_(s, TD_ACTOR_SHARER, &w, (w & ~TD_WORD_MODE_MASK) | TD_MODE_SHARED))
             return TD_WORD_STATUS(w) == TD_PENDING ? TD_OK : TD_DONE;
         rc = task_check(w, token);
         if (rc != TD_OK)
@@ -419,7 +424,7 @@ int td_source_take_shared(td_source *s, uint32_t token, td_outcome *out)
             return TD_E_STALE;
         if (TD_WORD_STATUS(w) == TD_PENDING || (w & TD_WORD_CLAIMED))
             return TD_E_PENDING;
-        if (td_atomic_cas_u32(&s->word, &w, (w & ~TD_WORD_MODE_MASK) | TD_MODE_CONSUMED))
+        if (TD_WORD_CAS_(s, TD_ACTOR_CONSUMER, &w, (w & ~TD_WORD_MODE_MASK) | TD_MODE_CONSUMED))
             break;
     }
     task_read_outcome(s, w, out);

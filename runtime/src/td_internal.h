@@ -134,7 +134,7 @@ static inline int64_t td_deadline_after_(int64_t now, int64_t ns)
     do {                                                                                \
         (s)->value = (v);                                                               \
         TD_SOURCE_WRITE_ERROR_((s), (st), (err));                                       \
-        td_atomic_store_release_u32(&(s)->word, TD_WORD_OWNED_DONE_((w), (st), (err))); \
+        TD_WORD_STORE_((s), TD_ACTOR_COMPLETER, TD_WORD_OWNED_DONE_((w), (st), (err))); \
         TD_MAIN_OWNS_END_();                                                            \
         if (TD_WORD_OWNED_HAS_CONTINUATION_(w))                                        \
             TD_SOURCE_RUN_CONTINUATION_(s);                                             \
@@ -213,7 +213,7 @@ int td_source_on_completed_(td_source *s, uint32_t token, td_continuation_fn fn,
             if (TD_LIKELY(rg_w_ == (uint32_t)(token))) {                                 \
                 rg_s_->cont_fn = (fn);                                                  \
                 rg_s_->cont_arg = (arg);                                                \
-                td_atomic_store_release_u32(&rg_s_->word, rg_w_ | TD_MODE_AWAITED | (flags)); \
+                TD_WORD_STORE_(rg_s_, TD_ACTOR_REGISTRAR, rg_w_ | TD_MODE_AWAITED | (flags)); \
                 rg_rc_ = TD_OK;                                                         \
             }                                                                           \
             TD_MAIN_OWNS_END_();                                                        \

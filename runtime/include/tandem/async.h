@@ -148,7 +148,7 @@ enum { TD_RUNNER_FRAME_AT_ = offsetof(td_runner, frame) };
  * consumption: a release store (nobody can rent the runner before it is pooled, and a query
  * with the old token is stale from the new version on). */
 #define TD_RUNNER_RETIRE_VERSION_(s)                                                    \
-    td_atomic_store_release_u32(&(s)->word, TD_WORD_NEXT_VERSION_(td_atomic_load_u32(&(s)->word)))
+    TD_WORD_STORE_((s), TD_ACTOR_OWNER, TD_WORD_NEXT_VERSION_(td_atomic_load_u32(&(s)->word)))
 /* Clear a frame of the constant `frame_size` bytes: whole words (clang: constant stores);
  * under tcc, which calls memset for any size, one immediate store per word up to 32 bytes
  * (the conditions are constants: tcc emits only the chosen arm). */
@@ -216,7 +216,7 @@ td_runner *td_runner_popped_(td_method *m, td_runner *r);
 #define TD_RUNNER_CLEAN_(r, w)                                                          \
     do {                                                                                \
         td_zero_32_at((r), TD_RUNNER_FRAME_AT_);                                        \
-        td_atomic_store_release_u32(&(r)->source.word, (w) & ~TD_WORD_POOLED);          \
+        TD_WORD_STORE_(&(r)->source, TD_ACTOR_OWNER, (w) & ~TD_WORD_POOLED);              \
     } while (0)
 #if defined(td_port_owner_pop_)    /* tcc: the port's pop with the test; the rest called */
 #define td_runner_rent(m)                                                               \

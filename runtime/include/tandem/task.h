@@ -7,54 +7,9 @@
  * (td_task_i64) then carries its result inline, so the completed task and from-result
  * are compile-time constants that need no runtime at all.
  *
- * Invariants of a protocol source (stated once, relied on everywhere):
- *   - word = [version:23][pooled:1][flags:4][mode:2][status:2], see TD_WORD_* below. Status,
- *     consumption mode and version change only by CAS on this one word (or by the plain
- *     stores of its owner, the last invariant).
- *   - completion: the single completer writes value/error, then one CAS publishes the
- *     status. Sources that several producers may race to complete claim first (a CAS
- *     that sets the CLAIMED flag), write, then publish.
- *   - a continuation is registered by writing it, then one CAS setting mode AWAITED
- *     while the status is still pending; whichever CAS comes second sees the other, so
- *     the continuation runs exactly once, either inline by the awaiter or by the completer.
- *   - once a pending source's mode is AWAITED or SHARED, the mode is final and only its
- *     completer (the single one, or the claim holder) writes the word: it publishes the
- *     status with a release store instead of a CAS. A manual source's owner must not reset
- *     it while a completion is in flight (the reset would be lost, as any racing reset is).
- *   - consumption, by the task's single consumer once the status is final, copies the
- *     result out and releases the source, whose release ends the token with a plain release
- *     store (the pool's next version, or mode CONSUMED for a source that keeps its outcome),
- *     no read-modify-write (after completion nobody else writes the word). A source pooled
- *     at its completion (TD_WORD_POOLED: a runner, async.h) is released by that store of the
- *     next version alone, which the consumer writes itself. Every later query
- *     with the old token fails with TD_E_STALE, never reads another rental's result. Two
- *     threads consuming one task at the same instant is a usage error the runtime does
- *     not arbitrate; a shared handle (shared.h) gives one task to several consumers, and
- *     its own consumption is a CAS to mode CONSUMED. One completer consumes for the consumer:
- *     a manual completion source's result in the main thread's window, with a runner of that
- *     thread waiting on it, is handed to the runner as a source-free task and the store that
- *     publishes the success sets mode CONSUMED (completion.c), as the runner's take would.
- *   - every completion writes the value slot (but the handover above, whose source is
- *     consumed in the same store); the error slots are written by a fault, a
- *     cancellation and a success with a record (which also sets TD_WORD_RECORD in the word).
- *     A success without one leaves them as an earlier use left them: every reader of such a
- *     success writes a zero record instead of reading them.
- *   - a custom source (ops->get set: frame markers, shared handles, switches) never has
- *     status SUCCEEDED in its word, so one compare of the word (TD_SOURCE_CONSUME_WORD_WITH_)
- *     tells a protocol source ready for the consumption fast path without loading its ops.
- *   - a source whose pool was full when it was released is freed; like any freed object
- *     it must not be queried again (the pools keep SourcePoolCapacity sources alive).
- *   - ownership (src/ownership.c) takes the read-modify-writes above off the path where one
- *     thread does everything. A source rented or reset on the main thread (the pools' owner
- *     thread, pool.h) is owned by it (`owned` TD_SOURCE_OWNED_MAIN): the main thread then
- *     (td_main_writer_thread_, where the process has membarrier) writes its word with plain
- *     stores, each inside a window bracketed by a flag of its own (td_main_busy_) whose
- *     opening re-reads `owned`. Any other thread takes the
- *     ownership away before it writes the word (td_source_disown_: REVOKING, an asymmetric
- *     heavy barrier, a wait for the window to close, SHARED); from then on every party uses
- *     the CAS protocol until the source is rented again. Sources of every other kind, and
- *     those rented on other threads, are SHARED from the start. Reads need neither. An
- *     owned source is a protocol source and never claimed (the claim is the CAS protocol's).
+ * The protocol behind a task (the source's word, its invariants, the state table and every
+ * write of the word) lives in detail/word.h, included below for the inline fast paths: this
+ * header is the API.
  */
 #ifndef TANDEM_TASK_H
 #define TANDEM_TASK_H
@@ -152,64 +107,7 @@ struct td_source {
     td_error error;
 };
 
-/* td_source.owned */
-#define TD_SOURCE_OWNED_SHARED 0u       /* the CAS protocol, for every party */
-#define TD_SOURCE_OWNED_MAIN 1u         /* the main thread writes the word with plain stores */
-#define TD_SOURCE_OWNED_REVOKING 2u     /* another thread is taking it away (ownership.c) */
-/* Owned as MAIN, a runner that td_runner_succeed_ does not pool (async.h,
- * TD_RUNNER_UNPOOLED_IF_): the bit of MAIN set, so every window but the success's takes it. */
-#define TD_SOURCE_OWNED_MAIN_UNPOOLED 3u
-#define TD_SOURCE_OWNED_BY_MAIN_(o) (((o) & TD_SOURCE_OWNED_MAIN) != 0)
-/* The thread that writes owned words with plain stores: the main thread, the pools' owner
- * (td_pool_set_owner_thread, set by td_runtime_init's main loop), where the process has the
- * heavy barrier (ownership.c), else 0. */
-extern volatile uintptr_t td_main_writer_thread_;
-
-#define TD_WORD_STATUS_MASK 0x3u
-#define TD_WORD_MODE_SHIFT 2
-#define TD_WORD_MODE_MASK (0x3u << TD_WORD_MODE_SHIFT)
-#define TD_MODE_NONE (0u << TD_WORD_MODE_SHIFT)
-#define TD_MODE_AWAITED (1u << TD_WORD_MODE_SHIFT)
-#define TD_MODE_SHARED (2u << TD_WORD_MODE_SHIFT)
-#define TD_MODE_CONSUMED (3u << TD_WORD_MODE_SHIFT)
-#define TD_WORD_CLAIMED 0x10u           /* a racing completer owns the value slot */
-#define TD_WORD_IMMORTAL 0x20u          /* static source: never consumed or recycled */
-/* A stamp source (frame markers; a custom source, never recycled): its cont_arg points at a
- * volatile uint32_t stamp, and a task on it has succeeded once (int32_t)(stamp - token) >= 0.
- * The inline query fast paths below answer that without a call; until then its ops answer. */
-#define TD_WORD_STAMPED 0x40u
-/* A success that carries an error record (a flag record, compose.h): its consumption takes
- * the out-of-line path, so the inline one knows a success's error record is all zero. */
-#define TD_WORD_RECORD 0x80u
-/* A source that is in its pool already (a runner pooled by its own success on the pools'
- * owner thread, async.c): completed, its consumer's release is the store of the next version
- * alone, no ops call, and the flag stays in that pending word, which tells the pool's rent
- * that the runner is free but its frame not yet cleared (async.h, td_runner_rent). */
-#define TD_WORD_POOLED 0x100u
-/* A pending word awaited (mode AWAITED) by a runner's resumption, registered in the main
- * thread's window (td_runner_register_owned_, async.c): cont_fn is td_runner_resume_ and
- * cont_arg the runner until the word's next version. A completer that reads it hands the
- * result over without comparing cont_fn (td_completion_source_set_result); anything else
- * reads the word as it would without it (the consumption masks it with the mode,
- * TD_CONSUME_ANY_MODE_). */
-#define TD_WORD_RESUMES_RUNNER 0x200u
-#define TD_WORD_VERSION_SHIFT 10
-#define TD_WORD_VERSION_MASK 0xFFFFFC00u
-/* A protocol source's token is its version in place, the word's bits above the flags (w &
- * TD_WORD_VERSION_MASK): a token is compared with a word, or turned into the word it expects,
- * without a shift. One version on is one TD_TOKEN_STEP more (modulo 2^32); a value with any
- * of the low bits set is no token. (A stamp source's token is a frame number instead.) */
-#define TD_TOKEN_STEP (1u << TD_WORD_VERSION_SHIFT)
-/* The token's limit: a version has 32 - TD_WORD_VERSION_SHIFT = 22 bits, so a source's token
- * repeats after TD_TOKEN_PERIOD = 4,194,304 rounds (rentals, resets). A task value kept while
- * its source moves through fewer later rounds is stale; kept across exactly a multiple of
- * TD_TOKEN_PERIOD rounds it reads that round as its own (test_token_wrap). A hot loop goes
- * through that many rounds of one object in a fraction of a second: keep no task value
- * once it is consumed. */
-#define TD_TOKEN_PERIOD (1u << (32 - TD_WORD_VERSION_SHIFT))
-/* A recycled source's word: pending, mode NONE, no flags (TD_WORD_POOLED neither), the
- * version after w's. */
-#define TD_WORD_NEXT_VERSION_(w) (((w) & TD_WORD_VERSION_MASK) + TD_TOKEN_STEP)
+#include "detail/word.h"
 
 /* ---- task values --------------------------------------------------------------- */
 
@@ -313,101 +211,6 @@ TD_INLINE int td_task_status_fast_(td_task t, td_status *out)
     return (td_task_status)(t, out);
 }
 
-/* The word of a protocol source whose task `token` succeeded and may be consumed by its
- * single consumer: the version, status SUCCEEDED, mode NONE or AWAITED (the awaiter is
- * the consumer), not claimed, immortal, stamped or carrying a record (TD_WORD_RECORD), and
- * TD_WORD_POOLED or not: the word, masked by the modes taken (below), compared with each of
- * the two (TD_SOURCE_CONSUME_WORD_WITH_). The token's low bits are zero, so adding the status
- * is OR-ing it (one lea on x86). */
-#define TD_WORD_SUCCEEDED_AT_(token) ((uint32_t)(token) + (uint32_t)TD_SUCCEEDED)
-/* The modes a consumption's fast path takes (the `modes` of TD_SOURCE_CONSUME_WORD_WITH_, a
- * mask of the word): NONE or AWAITED (the out-of-line queries, and a resumption's take, which
- * finds its own registration there unless the task completed before it), or NONE alone (the
- * inline queries: a task awaited through td_task_on_completed and then queried takes the
- * out-of-line path, and the common get compares the word as it is, no mask). */
-#define TD_CONSUME_ANY_MODE_ (~(uint32_t)(TD_MODE_AWAITED | TD_WORD_RESUMES_RUNNER))
-#define TD_CONSUME_MODE_NONE_ (~(uint32_t)0)
-
-/* The consumer's release of a completed, mortal source whose word `w` it read, its result
- * copied out: a source pooled at its completion (TD_WORD_POOLED) by the store of the next
- * version, the flag kept; any other by its release (td_source_ops.release), which ends the
- * token itself in one store. The consumer writes nothing else to the word. */
-#define TD_SOURCE_RELEASE_CONSUMED_(s, w)                                               \
-    do {                                                                                \
-        if ((w) & TD_WORD_POOLED)                                                       \
-            td_atomic_store_release_u32(&(s)->word, TD_WORD_NEXT_VERSION_(w) | TD_WORD_POOLED); \
-        else                                                                            \
-            (s)->ops->release(s);                                                       \
-    } while (0)
-/* A release that keeps the outcome (a manual completion source until its reset), or whose
- * object other owners still hold (compose_release, wait_release, ...): mode CONSUMED, so
- * every later query with the token is stale. The word is still as completed
- * (mode NONE or AWAITED): OR-ing sets CONSUMED. */
-#define td_source_keep_consumed_(s)                                                     \
-    td_atomic_store_release_u32(&(s)->word, td_atomic_load_u32(&(s)->word) | TD_MODE_CONSUMED)
-
-/* Consumption's common case (the invariants above): if `s`'s task `token` succeeded, `copy`
- * copies the result out of the source, named `sv` there, and the source is released with a
- * plain release store: a pooled one (the first test, runners) by the next version with the
- * flag, which is the expected word plus one version less the status; any other by its
- * release (TD_SOURCE_RELEASE_CONSUMED_). A statement expression: tcc, which never inlines, pays no
- * call for it. 1: consumed; 0: anything else (a custom source, a fault, a stale, shared or
- * pending token), for the out-of-line protocol. */
-#define TD_SOURCE_CONSUME_IF_SUCCEEDED_(s, token, sv, copy)                              \
-    TD_SOURCE_CONSUME_WORD_IF_SUCCEEDED_((s), td_atomic_load_u32(&sv->word), (token), sv, copy, \
-                                         TD_CONSUME_ANY_MODE_)
-/* The same with the word read already: `w`, an expression that may name `sv`; `modes`, the
- * modes taken (TD_CONSUME_ANY_MODE_ or TD_CONSUME_MODE_NONE_). */
-#define TD_SOURCE_CONSUME_WORD_IF_SUCCEEDED_(s, w, token, sv, copy, modes)               \
-    TD_SOURCE_CONSUME_WORD_WITH_((s), (w), (token), sv, copy, 1, (modes))
-/* ... and `releases`, a constant: 0 leaves a success whose release is a call (not pooled at
- * its completion) to the caller's rest, as anything else */
-#define TD_SOURCE_CONSUME_WORD_WITH_(s, w, token, sv, copy, releases, modes)             \
-    ({  td_source *sv = (s);                                                            \
-        uint32_t td_cw_ = (w) & (modes);                                                \
-        uint32_t td_ce_ = TD_WORD_SUCCEEDED_AT_(token) + TD_WORD_POOLED;                \
-        int td_ct_ = 1;                                                                 \
-        if (TD_LIKELY(td_cw_ == td_ce_)) {                                              \
-            copy;                                                                       \
-            td_atomic_store_release_u32(&sv->word, td_ce_ + (TD_TOKEN_STEP                \
-                                                             - (uint32_t)TD_SUCCEEDED)); \
-        } else if ((releases) && td_cw_ == td_ce_ - TD_WORD_POOLED) {                   \
-            copy;                                                                       \
-            sv->ops->release(sv);                                                       \
-        } else                                                                          \
-            td_ct_ = 0;                                                                 \
-        td_ct_; })
-/* ... the whole outcome into `out` (a query): the value; a success on this path has no
- * error record (TD_WORD_RECORD), so the record is written as zeros, not copied */
-#define TD_SOURCE_CONSUME_SUCCESS_(s, token, out)                                        \
-    TD_SOURCE_CONSUME_IF_SUCCEEDED_((s), (token), td_cs_, td_outcome_succeeded_((out), td_cs_->value))
-/* ... only the value into `*(valp)` (the resumption's take) */
-#define TD_SOURCE_TAKE_SUCCESS_(s, token, valp)                                          \
-    TD_SOURCE_CONSUME_IF_SUCCEEDED_((s), (token), td_cs_, *(valp) = td_cs_->value)
-/* ... the same in mode NONE only (the inline queries) */
-#define TD_SOURCE_GET_SUCCESS_(s, token, valp)                                           \
-    TD_SOURCE_CONSUME_WORD_IF_SUCCEEDED_((s), td_atomic_load_u32(&td_cs_->word), (token), td_cs_, \
-                                         *(valp) = td_cs_->value, TD_CONSUME_MODE_NONE_)
-/* ... the same for a source pooled at its completion only (TD_WORD_POOLED: its release is the
- * store, no call); 0 for any other, whose release is a call (the take of a step that makes
- * no call of its own but tail calls leaves those to its rest, async.h) */
-#define TD_SOURCE_TAKE_POOLED_SUCCESS_(s, token, valp)                                   \
-    TD_SOURCE_CONSUME_WORD_WITH_((s), td_atomic_load_u32(&td_cs_->word), (token), td_cs_, \
-                                 *(valp) = td_cs_->value, 0, TD_CONSUME_ANY_MODE_)
-
-/* The untyped inline queries' tests of the word `w` of a task's source `s` (not NULL), read
- * once, in this order: a success pooled at its completion (a method's task, the one most
- * often consumed), a reached stamp (frame waits, td_next_frame and td_yield, which need no
- * consumption: their word has TD_WORD_STAMPED and never matches the other two), any other
- * success in mode NONE. `copy` as TD_SOURCE_CONSUME_WORD_WITH_'s (td_cs_ the source). 1: the
- * task succeeded (consumed where it consumes); 0: anything else, for the out-of-line query.
- * Measured against the stamp first: the async-method get-result rows and Lifecycle untyped
- * three instructions less per get, the bare frame-wait get-result rows two more. */
-#define TD_SOURCE_GET_WORD_ORDERED_(s, w, token, copy)                                  \
-    (TD_SOURCE_CONSUME_WORD_WITH_((s), (w), (token), td_cs_, copy, 0, TD_CONSUME_MODE_NONE_) || \
-     (((w) & TD_WORD_STAMPED) && td_source_stamp_at_((s), (token))) ||                  \
-     TD_SOURCE_CONSUME_WORD_WITH_((s), (w), (token), td_cs_, copy, 1, TD_CONSUME_MODE_NONE_))
-
 /* The inline queries write a success's outcome only at the end, from a value held in a
  * register across the release; the out-of-line rest writes a local of its own, so the
  * caller's outcome never escapes and can live in registers. */
@@ -488,7 +291,7 @@ TD_INLINE int td_task_on_completed_fast_(td_task t, td_continuation_fn fn, void 
 #define td_task_result(t, err) td_task_result_fast_((t), (err))
 #define td_task_i64_result(t, valp, err) td_task_i64_result_fast_((t), (valp), (err))
 #elif defined(TD_PORT_DEFINE_TASK_GETS_)
-/* tcc: the consumption's common cases in assembly (td_port.h, defined in task.c), which
+/* tcc: the consumption's common cases in assembly (td_port_tcc_asm.h, defined in task.c), which
  * tail-jump to the out-of-line functions for the rest. */
 int td_port_task_get_(td_task t, td_outcome *out);
 int td_port_task_i64_get_(td_task_i64 t, td_outcome *out);
