@@ -245,6 +245,31 @@ gate(C, "all-processes-gated-false", _all_reports(_set_row(None, "gated", False)
      r"report-only in the report but gated in the gate.s configuration")
 gate(C, "one-process-supported-false", first_report(_set_row("fcontext", "supported", False)), 1,
      r"disagree about row .* supported")
+# a peer that leaves a gated (failing) row unsupported in every process must not turn it NA
+# (issue 42, item 6): INVALID naming the peer and the row, unless the configuration lists
+# the row in the suite's unsupportedRows
+def _peer_na(key, value):
+    def fn(d):
+        for e in entries(d, "fcontext", FAILROW):
+            e[key] = value
+    return _all_reports(fn)
+
+
+def _config_unsupported(ctx):
+    c = json.load(open(os.path.join(ctx.shared, "config.json")))
+    for s in c["suites"]:
+        if s["name"] == "primary":
+            s["unsupportedRows"] = ["^" + FAILROW]
+    p = ctx.p("config-unsupported.json")
+    json.dump(c, open(p, "w"))
+    return p
+
+
+PEER_DROP = r"peer 'fcontext' leaves gated row 'Async method NextFrame get-result N=4096' unsupported"
+gate(C, "peer-supported-false-everywhere", _peer_na("supported", False), 1, PEER_DROP)
+gate(C, "peer-status-NA-everywhere", _peer_na("status", "NA"), 1, PEER_DROP)
+gate(C, "peer-NA-listed-in-unsupportedRows", _peer_na("supported", False), 3, r"^gate: FAIL",
+     config=_config_unsupported)
 gate(C, "supported-mistyped", first_report(_set_row("fcontext", "supported", "no")), 1, r"supported: not a boolean")
 gate(C, "empty-sample-arrays", _all_reports(_empty_samples), 1, r"empty samples array")
 gate(C, "samples-minus-1", _all_reports(_samples(-1)), 1, r"samples: -1 is out of range")

@@ -41,6 +41,11 @@ typedef struct gate_suite_cfg {
     int nlower;
     char lower_peer[GATE_MAX_LOWER][64];
     char lower_row[GATE_MAX_LOWER][64];
+    /* gated rows a subject or a peer may leave unsupported ("supported": false or "status":
+     * "NA"): NA. Any other gated row a peer leaves unsupported makes the gate INVALID, so a
+     * peer cannot turn a failing row into NA (issue 42, item 6). */
+    int nunsupported;
+    char unsupported[GATE_MAX_PATTERNS][64];
 } gate_suite_cfg;
 
 typedef struct gate_config {
