@@ -83,6 +83,11 @@ int att_player_argv(const att *a, int b, const aproc *q, const char *report, cha
     snprintf(tmp, sizeof tmp, "%d", a->warmup);
     PUT(tmp);
     if (a->quick) PUT("--quick");
+    /* with a baseline, the second gated process of each suite and backend loads and runs the
+     * subjects in reverse order: two layouts of the same code, so that where the current and
+     * the baseline runtime land (always first and last otherwise) is a measured factor, not a
+     * bias in one direction (gate_baseline.c reads the ratio per layout; issue 42) */
+    if (bmod && q->round % 2 == 0 && q->round > 0) PUT("--load-reverse");
     PUT("--out");
     PUT(report);
 #undef PUT

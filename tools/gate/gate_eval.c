@@ -517,7 +517,9 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
                         const gr_row *ea = find_entry(gr[i], row, cfg->subject), *eb = find_entry(gr[i], row, peer);
                         L->ratio = realloc(L->ratio, (L->nproc + 1) * sizeof *L->ratio);
                         L->proc = realloc(L->proc, (L->nproc + 1) * sizeof *L->proc);
+                        L->layout = realloc(L->layout, (L->nproc + 1) * sizeof *L->layout);
                         L->proc[L->nproc] = gr[i]->file;
+                        L->layout[L->nproc] = gr[i]->layout;
                         double sa = entry_stat(ea, use_mean), sb = entry_stat(eb, use_mean);
                         if ((ea && ea->supported && !(isfinite(sa) && sa > 0)) ||
                             (eb && eb->supported && !(isfinite(sb) && sb > 0)))
@@ -669,11 +671,13 @@ void gate_result_free(gate_result *res)
     for (size_t i = 0; i < res->nlines; i++) {
         free(res->lines[i].ratio);
         free(res->lines[i].proc);
+        free(res->lines[i].layout);
     }
     free(res->lines);
     for (size_t i = 0; i < res->nblines; i++) {
         free(res->blines[i].ratio);
         free(res->blines[i].proc);
+        free(res->blines[i].layout);
     }
     free(res->blines);
     free(res->base_md);

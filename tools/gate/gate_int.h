@@ -18,6 +18,7 @@ typedef struct ge_line {
     size_t nproc;
     double *ratio;              /* per process (NaN: NA) */
     const char **proc;          /* report file per process */
+    int *layout;                /* per process: its report's load order (0 forward, 1 reverse) */
     double median, worst;
     double thr_median, thr_worst; /* NaN when not checked */
     gs_mw mw;
