@@ -151,8 +151,9 @@ int gate_run(const gate_opts *o, const gate_config *cfg)
         for (size_t i = 0; i < res.ninvalid; i++) printf("gate: INVALID: %s\n", res.invalid[i]);
         for (size_t i = 0; i < res.nlines; i++)
             if (!strcmp(res.lines[i].result, "FAIL"))
-                printf("gate: FAIL: %s / %s vs %s [%s]: median %.4f worst %.4f\n", res.lines[i].suite, res.lines[i].row,
-                       res.lines[i].peer, res.lines[i].backend, res.lines[i].median, res.lines[i].worst);
+                printf("gate: FAIL: %s / %s vs %s [%s]: median %.4f worst %.4f%s\n", res.lines[i].suite, res.lines[i].row,
+                       res.lines[i].peer, res.lines[i].backend, res.lines[i].median, res.lines[i].worst,
+                       res.lines[i].busy_only ? " (rests on processes observed busy: not a clean FAIL)" : "");
         for (size_t i = 0; i < res.nallocs; i++)
             if (!strcmp(res.allocs[i].result, "FAIL"))
                 printf("gate: FAIL: allocation %s / %s [%s]: %.4f bytes/op\n", res.allocs[i].suite, res.allocs[i].row,

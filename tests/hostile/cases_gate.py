@@ -279,6 +279,23 @@ gate(C, "byte-identical-replayed-report", _replayed_report, 1, r"byte-identical 
 gate(C, "replayed-sample-arrays", _replayed_samples, 1, r"identical samples for row")
 
 
+# ---- a busy host (issue 42, item 4): a FAIL that only busy processes make is not a clean FAIL
+def _busy(pattern, cpu):
+    def m():
+        for f in sorted(glob.glob(os.path.join("observations", pattern))):
+            d = json.load(open(f))
+            d["noise"]["status"] = "busy"
+            d["noise"]["otherCpuPercent"] = cpu
+            json.dump(d, open(f, "w"))
+    return m
+
+
+B = "busy-host"
+gate(B, "every-process-busy", _busy("*.json", 87.5), 1,
+     r"every FAIL rests on processes observed busy \(other CPU up to 88%\)")
+gate(B, "one-process-busy", _busy("p01-*.json", 87.5), 3, r"^gate: FAIL")
+
+
 # ---- reports that lie about themselves ----
 def _rename(new):
     return _all_reports(lambda d: [e.__setitem__("name", new) for e in entries(d, None, FAILROW)])

@@ -662,6 +662,9 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
     size_t alloc_fail = 0;
     for (size_t i = 0; i < res->nallocs; i++) alloc_fail += !strcmp(res->allocs[i].result, "FAIL");
     if (!res->n_gated && !res->ninvalid) invalid(res, "no gated row: nothing to decide");
+    char *busy = gate_busy_judge(res); /* a FAIL that measured the host is not a clean FAIL */
+    if (busy) invalid(res, "%s", busy);
+    free(busy);
     res->verdict = res->ninvalid ? GATE_INVALID : (res->n_fail || alloc_fail) ? GATE_FAIL : GATE_PASS;
     return 0;
 }
