@@ -138,7 +138,23 @@ expect("instructions +3%: regression decided by instructions",
 expect("instructions +3%: only that row", b and all(x["row"] == ROW for x in b["regressions"]),
        json.dumps([x["row"] for x in b["regressions"]]) if b else "")
 
-# 5. a load order that is neither: the report is refused
+# 5. the same +25%, every process observed busy: the time arm cannot decide ("busy"), never
+#    a regression; instructions unchanged decide the row
+d = runs("slower-busy")
+each_report(d, second_layout, "p*-r2.json")
+each_report(d, slower(1.25))
+for f in glob.glob(os.path.join(d, "runs", "observations", "*.json")):
+    o = json.load(open(f))
+    o["noise"]["status"], o["noise"]["otherCpuPercent"] = "busy", 120.0
+    json.dump(o, open(f, "w"))
+rc, out, b = gate(d)
+r = rows(b) if b else []
+expect("slower on busy processes: busy, not a regression",
+       b and b["verdict"] == "no regression" and r and all(x["result"] == "busy" and x["decidedBy"] == "busy host"
+                                                           for x in r),
+       f"{b and b['counts']} {json.dumps(r)[:600]}")
+
+# 6. a load order that is neither: the report is refused
 d = runs("bad-order")
 each_report(d, lambda doc: doc["settings"].__setitem__("loadOrder", "sideways"), "p01-*.json")
 rc, out, b = gate(d)

@@ -213,7 +213,7 @@ static int run_process(att *a, aproc *q, int total)
                  c.exited ? c.code : -1, c.signaled ? ", signal" : "");
         q->seconds += c.seconds;
         att_log(a, 0, "%s try %d: %s in %.2f s, other CPU %.1f%%", q->name, t, q->outcome, c.seconds, c.other_cpu);
-        if (ok && c.other_cpu > 25.0 && a->busy_reruns_left > 0 && !tl_stop_signal) {
+        if (ok && c.other_cpu > 25.0 && busy_reruns < ATT_BUSY_RERUNS && a->busy_reruns_left > 0 && !tl_stop_signal) {
             /* a busy process measured the host, not the code: its report is kept aside
              * (runs/busy-runs/, never read by the gate) and the process runs again */
             a->busy_reruns_left--;
@@ -305,6 +305,7 @@ void att_stage_plan(att *a)
      * that stays busy costs at most a third more time (README: the attempt's 5 minutes) */
     int gated = a->rounds * a->nb * a->ngated;
     a->busy_reruns_left = gated / 3 > 2 ? gated / 3 : 2;
+    if (a->fault_kind) a->busy_reruns_left = 0; /* --test-fault counts its tries: no busy re-run among them */
 }
 
 /* 6. The processes, one after the other, each pinned and observed. 0 go on, 1 stopped. */

@@ -108,12 +108,12 @@ int gate_suite_lower_bound(const gate_suite_cfg *s, const char *peer, const char
 int gate_is_baseline(const gate_config *c, const char *subject);
 /* Is `row` of `suite` in the gated set (suite gated, row not report-only)? */
 int gate_row_gated(const gate_config *c, const char *suite, const char *row);
-enum { GB_NA = 0, GB_SAME = 1, GB_IMPROVED = 2, GB_REGRESSION = 3, GB_LAYOUT = 4 };
+enum { GB_NA = 0, GB_SAME = 1, GB_IMPROVED = 2, GB_REGRESSION = 3, GB_LAYOUT = 4, GB_BUSY = 5 };
 /* A row's median and worst ratio A / baseline against the baseline thresholds. */
 int gb_time_kind(const gate_config *c, double median, double worst);
 /* A row's instructions per op A / baseline against baselineInstructions. */
 int gb_instr_kind(const gate_config *c, double ratio);
-const char *gb_kind_name(int kind);    /* "regression", "improved", "same", "layout", "NA" */
+const char *gb_kind_name(int kind);    /* "regression", "improved", "same", "layout", "busy", "NA" */
 
 /* ---- reports (gate_report.c) ------------------------------------------------------- */
 

@@ -6,10 +6,11 @@
  * (res->blines, the baseline's own thresholds, each process's layout = its load order);
  * here each gated row (sync rows included) x backend gets one result from two arms:
  *   regression     instructions per op A / baseline > baselineInstructions (1.005), or time
- *                  grown in every layout: each layout's median ratio > baselineMedian (1.02)
- *                  and no process below 1.00 (time_arm);
+ *                  grown in every layout beyond the noise: each layout's median ratio >
+ *                  baselineMedian (1.02) and > 1 + the row's process spread, no process
+ *                  below 1.00 (time_arm);
  *   improved       symmetrically: instructions <= 2 - baselineInstructions, or every layout's
- *                  median <= 2 - baselineMedian with every process below 1.00;
+ *                  median <= 2 - baselineMedian and < 1 / (1 + spread), every process below 1.00;
  *   layout         a time ratio the one-layout rule (median > 1.02 or worst > 1.05) would have
  *                  called a regression (or improvement) but that is not beyond the band in
  *                  every layout; or, with one layout measured, a time verdict the instruction
@@ -65,7 +66,7 @@ int gb_instr_kind(const gate_config *c, double ratio)
 const char *gb_kind_name(int k)
 {
     return k == GB_REGRESSION ? "regression" : k == GB_IMPROVED ? "improved" : k == GB_SAME ? "same"
-         : k == GB_LAYOUT ? "layout" : "NA";
+         : k == GB_LAYOUT ? "layout" : k == GB_BUSY ? "busy" : "NA";
 }
 
 /* The time arm of one row over its layouts (the processes' load orders, att_player_argv):
@@ -74,24 +75,29 @@ const char *gb_kind_name(int k)
  * verdict is a verdict on placement. Time regressed only when every layout's median is
  * beyond baselineMedian and no process saw the current runtime faster (process noise);
  * improved symmetrically. A ratio that the one-layout rule (median, worst) would have
- * called a regression or an improvement but that fails this test is "layout". */
+ * called a regression or an improvement but that fails this test is "layout". Processes
+ * observed busy are left out; when every one is, the time arm cannot decide ("busy"). */
 typedef struct gb_time {
     int kind, nlayouts;
     double lo, hi;          /* lowest and highest layout median */
     double spread;          /* hi / lo - 1: the layout spread (0 with one layout) */
 } gb_time;
 
-static gb_time time_arm(const gate_config *c, const ge_line *B)
+static gb_time time_arm(const gate_result *res, const ge_line *B)
 {
+    const gate_config *c = res->cfg;
     gb_time t = { GB_NA, 0, NAN, NAN, NAN };
     if (!strcmp(B->result, "NA") || !B->nproc) return t;
     double pmin = NAN, pmax = NAN;
+    size_t nbusy = 0;
     double *v = malloc(B->nproc * sizeof *v);
     for (int l = 0; l < 2; l++) {
         size_t n = 0;
         for (size_t p = 0; p < B->nproc; p++) {
             double r = B->ratio[p];
             if (isnan(r) || (B->layout ? B->layout[p] : 0) != l) continue;
+            /* a busy process measured the host (outliers of 5-10x under the mean statistic) */
+            if (gate_process_busy(res, B->proc[p])) { nbusy++; continue; }
             v[n++] = r;
             if (isnan(pmin) || r < pmin) pmin = r;
             if (isnan(pmax) || r > pmax) pmax = r;
@@ -103,11 +109,21 @@ static gb_time time_arm(const gate_config *c, const ge_line *B)
         if (isnan(t.hi) || m > t.hi) t.hi = m;
     }
     free(v);
+    if (!t.nlayouts && nbusy) { /* every process busy: the time arm cannot decide */
+        int one = gb_time_kind(c, B->median, B->worst);
+        t.kind = one == GB_REGRESSION || one == GB_IMPROVED ? GB_BUSY : one;
+        return t;
+    }
     if (!t.nlayouts || !(t.lo > 0)) return t;
     t.spread = t.hi / t.lo - 1;
     int one = gb_time_kind(c, B->median, B->worst); /* the one-layout rule, for "layout" */
-    if (t.lo > c->base_median && pmin > 1.0) t.kind = GB_REGRESSION;
-    else if (t.hi <= 2 - c->base_median && pmax < 1.0) t.kind = GB_IMPROVED;
+    /* the process noise: the row's spread over all its processes (worst / best - 1). A move
+     * counts only when even the nearer layout is farther from 1.00 than that spread: with
+     * three processes a rule on signs alone fires on noise for one row in eight (an A/A on a
+     * loaded host: 5 of 58 rows "regressed" at identical instructions) */
+    double noise = isfinite(B->spread) && B->spread > 0 ? B->spread : 0;
+    if (t.lo > c->base_median && t.lo > 1 + noise && pmin > 1.0) t.kind = GB_REGRESSION;
+    else if (t.hi <= 2 - c->base_median && t.hi < 1 / (1 + noise) && pmax < 1.0) t.kind = GB_IMPROVED;
     else t.kind = one == GB_REGRESSION || one == GB_IMPROVED ? GB_LAYOUT : one;
     return t;
 }
@@ -181,9 +197,10 @@ static void baseline_md_head(gate_buf *m, const gate_config *c, const cJSON *sub
     gate_buf_printf(m, "Ratio = %s / baseline (below 1.00: the current runtime is faster).\n\n"
                        "%zu gated row(s) x backend: %zu regression(s), %zu improved, %zu layout. One verdict from two\n"
                        "arms: a row regressed when its instructions per op grew beyond %.3f (where the instruction\n"
-                       "meter ran: %zu row(s)), or when its time grew in every layout: each layout's median ratio\n"
-                       "> %.3f and no process below 1.00. Improved symmetrically (instructions <= %.3f, or every layout's\n"
-                       "median <= %.3f and every process below 1.00). A time ratio beyond median %.3f or worst %.3f that\n"
+                       "meter ran: %zu row(s)), or when its time grew in every layout beyond the noise: each layout's\n"
+                       "median ratio > %.3f and > 1 + the row's process spread, no process below 1.00. Improved\n"
+                       "symmetrically (instructions <= %.3f, or every layout's median <= %.3f and < 1 / (1 + spread),\n"
+                       "every process below 1.00). A time ratio beyond median %.3f or worst %.3f that\n"
                        "is not beyond them in every layout is *layout*: where the code landed, never a regression.\n"
                        "\"decided by\" names the arm(s). This verdict is reported; the exit code is the peer verdict's.\n"
                        "Beside it: the gated peer and its median ratio from the table below.\n\n",
@@ -239,7 +256,7 @@ int gate_baseline_eval(gate_result *res, const char *instr_dir)
         }
         double ir = isfinite(ia) && isfinite(ib) ? ia / ib : NAN;
         nins += isfinite(ir);
-        gb_time tm = time_arm(c, B);
+        gb_time tm = time_arm(res, B);
         int tk = tm.kind, ik = gb_instr_kind(c, ir);
         /* one layout cannot tell code from placement: where the instructions say otherwise
          * (same, or the other way), its time verdict is layout */
@@ -248,16 +265,16 @@ int gate_baseline_eval(gate_result *res, const char *instr_dir)
          * noise in every layout; a time move inside the layout spread is never a regression */
         int reg = tk == GB_REGRESSION || ik == GB_REGRESSION;
         int imp = !reg && (tk == GB_IMPROVED || ik == GB_IMPROVED);
-        int lay = !reg && !imp && tk == GB_LAYOUT;
+        int lay = !reg && !imp && (tk == GB_LAYOUT || tk == GB_BUSY);
         ngated++;
         nreg += reg;
         nimp += imp;
         nlay += lay;
         int want = reg ? GB_REGRESSION : imp ? GB_IMPROVED : -1; /* the arm(s) that decided it */
         const char *by = want >= 0 ? (tk == want && ik == want ? "time, instructions" : tk == want ? "time" : "instructions")
-                       : lay ? "layout" : isfinite(ir) && tk != GB_NA ? "time, instructions"
+                       : lay ? (tk == GB_BUSY ? "busy host" : "layout") : isfinite(ir) && tk != GB_NA ? "time, instructions"
                        : tk != GB_NA ? "time" : isfinite(ir) ? "instructions" : "-";
-        const char *rname = reg ? "regression" : imp ? "improved" : lay ? "layout" : tk == GB_NA && ik == GB_NA ? "NA"
+        const char *rname = reg ? "regression" : imp ? "improved" : lay ? gb_kind_name(tk) : tk == GB_NA && ik == GB_NA ? "NA"
                                                                                  : "no regression";
         const ge_line *P = peer_of(res, B);
         char *row = gate_md_escape(B->row), *peer = gate_md_escape(P ? P->peer : "-"), *base = gate_md_escape(B->peer);

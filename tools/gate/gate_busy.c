@@ -36,7 +36,7 @@ static int fail_rests_on_busy(const gate_result *res, const ge_line *L, double *
     for (size_t p = 0; p < L->nproc; p++) {
         if (isnan(L->ratio[p])) continue;
         const ge_obs *o = obs_of(res, L->proc[p]);
-        if (o && !strcmp(o->status, "busy")) {
+        if (gate_process_busy(res, L->proc[p])) {
             nbusy++;
             if (isfinite(o->cpu) && o->cpu > *cpu) *cpu = o->cpu;
         } else {
@@ -51,6 +51,12 @@ static int fail_rests_on_busy(const gate_result *res, const ge_line *L, double *
     }
     free(q);
     return rests;
+}
+
+int gate_process_busy(const gate_result *res, const char *report)
+{
+    const ge_obs *o = obs_of(res, report);
+    return o && !strcmp(o->status, "busy");
 }
 
 char *gate_busy_judge(gate_result *res)

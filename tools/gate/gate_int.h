@@ -85,6 +85,8 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
 /* Mark the FAIL lines that rest on busy processes (gate_busy.c); when every FAIL of the run
  * does, the INVALID reason (malloc'd), else NULL. */
 char *gate_busy_judge(gate_result *res);
+/* 1 when the observation of the report's process says busy (gate_busy.c). */
+int gate_process_busy(const gate_result *res, const char *report);
 void gate_result_free(gate_result *res);
 int gate_write_outputs(const char *out_dir, const gate_result *res);
 /* gate-chart.svg: the verdict and the gated rows only, AOT and JIT side by side
