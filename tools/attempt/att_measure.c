@@ -254,8 +254,9 @@ static int run_process(att *a, aproc *q, int total)
              infra && t == 1 ? ": infrastructure failure, retrying once" : "");
         if (!infra || !infra_retry--) break;
     }
-    strcpy(q->status, rc != 0 ? (tl_stop_signal ? "aborted" : "failed") : final_busy ? "ok-but-busy"
-                      : q->tries > 1 + busy_reruns ? "ok-after-retry" : busy_reruns ? "ok-after-busy-rerun" : "ok");
+    /* an infrastructure retry first (its tries are what the status counts), then busy */
+    strcpy(q->status, rc != 0 ? (tl_stop_signal ? "aborted" : "failed") : q->tries > 1 + busy_reruns ? "ok-after-retry"
+                      : final_busy ? "ok-but-busy" : busy_reruns ? "ok-after-busy-rerun" : "ok");
     cJSON_AddStringToObject(obs, "status", q->status);
     if (!cJSON_GetObjectItemCaseSensitive(obs, "noise")) {
         cJSON *nz = cJSON_AddObjectToObject(obs, "noise");
