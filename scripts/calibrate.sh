@@ -78,7 +78,7 @@ clone_for() {
     git -C "$dir" apply "$root/tests/calibration/regression.patch" || return 1
   git -C "$dir" -c user.name=calibrate -c user.email=calibrate@tandem commit -qam "calibration: seeded regression" || return 1
   if [ "$1" = improvement ]; then
-    git -C "$dir" -c user.name=calibrate -c user.email=calibrate@tandem revert --no-edit -q HEAD || return 1
+    git -C "$dir" -c user.name=calibrate -c user.email=calibrate@tandem revert --no-edit HEAD >/dev/null || return 1
   fi
   echo "$head" >"$dir/.calibrate-base"
   echo "$dir"
