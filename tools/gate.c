@@ -99,10 +99,12 @@ static void gate_baseline_print(const gate_result *res)
                gate_num_text(r, "worst"), gate_num_text(r, "instructionsRatio"));
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(j, "counts");
     printf("gate: baseline: %s (%d gated rows x backends: %d regression(s), %d improved, %d layout (time moved, not in "
-           "every layout: never a regression); report-only, the exit code is the peer verdict's)\n",
+           "every layout: never a regression), %d of them on busy processes only (time not decided); report-only, the "
+           "exit code is the peer verdict's)\n",
            cJSON_GetObjectItemCaseSensitive(j, "verdict")->valuestring,
            cJSON_GetObjectItemCaseSensitive(c, "gated")->valueint, cJSON_GetObjectItemCaseSensitive(c, "regressions")->valueint,
-           cJSON_GetObjectItemCaseSensitive(c, "improved")->valueint, cJSON_GetObjectItemCaseSensitive(c, "layout")->valueint);
+           cJSON_GetObjectItemCaseSensitive(c, "improved")->valueint, cJSON_GetObjectItemCaseSensitive(c, "layout")->valueint,
+           cJSON_GetObjectItemCaseSensitive(c, "busy")->valueint);
 }
 
 int gate_run(const gate_opts *o, const gate_config *cfg)

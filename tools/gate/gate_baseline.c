@@ -237,7 +237,7 @@ int gate_baseline_eval(gate_result *res, const char *instr_dir)
     cJSON_AddItemToObject(th, "improvedInstructions", num6(2 - c->base_instr));
     cJSON *rows = cJSON_CreateArray(), *regs = cJSON_CreateArray(), *imps = cJSON_CreateArray();
     gate_buf t = { 0 };
-    size_t ngated = 0, nreg = 0, nimp = 0, nins = 0, nlay = 0;
+    size_t ngated = 0, nreg = 0, nimp = 0, nins = 0, nlay = 0, nbusy = 0;
     char f[9][32];
     for (size_t i = 0; i < res->nblines && !bad; i++) {
         const ge_line *B = &res->blines[i];
@@ -270,6 +270,7 @@ int gate_baseline_eval(gate_result *res, const char *instr_dir)
         nreg += reg;
         nimp += imp;
         nlay += lay;
+        nbusy += lay && tk == GB_BUSY;
         int want = reg ? GB_REGRESSION : imp ? GB_IMPROVED : -1; /* the arm(s) that decided it */
         const char *by = want >= 0 ? (tk == want && ik == want ? "time, instructions" : tk == want ? "time" : "instructions")
                        : lay ? (tk == GB_BUSY ? "busy host" : "layout") : isfinite(ir) && tk != GB_NA ? "time, instructions"
@@ -324,7 +325,8 @@ int gate_baseline_eval(gate_result *res, const char *instr_dir)
     cJSON_AddNumberToObject(cnt, "gated", (double)ngated);
     cJSON_AddNumberToObject(cnt, "regressions", (double)nreg);
     cJSON_AddNumberToObject(cnt, "improved", (double)nimp);
-    cJSON_AddNumberToObject(cnt, "layout", (double)nlay);
+    cJSON_AddNumberToObject(cnt, "layout", (double)nlay); /* busy rows included */
+    cJSON_AddNumberToObject(cnt, "busy", (double)nbusy);
     cJSON_AddNumberToObject(cnt, "withInstructions", (double)nins);
     cJSON_AddBoolToObject(j, "affectsExitCode", 0);
     cJSON_AddItemToObject(j, "regressions", regs);
