@@ -314,6 +314,13 @@ void td_tu_file_name(const char *subject, char *buf, size_t len)
     snprintf(buf, len, "tandem-player-%s.c", subject ? subject : "none");
 }
 
+/* Before each source of the unit, for tcc (which aligns no function, not even with
+ * __attribute__((aligned)); its assembler honours .p2align at file scope, in order): the
+ * next file's code starts on a 64-byte line, so a change in one file does not move another
+ * file's code within its cache lines (a subject's loop landing elsewhere after the runtime
+ * changed: issue 42). clang aligns each function and loop itself (backends/aot/aot.c). */
+#define TD_TU_ALIGN "#ifdef __TINYC__\n__asm__(\".p2align 6\");\n#endif\n"
+
 int td_tu_generate(const td_tu_spec *spec, char **text, char ***included, char *err, size_t errlen)
 {
     td_strv files = { 0 }, suites = { 0 };
@@ -420,14 +427,14 @@ int td_tu_generate(const td_tu_spec *spec, char **text, char ***included, char *
         for (size_t i = 0; i < rt_suites.n; i++) buf_printf(&b, " || defined(TD_PLAYER_SUITE_%s)", rt_suites.v[i]);
         buf_printf(&b, "\n");
     }
-    for (size_t i = 0; i < nruntime; i++) buf_printf(&b, "#include \"%s\"\n", files.v[i]);
+    for (size_t i = 0; i < nruntime; i++) buf_printf(&b, "%s#include \"%s\"\n", TD_TU_ALIGN, files.v[i]);
     if (nruntime && !subject_rt) buf_printf(&b, "#endif\n");
     td_tu_free_list(rt_suites.v);
-    for (size_t i = nruntime; i < nsubject; i++) buf_printf(&b, "#include \"%s\"\n", files.v[i]);
+    for (size_t i = nruntime; i < nsubject; i++) buf_printf(&b, "%s#include \"%s\"\n", TD_TU_ALIGN, files.v[i]);
     for (size_t i = 0; i < suites.n; i++) {
         buf_printf(&b, "#ifdef TD_PLAYER_SUITE_%s\n", suites.v[i]);
         for (size_t k = i ? suite_end[i - 1] : nsubject; k < suite_end[i]; k++)
-            buf_printf(&b, "#include \"%s\"\n", files.v[k]);
+            buf_printf(&b, "%s#include \"%s\"\n", TD_TU_ALIGN, files.v[k]);
         buf_printf(&b, "#endif\n");
     }
     buf_printf(&b,

@@ -84,23 +84,27 @@ static void gate_baseline_print(const gate_result *res)
     if (!j) return;
     const cJSON *r;
     cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(j, "regressions"))
-        printf("gate: baseline REGRESSION: %s / %s [%s] vs %s: median %s worst %s instructions %s\n",
+        printf("gate: baseline REGRESSION (%s): %s / %s [%s] vs %s: median %s worst %s instructions %s\n",
+               cJSON_GetObjectItemCaseSensitive(r, "decidedBy")->valuestring,
                cJSON_GetObjectItemCaseSensitive(r, "suite")->valuestring, cJSON_GetObjectItemCaseSensitive(r, "row")->valuestring,
                cJSON_GetObjectItemCaseSensitive(r, "backend")->valuestring,
                cJSON_GetObjectItemCaseSensitive(r, "baseline")->valuestring, gate_num_text(r, "median"),
                gate_num_text(r, "worst"), gate_num_text(r, "instructionsRatio"));
     cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(j, "improved"))
-        printf("gate: baseline improved: %s / %s [%s] vs %s: median %s worst %s instructions %s\n",
+        printf("gate: baseline improved (%s): %s / %s [%s] vs %s: median %s worst %s instructions %s\n",
+               cJSON_GetObjectItemCaseSensitive(r, "decidedBy")->valuestring,
                cJSON_GetObjectItemCaseSensitive(r, "suite")->valuestring, cJSON_GetObjectItemCaseSensitive(r, "row")->valuestring,
                cJSON_GetObjectItemCaseSensitive(r, "backend")->valuestring,
                cJSON_GetObjectItemCaseSensitive(r, "baseline")->valuestring, gate_num_text(r, "median"),
                gate_num_text(r, "worst"), gate_num_text(r, "instructionsRatio"));
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(j, "counts");
-    printf("gate: baseline: %s (%d gated rows x backends: %d regression(s), %d improved; report-only, the exit code "
-           "is the peer verdict's)\n",
+    printf("gate: baseline: %s (%d gated rows x backends: %d regression(s), %d improved, %d layout (time moved, not in "
+           "every layout: never a regression), %d of them on busy processes only (time not decided); report-only, the "
+           "exit code is the peer verdict's)\n",
            cJSON_GetObjectItemCaseSensitive(j, "verdict")->valuestring,
            cJSON_GetObjectItemCaseSensitive(c, "gated")->valueint, cJSON_GetObjectItemCaseSensitive(c, "regressions")->valueint,
-           cJSON_GetObjectItemCaseSensitive(c, "improved")->valueint);
+           cJSON_GetObjectItemCaseSensitive(c, "improved")->valueint, cJSON_GetObjectItemCaseSensitive(c, "layout")->valueint,
+           cJSON_GetObjectItemCaseSensitive(c, "busy")->valueint);
 }
 
 int gate_run(const gate_opts *o, const gate_config *cfg)
@@ -149,8 +153,9 @@ int gate_run(const gate_opts *o, const gate_config *cfg)
         for (size_t i = 0; i < res.ninvalid; i++) printf("gate: INVALID: %s\n", res.invalid[i]);
         for (size_t i = 0; i < res.nlines; i++)
             if (!strcmp(res.lines[i].result, "FAIL"))
-                printf("gate: FAIL: %s / %s vs %s [%s]: median %.4f worst %.4f\n", res.lines[i].suite, res.lines[i].row,
-                       res.lines[i].peer, res.lines[i].backend, res.lines[i].median, res.lines[i].worst);
+                printf("gate: FAIL: %s / %s vs %s [%s]: median %.4f worst %.4f%s\n", res.lines[i].suite, res.lines[i].row,
+                       res.lines[i].peer, res.lines[i].backend, res.lines[i].median, res.lines[i].worst,
+                       res.lines[i].busy_only ? " (rests on processes observed busy: not a clean FAIL)" : "");
         for (size_t i = 0; i < res.nallocs; i++)
             if (!strcmp(res.allocs[i].result, "FAIL"))
                 printf("gate: FAIL: allocation %s / %s [%s]: %.4f bytes/op\n", res.allocs[i].suite, res.allocs[i].row,

@@ -30,7 +30,12 @@
 static const char *const aot_release_flags[] = {
     "-std=gnu11", "-O2", "-DNDEBUG", "-fPIC", "-fvisibility=hidden", "-fdebug-compilation-dir=.",
     "-Wno-builtin-macro-redefined", "-D__DATE__=\"Jan  1 1970\"", "-D__TIME__=\"00:00:00\"",
-    "-D__TIMESTAMP__=\"Thu Jan  1 00:00:00 1970\"", NULL
+    "-D__TIMESTAMP__=\"Thu Jan  1 00:00:00 1970\"",
+    /* layout under control (issue 42): every function and every loop head on a 64-byte line,
+     * so that a change elsewhere does not move a hot loop across a cache line (identical code
+     * at two placements measured up to 10% apart). The loop padding runs once per loop
+     * entry (nops): its cost is measured in the commit that added it. */
+    "-falign-functions=64", "-falign-loops=64", NULL
 };
 static const char *const aot_link_flags[] = { "-shared", "-Wl,--build-id=sha1", "-Wl,-z,now", "-lpthread",
                                               "-lm", NULL };

@@ -76,6 +76,8 @@ typedef struct pl_state {
     int measuring;        /* 0 during warm-up: rows discarded */
     int record_cases;     /* 1 during the first measured call */
     int cur_subject;
+    int load_reverse;     /* --load-reverse: subjects loaded last to first (their code lands in
+                             the other order; S.subjects keeps the command line's order) */
     char root_prefix[PATH_MAX];
     /* bench settings and validation */
     const char *retention;
@@ -455,6 +457,7 @@ static int bench_report(cJSON *root, int passed)
     cJSON_AddStringToObject(st, "retention", S.retention ? S.retention : "matched");
     cJSON_AddStringToObject(st, "flow", S.flow ? "on" : "off");
     cJSON_AddBoolToObject(st, "quick", S.quick);
+    cJSON_AddStringToObject(st, "loadOrder", S.load_reverse ? "reverse" : "forward");
     cJSON_AddNumberToObject(st, "samples", S.samples);
     cJSON_AddNumberToObject(st, "warmup", S.warmup);
     if (S.settings) {
@@ -660,6 +663,8 @@ static const tl_opt player_opts[] = {
     { "retention", 0, TL_OPT_STR, "R", 0, 0, "bench: matched (default) or default pool retention" },
     { "flow", 0, TL_OPT_STR, "on|off", 0, 0, "bench: context flow for rows without their own flow arm (default off)" },
     { "quick", 0, TL_OPT_FLAG, NULL, 0, 0, "bench: few samples, small N (tests)" },
+    { "load-reverse", 0, TL_OPT_FLAG, NULL, 0, 0, "load the subjects last to first (where each one's code lands;\n"
+      "the report's subject order is unchanged): `tandem attempt` alternates it between processes" },
     { "meter", 0, TL_OPT_STR, "M", 0, 0, "bench: time (default) or instructions: run under valgrind --tool=callgrind\n"
       "--collect-atstart=no --dump-instr=yes --dump-line=no --compress-pos=no\n"
       "--compress-strings=no --callgrind-out-file=F, one subject, at most 64 samples" },
@@ -726,6 +731,7 @@ int main(int argc, char **argv)
     S.timeout = (int)tl_opt_int(&o, "timeout", S.timeout);
     list_only = tl_opt_given(&o, "subjects") > 0;
     S.quick = tl_opt_given(&o, "quick") > 0;
+    S.load_reverse = tl_opt_given(&o, "load-reverse") > 0;
     S.meter_out = tl_opt_str(&o, "meter-out", S.meter_out);
     const char *retention = tl_opt_str(&o, "retention", NULL), *flow = tl_opt_str(&o, "flow", NULL);
     const char *meter = tl_opt_str(&o, "meter", NULL);
@@ -799,17 +805,22 @@ int main(int argc, char **argv)
         opt.defines = jit_defines;
     }
     if (S.root && realpath(S.root, S.root_prefix) == NULL) S.root_prefix[0] = 0;
-    for (int i = 0; i < npaths; i++) {
+    /* Load order decides which module's code and data land where (dlopen maps top-down;
+     * tcc allocates each unit's code in turn); a fixed order is a fixed placement, the same
+     * in every process: alternated by --load-reverse so that it is not a systematic bias. */
+    for (int t = 0; t < npaths; t++) {
+        int i = S.load_reverse ? npaths - 1 - t : t;
         char err[16384];
-        pl_subject *s = &S.subjects[S.nsubjects];
+        pl_subject *s = &S.subjects[i];
         s->path = paths[i];
         if (S.backend->load(paths[i], &opt, &s->mod, err, sizeof err)) {
             fprintf(stderr, "tandem-player: cannot load %s:\n%s\n", paths[i], err);
+            if (S.load_reverse) S.nsubjects = 0; /* the loaded ones are not S.subjects[0..n) */
             return result("error", 3);
         }
         s->loaded = 1;
         S.nsubjects++;
-        if (!S.root && !strcmp(S.backend_name, "jit") && !S.root_prefix[0]) {
+        if (!S.root && !strcmp(S.backend_name, "jit") && i == 0) {
             char tmp[PATH_MAX];
             if (realpath(paths[i], tmp)) {
                 *strrchr(tmp, '/') = 0;
@@ -889,8 +900,9 @@ int main(int argc, char **argv)
         S.metering = icount && !warm;
         if (icount) pl_meter_set_pass(warm ? -1 : pass);
         for (int j = 0; j < S.nsubjects; j++) {
-            /* alternate the subject order between calls */
-            int idx = (k % 2 == 0) ? j : S.nsubjects - 1 - j;
+            /* alternate the subject order between calls; with --load-reverse the last subject
+             * runs first too (the warm-up's first allocations are its own) */
+            int idx = ((k + S.load_reverse) % 2 == 0) ? j : S.nsubjects - 1 - j;
             pl_subject *s = &S.subjects[idx];
             if (s->suite_rc) continue;
             S.cur_subject = idx;

@@ -247,6 +247,31 @@ gate(C, "all-processes-gated-false", _all_reports(_set_row(None, "gated", False)
      r"report-only in the report but gated in the gate.s configuration")
 gate(C, "one-process-supported-false", first_report(_set_row("fcontext", "supported", False)), 1,
      r"disagree about row .* supported")
+# a peer that leaves a gated (failing) row unsupported in every process must not turn it NA
+# (issue 42, item 6): INVALID naming the peer and the row, unless the configuration lists
+# the row in the suite's unsupportedRows
+def _peer_na(key, value):
+    def fn(d):
+        for e in entries(d, "fcontext", FAILROW):
+            e[key] = value
+    return _all_reports(fn)
+
+
+def _config_unsupported(ctx):
+    c = json.load(open(os.path.join(ctx.shared, "config.json")))
+    for s in c["suites"]:
+        if s["name"] == "primary":
+            s["unsupportedRows"] = ["^" + FAILROW]
+    p = ctx.p("config-unsupported.json")
+    json.dump(c, open(p, "w"))
+    return p
+
+
+PEER_DROP = r"peer 'fcontext' leaves gated row 'Async method NextFrame get-result N=4096' unsupported"
+gate(C, "peer-supported-false-everywhere", _peer_na("supported", False), 1, PEER_DROP)
+gate(C, "peer-status-NA-everywhere", _peer_na("status", "NA"), 1, PEER_DROP)
+gate(C, "peer-NA-listed-in-unsupportedRows", _peer_na("supported", False), 3, r"^gate: FAIL",
+     config=_config_unsupported)
 gate(C, "supported-mistyped", first_report(_set_row("fcontext", "supported", "no")), 1, r"supported: not a boolean")
 gate(C, "empty-sample-arrays", _all_reports(_empty_samples), 1, r"empty samples array")
 gate(C, "samples-minus-1", _all_reports(_samples(-1)), 1, r"samples: -1 is out of range")
@@ -254,6 +279,23 @@ gate(C, "samples-1e10", _all_reports(_samples(1e10)), 1, r"samples: 10000000000 
 gate(C, "sample-count-short", first_report(_short), 1, r"wrong sample count")
 gate(C, "byte-identical-replayed-report", _replayed_report, 1, r"byte-identical reports")
 gate(C, "replayed-sample-arrays", _replayed_samples, 1, r"identical samples for row")
+
+
+# ---- a busy host (issue 42, item 4): a FAIL that only busy processes make is not a clean FAIL
+def _busy(pattern, cpu):
+    def m():
+        for f in sorted(glob.glob(os.path.join("observations", pattern))):
+            d = json.load(open(f))
+            d["noise"]["status"] = "busy"
+            d["noise"]["otherCpuPercent"] = cpu
+            json.dump(d, open(f, "w"))
+    return m
+
+
+B = "busy-host"
+gate(B, "every-process-busy", _busy("*.json", 87.5), 1,
+     r"every FAIL rests on processes observed busy \(other CPU up to 88%\)")
+gate(B, "one-process-busy", _busy("p01-*.json", 87.5), 3, r"^gate: FAIL")
 
 
 # ---- reports that lie about themselves ----

@@ -57,10 +57,10 @@ void att_baseline_verdict(att *a)
     }
     const char *verdict = cJSON_IsString(v) ? v->valuestring : "not judged";
     const cJSON *ng = cJSON_GetObjectItemCaseSensitive(c, "gated"), *nr = cJSON_GetObjectItemCaseSensitive(c, "regressions"),
-                *ni = cJSON_GetObjectItemCaseSensitive(c, "improved");
-    att_log(a, 1, "baseline %s: %s (%d gated rows x backends: %d regression(s), %d improved; gate/gate.md)", a->bl->name,
-            verdict, cJSON_IsNumber(ng) ? ng->valueint : 0, cJSON_IsNumber(nr) ? nr->valueint : 0,
-            cJSON_IsNumber(ni) ? ni->valueint : 0);
+                *ni = cJSON_GetObjectItemCaseSensitive(c, "improved"), *nl = cJSON_GetObjectItemCaseSensitive(c, "layout");
+    att_log(a, 1, "baseline %s: %s (%d gated rows x backends: %d regression(s), %d improved, %d layout; gate/gate.md)",
+            a->bl->name, verdict, cJSON_IsNumber(ng) ? ng->valueint : 0, cJSON_IsNumber(nr) ? nr->valueint : 0,
+            cJSON_IsNumber(ni) ? ni->valueint : 0, cJSON_IsNumber(nl) ? nl->valueint : 0);
     printf("attempt: baseline %s: %s\n", a->bl->name, verdict);
     att_manifest_set_str(a, "baselineVerdict", verdict);
     cJSON_Delete(d);

@@ -47,6 +47,8 @@ typedef struct att {
     int quick, samples, warmup, cpu;
     double timeout, start_deadline;
     int fault_kind, fault_proc;   /* tests only */
+    int busy_reruns_left;         /* re-runs of processes observed busy still allowed (att_stage_plan) */
+    int busy_reruns;              /* re-runs made */
     /* the options (attempt_options) */
     const char *label, *out, *players_from, *report_only, *from_git;
     int rounds, require_quiet, instructions;

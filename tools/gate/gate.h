@@ -41,6 +41,11 @@ typedef struct gate_suite_cfg {
     int nlower;
     char lower_peer[GATE_MAX_LOWER][64];
     char lower_row[GATE_MAX_LOWER][64];
+    /* gated rows a subject or a peer may leave unsupported ("supported": false or "status":
+     * "NA"): NA. Any other gated row a peer leaves unsupported makes the gate INVALID, so a
+     * peer cannot turn a failing row into NA (issue 42, item 6). */
+    int nunsupported;
+    char unsupported[GATE_MAX_PATTERNS][64];
 } gate_suite_cfg;
 
 typedef struct gate_config {
@@ -103,12 +108,12 @@ int gate_suite_lower_bound(const gate_suite_cfg *s, const char *peer, const char
 int gate_is_baseline(const gate_config *c, const char *subject);
 /* Is `row` of `suite` in the gated set (suite gated, row not report-only)? */
 int gate_row_gated(const gate_config *c, const char *suite, const char *row);
-enum { GB_NA = 0, GB_SAME = 1, GB_IMPROVED = 2, GB_REGRESSION = 3 };
+enum { GB_NA = 0, GB_SAME = 1, GB_IMPROVED = 2, GB_REGRESSION = 3, GB_LAYOUT = 4, GB_BUSY = 5 };
 /* A row's median and worst ratio A / baseline against the baseline thresholds. */
 int gb_time_kind(const gate_config *c, double median, double worst);
 /* A row's instructions per op A / baseline against baselineInstructions. */
 int gb_instr_kind(const gate_config *c, double ratio);
-const char *gb_kind_name(int kind);    /* "regression", "improved", "same", "NA" */
+const char *gb_kind_name(int kind);    /* "regression", "improved", "same", "layout", "busy", "NA" */
 
 /* ---- reports (gate_report.c) ------------------------------------------------------- */
 
@@ -143,6 +148,7 @@ typedef struct gr_report {
     int completed;
     char *failure;                              /* NULL when none */
     int samples;                                /* requested samples; -1 unknown */
+    int layout;                                 /* settings.loadOrder: 0 forward (absent), 1 reverse */
     char **subjects;
     size_t nsubjects;
     gr_row *rows;

@@ -291,6 +291,7 @@ int gate_config_load(const char *path, gate_config *c)
             bad |= get_int(path, e, "samples", 1000000, &s->samples);
             bad |= get_strs(path, e, "syncRows", s->sync, &s->nsync, GATE_MAX_PATTERNS, 64);
             bad |= get_strs(path, e, "reportOnlyRows", s->report_only, &s->nreport_only, GATE_MAX_PATTERNS, 64);
+            bad |= get_strs(path, e, "unsupportedRows", s->unsupported, &s->nunsupported, GATE_MAX_PATTERNS, 64);
             bad |= get_lower(path, e, at, s);
         }
     }
@@ -354,6 +355,7 @@ cJSON *gate_config_json(const gate_config *c)
         cJSON_AddNumberToObject(e, "samples", s->samples);
         cJSON_AddItemToObject(e, "syncRows", str_array((char (*)[64])s->sync, s->nsync));
         cJSON_AddItemToObject(e, "reportOnlyRows", str_array((char (*)[64])s->report_only, s->nreport_only));
+        cJSON_AddItemToObject(e, "unsupportedRows", str_array((char (*)[64])s->unsupported, s->nunsupported));
         cJSON *lb = cJSON_AddObjectToObject(e, "lowerBoundRows");
         for (int k = 0; k < s->nlower; k++) {
             cJSON *arr = cJSON_GetObjectItemCaseSensitive(lb, s->lower_peer[k]);

@@ -257,6 +257,13 @@ static void check_row_agreement(gate_result *res, const gr_report **gr, size_t n
                 flag ? "gated" : "report-only", cfg_report_only ? "report-only" : "gated");
 }
 
+static int row_may_be_unsupported(const gate_suite_cfg *sc, const char *row)
+{
+    for (int p = 0; sc && p < sc->nunsupported; p++)
+        if (gate_pattern_match(row, sc->unsupported[p])) return 1;
+    return 0;
+}
+
 /* The (suite, retention) groups in a stable order: configured suites first. */
 typedef struct grp { const char *suite, *retention; } grp;
 
@@ -504,19 +511,22 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
                     if (is_base && L->kind != GL_REPORT) { L->thr_median = cfg->base_median; L->thr_worst = cfg->base_worst; }
                     double *pa = NULL, *pb = NULL;
                     size_t npa = 0, npb = 0;
-                    int na = 0, a_unsup = 0;
+                    int na = 0, a_unsup = 0, b_unsup = 0;
                     for (size_t i = 0; i < ngr; i++) {
                         if (strcmp(gr[i]->backend, backends.v[b])) continue;
                         const gr_row *ea = find_entry(gr[i], row, cfg->subject), *eb = find_entry(gr[i], row, peer);
                         L->ratio = realloc(L->ratio, (L->nproc + 1) * sizeof *L->ratio);
                         L->proc = realloc(L->proc, (L->nproc + 1) * sizeof *L->proc);
+                        L->layout = realloc(L->layout, (L->nproc + 1) * sizeof *L->layout);
                         L->proc[L->nproc] = gr[i]->file;
+                        L->layout[L->nproc] = gr[i]->layout;
                         double sa = entry_stat(ea, use_mean), sb = entry_stat(eb, use_mean);
                         if ((ea && ea->supported && !(isfinite(sa) && sa > 0)) ||
                             (eb && eb->supported && !(isfinite(sb) && sb > 0)))
                             invalid(res, "%s: row '%s': a statistic that is not a finite positive number (%s %g, %s %g)",
                                     gr[i]->file, row, cfg->subject, sa, peer, sb);
                         if (ea && !ea->supported) a_unsup = 1;
+                        if (eb && !eb->supported) b_unsup = 1;
                         if ((ea && !ea->supported) || (eb && !eb->supported)) na = 1;
                         L->ratio[L->nproc++] = isfinite(sa) && sa > 0 && isfinite(sb) && sb > 0 ? sa / sb : NAN;
                         if (ea && ea->supported && ea->n) {
@@ -554,9 +564,13 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
                     }
                     L->spread = nok && lo > 0 ? L->worst / lo - 1 : 0;
                     free(ok);
-                    if (!is_base && L->kind != GL_REPORT && a_unsup && !cfg->unsupported_na)
+                    if (!is_base && L->kind != GL_REPORT && a_unsup && !cfg->unsupported_na && !row_may_be_unsupported(sc, row))
                         invalid(res, "%s %s: subject '%s' leaves gated row '%s' unsupported", suite, backends.v[b],
                                 cfg->subject, row);
+                    /* a peer's NA would drop the row from the verdict: only the configuration may */
+                    if (!is_base && L->kind != GL_REPORT && b_unsup && !row_may_be_unsupported(sc, row))
+                        invalid(res, "%s %s: peer '%s' leaves gated row '%s' unsupported, and the gate's configuration "
+                                     "does not list it in unsupportedRows", suite, backends.v[b], peer, row);
                     if (is_base) {
                         L->result = na || !nok ? "NA" : L->kind == GL_REPORT ? "REPORT"
                                     : L->median <= L->thr_median && L->worst <= L->thr_worst ? "PASS" : "FAIL";
@@ -648,6 +662,9 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
     size_t alloc_fail = 0;
     for (size_t i = 0; i < res->nallocs; i++) alloc_fail += !strcmp(res->allocs[i].result, "FAIL");
     if (!res->n_gated && !res->ninvalid) invalid(res, "no gated row: nothing to decide");
+    char *busy = gate_busy_judge(res); /* a FAIL that measured the host is not a clean FAIL */
+    if (busy) invalid(res, "%s", busy);
+    free(busy);
     res->verdict = res->ninvalid ? GATE_INVALID : (res->n_fail || alloc_fail) ? GATE_FAIL : GATE_PASS;
     return 0;
 }
@@ -657,11 +674,13 @@ void gate_result_free(gate_result *res)
     for (size_t i = 0; i < res->nlines; i++) {
         free(res->lines[i].ratio);
         free(res->lines[i].proc);
+        free(res->lines[i].layout);
     }
     free(res->lines);
     for (size_t i = 0; i < res->nblines; i++) {
         free(res->blines[i].ratio);
         free(res->blines[i].proc);
+        free(res->blines[i].layout);
     }
     free(res->blines);
     free(res->base_md);

@@ -18,11 +18,14 @@ typedef struct ge_line {
     size_t nproc;
     double *ratio;              /* per process (NaN: NA) */
     const char **proc;          /* report file per process */
+    int *layout;                /* per process: its report's load order (0 forward, 1 reverse) */
     double median, worst;
     double thr_median, thr_worst; /* NaN when not checked */
     gs_mw mw;
     double spread, cv;          /* max/min - 1 of the ratios; largest within-process CV */
     const char *result;         /* PASS FAIL REPORT NA */
+    int busy_only;              /* a FAIL its quiet processes alone would not make (gate_busy.c) */
+    double busy_cpu;            /* then: the busiest of its busy processes, other CPU % */
 } ge_line;
 
 typedef struct ge_alloc {
@@ -79,6 +82,11 @@ typedef struct gate_result {
 } gate_result;
 
 int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res);
+/* Mark the FAIL lines that rest on busy processes (gate_busy.c); when every FAIL of the run
+ * does, the INVALID reason (malloc'd), else NULL. */
+char *gate_busy_judge(gate_result *res);
+/* 1 when the observation of the report's process says busy (gate_busy.c). */
+int gate_process_busy(const gate_result *res, const char *report);
 void gate_result_free(gate_result *res);
 int gate_write_outputs(const char *out_dir, const gate_result *res);
 /* gate-chart.svg: the verdict and the gated rows only, AOT and JIT side by side

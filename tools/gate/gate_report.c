@@ -347,6 +347,11 @@ void gr_report_load(const char *runs_dir, const char *rel, gr_report *r)
     if (!s) s = sfield(env, "optimisationFlags");
     if (!s) s = sfield(env, "optimisation");
     r->flags = s ? xdup(s) : NULL;
+    /* the subjects' load order (players/shell/main.c --load-reverse): the layout factor of a
+     * baseline comparison; anything but the two names refuses the report */
+    s = sfield(settings, "loadOrder");
+    if (s && strcmp(s, "forward") && strcmp(s, "reverse")) { fail(r, "settings.loadOrder: expected \"forward\" or \"reverse\""); goto out; }
+    r->layout = s && !strcmp(s, "reverse");
     s = sfield(env, "buildType");
     if (!s) s = sfield(doc, "buildType");
     r->build_type = s ? xdup(s) : NULL;

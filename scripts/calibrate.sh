@@ -1,0 +1,178 @@
+#!/bin/bash
+# calibrate.sh - the calibration of the baseline verdict and the peer verdict (issue 42, item 5).
+#
+#   scripts/calibrate.sh [--runs N] [--pairs M] [--quick] [--only PARTS] [--work DIR]
+#                        [--build DIR] [--no-build] [PACKET]
+#
+# Parts (--only aa,regression,improvement,stability; default all four):
+#   aa           `tandem attempt --baseline HEAD --instructions` on this clean tree: the same
+#                code against itself. A run passes when the baseline verdict is "no regression".
+#   regression   a clone of HEAD with tests/calibration/regression.patch committed (a fixed cost
+#                in the loop's drain: every NextFrame/yield entry, about 3% of the throughput
+#                rows' instructions), measured with --baseline HEAD~1 (the unpatched code). A run
+#                passes when the verdict is "regression", throughput / nextframe N=1024 is named
+#                on every backend, and every row named grew in instructions (a row named by time
+#                alone at unchanged instructions is a false alarm).
+#   improvement  the same clone with the patch reverted on top: HEAD (clean) against HEAD~1
+#                (patched). A run passes when throughput / nextframe N=1024 is "improved" on
+#                every backend and the verdict is "no regression".
+#   stability    scripts/stability.sh pairs of default attempts (no baseline). A pair passes
+#                when no gated row flips outside the rows marked borderline and both verdicts
+#                are the same.
+# Each part runs N times (--runs, default 20; stability: --pairs, default 10) in the default
+# configuration, and again in --quick unless --quick is given alone (then quick only). Results
+# accumulate in PACKET/results.tsv, one line a run: stop it at any time and run it again, it
+# runs only what is missing. PACKET/README.md is rewritten from results.tsv after every run.
+# Attempt folders go under --work (default BUILD/calibration), not into the packet.
+# PACKET: default reports/<UTC date>-calibration.
+# Exit: 0 when every recorded run passed, 1 otherwise, 2 usage or a tree that is not clean.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=build build_tool=1 runs=20 pairs=10 quick_only=0 only=aa,regression,improvement,stability work=
+usage() { sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+while [ $# -gt 0 ]; do
+  case $1 in
+    --runs|--pairs|--only|--work|--build)
+      [ $# -ge 2 ] || { echo "calibrate.sh: $1 needs a value" >&2; exit 2; }
+      case $1 in --runs) runs=$2 ;; --pairs) pairs=$2 ;; --only) only=$2 ;; --work) work=$2 ;; --build) build=$2 ;; esac
+      shift 2 ;;
+    --quick) quick_only=1; shift ;;
+    --no-build) build_tool=0; shift ;;
+    -h|--help) usage 0 ;;
+    -*) echo "calibrate.sh: unknown option '$1'" >&2; usage 2 ;;
+    *) break ;;
+  esac
+done
+[ $# -le 1 ] || usage 2
+case $runs$pairs in *[!0-9]*) echo "calibrate.sh: --runs and --pairs take a count" >&2; exit 2 ;; esac
+cd "$root" || exit 2
+packet=${1:-reports/$(date -u +%Y-%m-%d)-calibration}
+work=${work:-$build/calibration}
+T=$root/$build/tandem
+if [ -n "$(git status --porcelain --untracked-files=no)" ]; then
+  echo "calibrate.sh: the tree has uncommitted changes: an A/A needs a clean tree (commit or stash first)" >&2
+  exit 2
+fi
+if [ $build_tool = 1 ]; then make --no-print-directory tool BUILD="$build" >/dev/null || exit 2; fi
+[ -x "$T" ] || { echo "calibrate.sh: no $T (make tool)" >&2; exit 2; }
+mkdir -p "$packet" "$work" || exit 2
+results=$packet/results.tsv
+[ -f "$results" ] || printf 'part\tmode\trun\tpass\tseconds\tverdict\tdetail\tbusy\tcommit\tstarted\tfolder\n' >"$results"
+head=$(git rev-parse --short HEAD)
+modes=(default quick)
+[ $quick_only = 1 ] && modes=(quick)
+
+done_runs() { awk -F'\t' -v p="$1" -v m="$2" -v c="$head" '$1==p && $2==m && $9==c' "$results" | wc -l; }
+record() { # part mode run pass seconds verdict detail busy started folder
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$head" "$9" "${10}" >>"$results"
+  python3 "$root/scripts/calibrate_report.py" "$results" "$packet/README.md" "$head" || true
+}
+
+# A clone of HEAD with the patch committed (regression: HEAD patched, HEAD~1 clean) or
+# committed then reverted (improvement: HEAD clean, HEAD~1 patched).
+clone_for() {
+  local dir=$work/clone-$1
+  [ -d "$dir/.git" ] && [ "$(cat "$dir/.calibrate-base" 2>/dev/null)" = "$head" ] && { echo "$dir"; return; }
+  rm -rf "$dir"
+  git clone -q --no-hardlinks "$root" "$dir" && git -C "$dir" checkout -q "$head" &&
+    git -C "$dir" apply "$root/tests/calibration/regression.patch" || return 1
+  git -C "$dir" -c user.name=calibrate -c user.email=calibrate@tandem commit -qam "calibration: seeded regression" || return 1
+  if [ "$1" = improvement ]; then
+    git -C "$dir" -c user.name=calibrate -c user.email=calibrate@tandem revert --no-edit HEAD >/dev/null || return 1
+  fi
+  echo "$head" >"$dir/.calibrate-base"
+  echo "$dir"
+}
+
+# One attempt of a part; prints "pass<TAB>verdict<TAB>detail<TAB>busy" from its gate summary.
+judge() { # part folder exit
+  python3 - "$1" "$2" "$3" <<'PY'
+import glob, json, os, sys
+part, folder, rc = sys.argv[1], sys.argv[2], int(sys.argv[3])
+busy = 0
+for f in glob.glob(os.path.join(folder, "runs", "observations", "*.json")):
+    try:
+        busy += json.load(open(f)).get("noise", {}).get("status") == "busy"
+    except Exception:
+        pass
+try:
+    b = json.load(open(os.path.join(folder, "gate", "gate-summary.json")))["baseline"]
+except Exception as x:
+    print(f"0\tno gate summary (exit {rc})\t{x}\t{busy}")
+    sys.exit(0)
+verdict = b.get("verdict", "?")
+reg = [(r["suite"], r["row"], r["backend"], r.get("decidedBy", "?"), r.get("instructions")) for r in b.get("regressions", [])]
+imp = [(r["suite"], r["row"], r["backend"]) for r in b.get("improved", [])]
+backends = sorted({r["backend"] for r in b.get("rows", [])})
+target = ("throughput", "nextframe N=1024")
+if part == "aa":
+    ok = verdict == "no regression"
+    detail = "; ".join(f"{s}/{r} [{be}] by {d}" for s, r, be, d, _ in reg) or "-"
+elif part == "regression":
+    named = {be for s, r, be, d, i in reg if (s, r) == target}
+    false = [f"{s}/{r} [{be}]" for s, r, be, d, i in reg if i != "regression"]
+    ok = verdict == "regression" and named == set(backends) and not false
+    detail = f"target named on {','.join(sorted(named)) or 'none'} of {','.join(backends)}; " \
+             f"{len(reg)} regression(s); named without more instructions: {', '.join(false) or 'none'}"
+else:
+    named = {be for s, r, be in imp if (s, r) == target}
+    ok = verdict == "no regression" and named == set(backends)
+    detail = f"target improved on {','.join(sorted(named)) or 'none'} of {','.join(backends)}; " \
+             f"{len(reg)} regression(s)"
+print(f"{int(ok)}\t{verdict}\t{detail}\t{busy}")
+PY
+}
+
+run_part() { # part mode k
+  local part=$1 mode=$2 k=$3 dir=$root opts=(--instructions) base=HEAD
+  local folder=$root/$work/$part-$mode-$head-$k
+  [ "$mode" = quick ] && opts+=(--quick)
+  case $part in regression|improvement) dir=$(clone_for "$part") || { echo "calibrate.sh: cannot prepare the $part clone" >&2; exit 1; }; base=HEAD~1 ;; esac
+  rm -rf "$folder"
+  local started; started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  local t0=$SECONDS
+  echo "calibrate: $part $mode run $k: tandem attempt --baseline $base ${opts[*]} (in $dir)"
+  (cd "$dir" && "$T" attempt --project "$dir" --baseline "$base" "${opts[@]}" --out "$folder" >"$folder.log" 2>&1)
+  local rc=$?
+  IFS=$'\t' read -r pass verdict detail busy < <(judge "$part" "$folder" "$rc")
+  record "$part" "$mode" "$k" "$pass" $((SECONDS - t0)) "$verdict" "$detail" "$busy" "$started" "$folder"
+  echo "calibrate: $part $mode run $k: $verdict ($( [ "$pass" = 1 ] && echo pass || echo FAIL)), $((SECONDS - t0)) s, $busy busy process(es)"
+}
+
+run_pair() { # mode k
+  local mode=$1 k=$2 opts=(--no-build --build "$build")
+  [ "$mode" = quick ] && opts+=(--quick)
+  local a=$root/$work/stability-$mode-$head-$k-a b=$root/$work/stability-$mode-$head-$k-b out=$root/$work/stability-$mode-$head-$k.md
+  rm -rf "$a" "$b"
+  local started; started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  local t0=$SECONDS
+  echo "calibrate: stability $mode pair $k: scripts/stability.sh ${opts[*]}"
+  scripts/stability.sh "${opts[@]}" "$a" "$b" "$out" >"$out.log" 2>&1
+  local line va vb
+  line=$(grep -m1 "gated rows compared" "$out" 2>/dev/null)
+  va=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"])' "$a/gate/gate-summary.json" 2>/dev/null || echo "?")
+  vb=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"])' "$b/gate/gate-summary.json" 2>/dev/null || echo "?")
+  # "<n> gated rows compared: <f> flipped (<b> of them borderline), ..."
+  local flipped borderline pass=0
+  flipped=$(sed -n 's/.*compared: \([0-9]*\) flipped.*/\1/p' <<<"$line")
+  borderline=$(sed -n 's/.*flipped (\([0-9]*\) of them borderline).*/\1/p' <<<"$line")
+  [ -n "$flipped" ] && [ "$flipped" = "$borderline" ] && [ "$va" = "$vb" ] && [ "$va" != "?" ] && pass=1
+  record stability "$mode" "$k" "$pass" $((SECONDS - t0)) "$va/$vb" "${line:-no comparison}" "-" "$started" "$out"
+  echo "calibrate: stability $mode pair $k: $va/$vb, ${line:-no comparison}"
+}
+
+IFS=, read -r -a parts <<<"$only"
+for part in "${parts[@]}"; do
+  case $part in aa|regression|improvement|stability) ;; *) echo "calibrate.sh: unknown part '$part'" >&2; exit 2 ;; esac
+done
+for mode in "${modes[@]}"; do
+  for part in "${parts[@]}"; do
+    want=$runs
+    [ "$part" = stability ] && want=$pairs
+    for ((k = $(done_runs "$part" "$mode") + 1; k <= want; k++)); do
+      if [ "$part" = stability ]; then run_pair "$mode" "$k"; else run_part "$part" "$mode" "$k"; fi
+    done
+  done
+done
+python3 "$root/scripts/calibrate_report.py" "$results" "$packet/README.md" "$head" || exit 1
+awk -F'\t' -v c="$head" 'NR > 1 && $9 == c && $4 != 1 { bad = 1 } END { exit bad }' "$results"

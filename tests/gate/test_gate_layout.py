@@ -1,0 +1,164 @@
+"""The baseline verdict over layouts (issue 42, items 2-3), on the real runs of the
+hotpaths-18 packet (tandem against tandem@6fe3228, one layout, 15 time "regressions" at
+identical or fewer instructions under the one-layout rule) with one thing altered at a time.
+
+Usage: test_gate_layout.py TANDEM PACKET WORK   (PACKET: reports/2026-12-03-hotpaths-18)"""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+
+T, PACKET, WORK = sys.argv[1:4]
+BASE = "tandem@6fe3228"
+ROW = "Completed get-result"  # primary: instructions identical in both revisions
+failures = []
+
+
+def runs(name):
+    d = os.path.join(WORK, name)
+    shutil.rmtree(d, ignore_errors=True)
+    zipfile.ZipFile(os.path.join(PACKET, "runs.zip")).extractall(os.path.join(d, "runs"))
+    shutil.copytree(os.path.join(PACKET, "instructions"), os.path.join(d, "instructions"))
+    return d
+
+
+def each_report(d, fn, pattern="p*-r*.json"):
+    for f in sorted(glob.glob(os.path.join(d, "runs", pattern))):
+        doc = json.load(open(f))
+        fn(doc)
+        json.dump(doc, open(f, "w"), indent=1)
+
+
+def second_layout(doc):
+    """The r2 processes as --load-reverse writes them: the other load order. Swapping the two
+    identical runtimes' entries stands for the placement effect changing sides."""
+    doc["settings"]["loadOrder"] = "reverse"
+    for e in doc["rows"]:
+        if e["subject"] == "tandem":
+            e["subject"] = BASE
+        elif e["subject"] == BASE:
+            e["subject"] = "tandem"
+
+
+def slower(factor, row=ROW):
+    def fn(doc):
+        for e in doc["rows"]:
+            if e["subject"] != "tandem" or e["name"] != row or not e.get("supported", True):
+                continue
+            for s in e["sampleRecords"]:
+                s["ns"] = round(s["ns"] * factor)
+                s["controlNs"] = round(s["controlNs"] * factor)
+            e["ns"] = [s["ns"] for s in e["sampleRecords"]]
+            e["controlNs"] = [s["controlNs"] for s in e["sampleRecords"]]
+            for k in ("nsPerOp", "medianNsPerOp", "meanNsPerOp", "minSampleNs"):
+                if isinstance(e.get(k), (int, float)):
+                    e[k] = e[k] * factor
+    return fn
+
+
+def more_instructions(d, factor, row=ROW):
+    for f in glob.glob(os.path.join(d, "instructions", "primary-*-instructions.json")):
+        doc = json.load(open(f))
+        for r in doc["rows"]:
+            if r["name"] == row:
+                r["subjects"]["tandem"]["irPerOp"] *= factor
+        json.dump(doc, open(f, "w"))
+
+
+def gate(d, instructions=True):
+    cmd = [T, "gate", os.path.join(d, "runs"), "--config", os.path.join(PACKET, "gate", "gate-config.json"),
+           "--out", os.path.join(d, "out")]
+    if instructions:
+        cmd += ["--instructions", os.path.join(d, "instructions")]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    s = os.path.join(d, "out", "gate-summary.json")
+    b = json.load(open(s))["baseline"] if p.returncode != 1 and os.path.exists(s) else None
+    return p.returncode, p.stdout, b
+
+
+def rows(b, row=ROW):
+    return [r for r in b["rows"] if r["row"] == row and r["suite"] == "primary"]
+
+
+def expect(name, cond, why):
+    print(("ok   " if cond else "FAIL ") + name + ("" if cond else ": " + why))
+    if not cond:
+        failures.append(name)
+
+
+# 1. the packet as published: one layout; every time "regression" ran the same or fewer
+#    instructions: layout, never a regression (it said "regression", 15 rows)
+d = runs("one-layout")
+rc, out, b = gate(d)
+expect("one-layout: no regression", b and b["verdict"] == "no regression" and b["counts"]["layout"] > 0,
+       f"rc {rc}, baseline {b and b['verdict']} {b and b['counts']}\n{out}")
+lay = [r for r in b["rows"] if r["result"] == "layout"] if b else []
+expect("one-layout: layout rows decided by layout, instructions not grown",
+       lay and all(r["decidedBy"] == "layout" and r["instructions"] != "regression" and r["layouts"] == 1 for r in lay),
+       json.dumps(lay[:2]))
+
+# 2. two layouts (the r2 processes reversed): still no regression; the spread is reported
+d = runs("two-layouts")
+each_report(d, second_layout, "p*-r2.json")
+rc, out, b = gate(d)
+expect("two-layouts: no regression", b and b["verdict"] == "no regression", f"{b and b['counts']}\n{out}")
+expect("two-layouts: every gated row read over 2 layouts with its spread",
+       b and all(r["layouts"] == 2 and r["layoutSpread"] is not None for r in b["rows"] if r["result"] != "NA"),
+       "a row without 2 layouts")
+md = open(os.path.join(d, "out", "gate.md")).read()
+expect("two-layouts: gate.md says the layout spread and which arm decided", "layout spread" in md and "decided by" in md,
+       "missing columns")
+
+# 3. a real time regression (+25% on one row, every process, both layouts), identical
+#    instructions: regression, decided by time; with no instruction arm as well
+d = runs("slower")
+each_report(d, second_layout, "p*-r2.json")
+each_report(d, slower(1.25))
+for arm in (True, False):
+    rc, out, b = gate(d, instructions=arm)
+    r = rows(b) if b else []
+    expect(f"slower (instructions arm {arm}): regression decided by time",
+           b and b["verdict"] == "regression" and r and all(x["result"] == "regression" and x["decidedBy"] == "time"
+                                                            for x in r),
+           f"{b and b['counts']} {json.dumps(r)[:600]}")
+
+# 4. instructions +3% on one row, time unchanged: regression decided by instructions
+d = runs("instructions")
+each_report(d, second_layout, "p*-r2.json")
+more_instructions(d, 1.03)
+rc, out, b = gate(d)
+r = rows(b) if b else []
+expect("instructions +3%: regression decided by instructions",
+       b and b["verdict"] == "regression" and r and all(x["result"] == "regression" and "instructions" in x["decidedBy"]
+                                                        for x in r),
+       json.dumps(r)[:600])
+expect("instructions +3%: only that row", b and all(x["row"] == ROW for x in b["regressions"]),
+       json.dumps([x["row"] for x in b["regressions"]]) if b else "")
+
+# 5. the same +25%, every process observed busy: the time arm cannot decide ("busy"), never
+#    a regression; instructions unchanged decide the row
+d = runs("slower-busy")
+each_report(d, second_layout, "p*-r2.json")
+each_report(d, slower(1.25))
+for f in glob.glob(os.path.join(d, "runs", "observations", "*.json")):
+    o = json.load(open(f))
+    o["noise"]["status"], o["noise"]["otherCpuPercent"] = "busy", 120.0
+    json.dump(o, open(f, "w"))
+rc, out, b = gate(d)
+r = rows(b) if b else []
+expect("slower on busy processes: busy, not a regression",
+       b and b["verdict"] == "no regression" and b["counts"]["busy"] >= len(r) and r
+       and all(x["result"] == "busy" and x["decidedBy"] == "busy host" for x in r),
+       f"{b and b['counts']} {json.dumps(r)[:600]}")
+
+# 6. a load order that is neither: the report is refused
+d = runs("bad-order")
+each_report(d, lambda doc: doc["settings"].__setitem__("loadOrder", "sideways"), "p01-*.json")
+rc, out, b = gate(d)
+expect("loadOrder sideways: INVALID", rc == 1 and "loadOrder" in out, f"rc {rc}\n{out[-400:]}")
+
+print(f"gate layout: {'FAIL ' + ', '.join(failures) if failures else 'all passed'}")
+sys.exit(1 if failures else 0)
