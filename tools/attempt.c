@@ -31,6 +31,7 @@
 #include "tl_err.h"
 #include "tl_fs.h"
 #include "tl_hash.h"
+#include "tl_home.h"
 #include "tl_json.h"
 #include "tl_manifest.h"
 #include "tl_opt.h"
@@ -66,7 +67,8 @@ static const tl_opt attempt_opts[] = {
     { "project", 0, TL_OPT_PATH, "DIR", 0, 0, "the project measured (its tandem.json: subjects, suites, gate,\n"
       "defaults; default: the nearest tandem.json from the current folder upward, else Tandem's)" },
     { "label", 0, TL_OPT_STR, "L", 0, 0, "attempt name (default: attempt); the folder is\n"
-      TANDEM_BINARY_DIR "/attempts/<label>[-N], never overwritten" },
+      "<project>/.tandem/attempts/<label>[-N] (Tandem's own in a\n"
+      "build tree: <build>/attempts/...), never overwritten" },
     { "out", 0, TL_OPT_PATH, "DIR", 0, 0, "attempt folder: a new one, or an existing real folder with no\n"
       "entry of any kind (not a symbolic link)" },
     { "subjects", 0, TL_OPT_STR, "a,b", 0, 0, "subjects (default tandem,fcontext,callback); the first is gated\n"
@@ -231,7 +233,7 @@ void att_binaries_hash(const att *a, int b, char out[TL_SHA256_HEX], cJSON *list
 }
 
 /* The attempt folder: --out (a real folder with no entry of any kind, or a new one), else
- * build/attempts/<label>[-N] (a new folder). The last component is created with mkdir, so
+ * <project results>/attempts/<label>[-N] (a new folder, tl_home_work). The last component is created with mkdir, so
  * a folder, file or link that appears meanwhile is never written into. */
 static int pick_dir(att *a, const char *out, const char *label)
 {
@@ -259,7 +261,9 @@ static int pick_dir(att *a, const char *out, const char *label)
     } else {
         const char *l = label ? label : "attempt";
         char base[PATH_MAX];
-        snprintf(base, sizeof base, "%s/attempts/%s", TANDEM_BINARY_DIR, l);
+        char *work = tl_home_work(a->project, "attempts");   /* tl_home.h: where results go */
+        snprintf(base, sizeof base, "%s/%s", work ? work : ".", l);
+        free(work);
         snprintf(a->dir, sizeof a->dir, "%s", base);
         int e = tl_mkdirs_parent(a->dir);
         if (e) { tl_error(a->dir, "--label", "cannot create the parent folder: %s", tl_strerror(e)); return 1; }

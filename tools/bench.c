@@ -17,6 +17,7 @@
 #include "gate/gate.h"
 #include "tl_err.h"
 #include "tl_fs.h"
+#include "tl_home.h"
 #include "tl_json.h"
 #include "tl_manifest.h"
 #include "tl_opt.h"
@@ -24,10 +25,6 @@
 #include "tl_project.h"
 
 #include "stage_project.h"
-
-#ifndef TANDEM_SOURCE_DIR
-#define TANDEM_SOURCE_DIR "."
-#endif
 
 int td_verb_build(int argc, char **argv);
 int td_baseline_bench_verdict(const gate_config *cfg, const cJSON *doc, int instructions, const char *suite,
@@ -233,7 +230,7 @@ int td_verb_bench(int argc, char **argv)
     const char *project = tl_opt_str(&o, "project", NULL);
     char project_subjects[1024] = "";
     tl_project p;   /* its subjects, suites, gate subject (a baseline is a revision of it) and gate */
-    if (tl_project_open(project, TANDEM_SOURCE_DIR, &p)) {
+    if (tl_project_open(project, tl_home(), &p)) {
         tl_project_free(&p);
         tl_opt_free(&o);
         return 1;

@@ -40,10 +40,6 @@
 #include "tl_manifest.h"
 #include "tl_opt.h"
 
-#ifndef TANDEM_BINARY_DIR
-#define TANDEM_BINARY_DIR "build"
-#endif
-
 #define BUILD_MAX 32
 
 static const tl_opt build_opts[] = {

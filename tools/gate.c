@@ -8,6 +8,7 @@
 
 #include "tl_err.h"
 #include "tl_fs.h"
+#include "tl_home.h"
 #include "tl_opt.h"
 #include "tl_project.h"
 
@@ -16,10 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifndef TANDEM_SOURCE_DIR
-#define TANDEM_SOURCE_DIR "."
-#endif
 
 static const tl_opt gate_opts_table[] = {
     { "project", 0, TL_OPT_PATH, "DIR", 0, 0, "the project whose tandem.json \"gate\" section (subject, peers,\n"
@@ -170,7 +167,7 @@ int gate_run(const gate_opts *o, const gate_config *cfg)
 static int gate_project_config(const char *given, gate_config *cfg, char *from, size_t len)
 {
     tl_project p;
-    int bad = tl_project_open(given, TANDEM_SOURCE_DIR, &p);
+    int bad = tl_project_open(given, tl_home(), &p);
     if (!bad) bad = gate_config_from_project(cfg, &p);
     if (bad) fprintf(stderr, "gate: INVALID: the project's gate configuration is refused (see above)\n");
     else snprintf(from, len, "%s (gate)", p.file);

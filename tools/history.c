@@ -21,6 +21,7 @@
 
 #include "tl_err.h"
 #include "tl_fs.h"
+#include "tl_home.h"
 #include "tl_json.h"
 #include "tl_opt.h"
 #include "tl_proc.h"
@@ -35,15 +36,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#ifndef TANDEM_SOURCE_DIR
-#define TANDEM_SOURCE_DIR "."
-#endif
-
 #define HX_MAX_FILE (64u << 20)
 
 static const tl_opt history_opts[] = {
     { "repo", 0, TL_OPT_PATH, "DIR", 0, 0, "the git repository the packets' commits are ordered in\n"
-      "(default: " TANDEM_SOURCE_DIR ")" },
+      "(default: Tandem's home, the source tree or PREFIX/share/tandem)" },
     { "out", 0, TL_OPT_PATH, "DIR", 0, 0, "also write history-<suite>.svg (a line chart per suite) and\n"
       "history.md there" },
     { NULL, 0, 0, NULL, 0, 0, NULL }
@@ -425,7 +422,7 @@ int td_verb_history(int argc, char **argv)
     int prc = tl_opt_parse(&history_spec, argc, argv, &o);
     if (prc) { tl_opt_free(&o); return prc == TL_OPT_HELP ? 0 : 2; }
     const char *root = o.npos ? o.pos[0] : "reports";
-    const char *repo = tl_opt_str(&o, "repo", TANDEM_SOURCE_DIR), *out = tl_opt_str(&o, "out", NULL);
+    const char *repo = tl_opt_str(&o, "repo", tl_home() ? tl_home() : "."), *out = tl_opt_str(&o, "out", NULL);
     tl_opt_free(&o);
     if (!tl_is_dir(root)) {
         tl_error(root, NULL, "not a folder of packets");

@@ -71,8 +71,8 @@ static const tl_optspec inspect_spec = {
     "when the reuse rule allows), then check the project's contract (runtime.contract, staged\n"
     "as runtime/contract.json) on that player's translation unit, IR and remarks (AOT) and on\n"
     "the same unit under libtcc (JIT), with the backends' include paths; report in\n"
-    "WORK/report. WORK: " TANDEM_BINARY_DIR "/inspect for Tandem's own project, else\n"
-    TANDEM_BINARY_DIR "/inspect/projects/<12 hex of the project folder's path>.\n"
+    "WORK/report. WORK: <project>/.tandem/inspect (Tandem's own project in a build tree:\n"
+    "<build>/inspect; in an install: ~/.cache/tandem/inspect).\n"
     "--contract, --out and -I override. A project that names no contract (and no --contract)\n"
     "is refused before anything is staged, saying so: exit 1.",
     inspect_opts, "exit: 0 all rules hold, 3 a rule fails, 1 unusable inputs (also: a bare run on a project\n"

@@ -5,17 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#define TD_VERB(name, summary) int td_verb_##name(int argc, char **argv);
-#include "verbs.def"
-#undef TD_VERB
+#include "verbs.h"
 
-typedef struct td_verb_entry {
-    const char *name;
-    const char *summary;
-    int (*run)(int argc, char **argv);
-} td_verb_entry;
-
-static const td_verb_entry td_verbs[] = {
+const td_verb_entry td_verbs[] = {
 #define TD_VERB(name, summary) { #name, summary, td_verb_##name },
 #include "verbs.def"
 #undef TD_VERB

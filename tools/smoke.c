@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 #include "tl_err.h"
 #include "tl_fs.h"
+#include "tl_home.h"
 #include "tl_json.h"
 #include "tl_manifest.h"
 #include "tl_opt.h"
@@ -19,10 +20,6 @@
 #include "tl_project.h"
 
 #include "stage_project.h"
-
-#ifndef TANDEM_SOURCE_DIR
-#define TANDEM_SOURCE_DIR "."
-#endif
 
 int td_verb_build(int argc, char **argv);
 
@@ -143,7 +140,7 @@ int td_verb_smoke(int argc, char **argv)
     char subject[64], suite[64];
     {
         tl_project p;
-        int bad = tl_project_open(project, TANDEM_SOURCE_DIR, &p);
+        int bad = tl_project_open(project, tl_home(), &p);
         if (!bad && !p.smoke) {
             tl_error(p.file, "smoke", "the project names no smoke suite");
             bad = 1;

@@ -748,6 +748,7 @@ int tl_player_shell(const char *arg, char *out, size_t len)
     const char *env = getenv("TANDEM_PLAYER");
     if (env && *env) return snprintf(out, len, "%s", env), access(out, X_OK);
     char self[PATH_MAX];
+    snprintf(out, len, "tandem-player");   /* beside this tool, or nowhere: nothing compiled in */
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n > 0) {
         self[n] = 0;
@@ -758,9 +759,6 @@ int tl_player_shell(const char *arg, char *out, size_t len)
             if (access(out, X_OK) == 0) return 0;
         }
     }
-#ifdef TANDEM_BINARY_DIR   /* the tandem command's build folder (a test tool has none) */
-    snprintf(out, len, "%s/tandem-player", TANDEM_BINARY_DIR);
-#endif
     return access(out, X_OK);
 }
 

@@ -14,6 +14,10 @@
 
 #define TL_OPT_LONG_BASE 256 /* getopt val of a long-only option: base + its index */
 
+static const tl_optspec **capture_slot; /* tl_opt_capture */
+
+void tl_opt_capture(const tl_optspec **slot) { capture_slot = slot; }
+
 static size_t count_opts(const tl_opt *o)
 {
     size_t n = 0;
@@ -182,7 +186,8 @@ int tl_opt_parse(const tl_optspec *spec, int argc, char **argv, tl_optres *res)
     opterr = 0;
     while (rc == TL_OPT_OK && (c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
         if (c == 'h') {
-            tl_opt_help(spec, stdout);
+            if (capture_slot) *capture_slot = spec;
+            else tl_opt_help(spec, stdout);
             rc = TL_OPT_HELP;
             break;
         }

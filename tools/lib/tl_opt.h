@@ -66,6 +66,11 @@ enum { TL_OPT_OK = 0, TL_OPT_HELP = 1, TL_OPT_USAGE = 2 };
 int tl_opt_parse(const tl_optspec *spec, int argc, char **argv, tl_optres *res);
 void tl_opt_free(tl_optres *res);
 
+/* While a slot is set (not NULL), --help records the verb's spec in *slot instead of
+ * printing the help (tl_opt_parse still returns TL_OPT_HELP): `tandem completion` reads
+ * every verb's option table this way, so the completion cannot drift from the parser. */
+void tl_opt_capture(const tl_optspec **slot);
+
 /* The generated help (what --help prints). */
 void tl_opt_help(const tl_optspec *spec, FILE *out);
 
