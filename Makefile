@@ -55,7 +55,7 @@ install: configure
 # under /usr; its Depends are the Debian packages the tools need at run time.
 package: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target tandem tandem-player tandem_docs
-	@cd $(BUILD) && cpack -G DEB >/dev/null && ls package/*.deb
+	@cd $(BUILD) && cpack -G DEB -B package >/dev/null && ls "$$PWD"/package/*.deb
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -400,6 +400,11 @@ static int attempt_open(att *a, int argc, char **argv)
     int ce = att_contain();
     if (ce) { fprintf(stderr, "tandem attempt: cannot become the child subreaper: %s\n", tl_strerror(ce)); return 1; }
     if (pick_dir(a, a->out, a->label)) return 1;
+    /* the children's temporaries (compilers, tools) in the attempt's own folder: a killed
+     * attempt leaves nothing in the system's temporary folder */
+    char *tmp = att_path(a, "tmp");
+    if (mkdir(tmp, 0700) == 0) setenv("TMPDIR", tmp, 1);
+    free(tmp);
     char *lp = att_path(a, "attempt.log");
     a->log = fopen(lp, "a");
     free(lp);
@@ -491,6 +496,11 @@ int td_verb_attempt(int argc, char **argv)
     int rc = attempt_options(a, argc, argv);
     if (rc == 0) rc = attempt_open(a, argc, argv) ? 1 : attempt_run(a);
     else if (rc < 0) rc = 0; /* --help */
+    if (a->dir[0]) {   /* the temporaries' folder, when nothing was left in it */
+        char *tmp = att_path(a, "tmp");
+        rmdir(tmp);
+        free(tmp);
+    }
     attempt_close(a);
     return rc;
 }

@@ -11,9 +11,9 @@
 #include "inspect/inspect.h"
 #include "inspect_auto.h"
 #include "tl_opt.h"
+#include "tl_spawn.h"
 
 #include <errno.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +21,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
 
 #ifndef TD_INSPECT_CLANG
 #define TD_INSPECT_CLANG "clang"
@@ -122,15 +121,20 @@ static int run_clang(const ti_options *o, const char *ll, const char *yaml, char
     char **argv = calloc((size_t)a.n + 1, sizeof(char *));
     for (int i = 0; i < a.n; i++)
         argv[i] = a.v[i];
-    pid_t pid;
-    int rc = posix_spawnp(&pid, o->clang, NULL, NULL, argv, environ);
-    int st = 0;
-    if (rc == 0)
-        waitpid(pid, &st, 0);
+    /* clang and its children die with inspect (tl_spawn.h); exit 127: it could not run */
+    pid_t parent = getpid(), pid;
+    fflush(NULL);
+    if ((pid = fork()) == 0) {
+        if (tl_spawn_child_init(parent)) _exit(127);
+        tl_spawn_exec_guarded(argv, NULL);
+    }
+    int st = 0, rc = pid < 0 ? errno : 0;
+    while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
     free(argv);
     ti_sl_free(&a);
-    if (rc) {
-        snprintf(err, errsz, "cannot run %s: %s", o->clang, strerror(rc));
+    if (rc || (WIFEXITED(st) && WEXITSTATUS(st) == 127)) {
+        snprintf(err, errsz, "cannot run %s: %s", o->clang, rc ? strerror(rc) : "not found or not executable");
         return -1;
     }
     if (!WIFEXITED(st) || WEXITSTATUS(st)) {

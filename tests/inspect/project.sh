@@ -27,7 +27,7 @@ for fn in wheel_add wheel_tick wheel_next_due; do
   grep -qE "^pass +pass +$fn " "$W/ex" || fail "timerwheel: $fn not checked on both backends"
 done
 grep -q "td_task_get" "$W/ex" && fail "timerwheel: Tandem's contract was checked"
-case $(work_of "$W/ex") in */inspect/projects/*) ;; *) fail "timerwheel: work folder $(work_of "$W/ex")" ;; esac
+case $(work_of "$W/ex") in "$EX"/.tandem/inspect) ;; *) fail "timerwheel: work folder $(work_of "$W/ex")" ;; esac
 
 # a rule the library breaks: an allocation on wheel_add
 cp -r "$EX" "$W/alloc"

@@ -5,6 +5,7 @@
 #   - the layout: share/tandem (the home), include/tandem-player + pkg-config, man pages that
 #     `man` reads, a bash completion that completes verbs and options;
 #   - the home found beside the executable, TANDEM_HOME over it, a clear error without one;
+#   - the .deb (CPack): its Depends, and its contents (dpkg-deb -x) as the prefix below;
 #   - installed_run.sh (under a mount namespace hiding SOURCE_DIR and BUILD_DIR when
 #     `unshare -m` works): tandem init + tandem attempt --quick + tandem smoke, every result
 #     under the user's folders.
@@ -63,6 +64,20 @@ grep -q "cannot find Tandem's data.*TANDEM_HOME" "$W/out" || { fail "no home: me
   && [ -f "$W/st/staging.json" ] || { fail "TANDEM_HOME=PREFIX/share/tandem: stage"; cat "$W/out"; }
 (cd "$W" && TANDEM_HOME=$W "$P/bin/tandem" stage --dry-run) >"$W/out" 2>&1 && fail "a TANDEM_HOME without data accepted"
 grep -q "TANDEM_HOME: not Tandem's home" "$W/out" || { fail "bad TANDEM_HOME: message"; cat "$W/out"; }
+
+# the Debian package (CPack, as `make package` builds it): its Depends name the run-time
+# packages, and its contents, extracted into a scratch folder, are the prefix of the user's run
+cpack --config "$B/CPackConfig.cmake" -B "$W/pkg" >"$W/cpack.log" 2>&1 || { cat "$W/cpack.log"; fail "cpack"; }
+deb=$(ls "$W"/pkg/tandem_*.deb 2>/dev/null | head -1)
+if [ -n "$deb" ]; then
+  dep=$(dpkg-deb -f "$deb" Depends)
+  for d in clang tcc libc6-dev libboost-context-dev libcjson1 libarchive13; do
+    case ", $dep," in *", $d,"*) ;; *) fail "the .deb's Depends lacks $d: $dep" ;; esac
+  done
+  dpkg-deb -x "$deb" "$W/deb" && [ -x "$W/deb/usr/bin/tandem" ] && P=$W/deb/usr || fail "dpkg-deb -x: no usr/bin/tandem"
+else
+  fail "cpack wrote no .deb"
+fi
 
 # the user's part, with the clone out of reach
 cp "$(dirname "$0")/installed_run.sh" "$W/run.sh"

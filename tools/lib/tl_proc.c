@@ -6,16 +6,16 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "tl_err.h"
 #include "tl_proc.h"
+#include "tl_spawn.h"
 
 
-/* The child dies with us (PR_SET_PDEATHSIG): a tool that is killed, even with SIGKILL,
- * leaves no player, valgrind or compiler running behind it, and neither do they (each
- * tool that starts children runs them through here). exec failure: exit 127. */
+/* The child dies with us, and so does everything it starts (tl_spawn.h: its own process
+ * group, PR_SET_PDEATHSIG, a guard): a tool that is killed, even with SIGKILL, leaves no
+ * player, valgrind or compiler running behind it. exec failure: exit 127. */
 int tl_run(char *const argv[])
 {
     pid_t parent = getpid();
@@ -26,12 +26,8 @@ int tl_run(char *const argv[])
         return -1;
     }
     if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent)        /* the parent died before the prctl */
-            _exit(127);
-        execvp(argv[0], argv);
-        fprintf(stderr, "%s: cannot start: %s\n", argv[0], strerror(errno));
-        _exit(127);
+        if (tl_spawn_child_init(parent)) _exit(127);
+        tl_spawn_exec_guarded(argv, NULL);
     }
     int st;
     while (waitpid(pid, &st, 0) < 0) {
@@ -86,17 +82,14 @@ int tl_run_capture(const char *const *argv, char *out, size_t outlen, int *nonem
         return -1;
     }
     if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent)
-            _exit(127);
+        if (tl_spawn_child_init(parent)) _exit(127);
         dup2(pfd[1], 1);
         int dn = open("/dev/null", O_WRONLY);
         if (dn >= 0)
             dup2(dn, 2);
         close(pfd[0]);
         close(pfd[1]);
-        execvp(argv[0], (char *const *)argv);
-        _exit(127);
+        tl_spawn_exec_guarded((char *const *)argv, NULL);
     }
     close(pfd[1]);
     char buf[4096];
