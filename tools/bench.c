@@ -216,6 +216,25 @@ static void bench_print_table(const cJSON *doc, const char *suite, char **subjec
                bench_num(ck, "rows"), bench_num(ck, "worstShare") * 100);
 }
 
+/* A value from a fixed set: 0 when it is one; else 1 and a usage line naming the option,
+ * the value given (or that it is missing), the choices (of `from`, a project file, when
+ * they are its suites) and the nearest one. */
+static int bench_choice(const char *opt, const char *v, const char *const *choices, size_t n, const char *from)
+{
+    char list[1024] = "";
+    for (size_t i = 0; i < n; i++) {
+        if (v && !strcmp(v, choices[i])) return 0;
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? "|" : "", choices[i]);
+    }
+    const char *near = v ? tl_opt_nearest(v, strlen(v), choices, n) : NULL;
+    if (!v) fprintf(stderr, "tandem bench: %s: missing: one of %s", opt, list);
+    else fprintf(stderr, "tandem bench: %s: '%s' is not one of %s", opt, v, list);
+    if (from) fprintf(stderr, " (the suites of %s but its smoke and demo suites)", from);
+    if (near) fprintf(stderr, "; did you mean %s?", near);
+    fprintf(stderr, " (tandem bench --help)\n");
+    return 1;
+}
+
 int td_verb_bench(int argc, char **argv)
 {
     const char *suite = NULL, *backend = NULL, *subjects_arg = "tandem,callback,fcontext,ucontext";
@@ -268,20 +287,13 @@ int td_verb_bench(int argc, char **argv)
     }
     tl_opt_free(&o);
     const char *measured[TL_PROJECT_MAX + 1];
-    tl_project_measured_suites(&p, measured, TL_PROJECT_MAX + 1);
-    int known = 0;
-    char names[1024] = "";
-    for (int i = 0; measured[i]; i++) {
-        known |= suite && !strcmp(suite, measured[i]);
-        size_t l = strlen(names);
-        snprintf(names + l, sizeof names - l, "%s%s", i ? "|" : "", measured[i]);
-    }
-    if (!known || !backend || (strcmp(backend, "aot") && strcmp(backend, "jit")) ||
-        (strcmp(retention, "matched") && strcmp(retention, "default")) || (strcmp(flow, "on") && strcmp(flow, "off")) ||
-        (strcmp(meter, "time") && strcmp(meter, "instructions"))) {
-        fprintf(stderr, "tandem bench: need --suite (%s: the suites of %s but its smoke and demo suites), "
-                        "--backend aot|jit, --retention matched|default, --flow on|off, "
-                        "--meter time|instructions (tandem bench --help)\n", names, p.file);
+    int nmeasured = tl_project_measured_suites(&p, measured, TL_PROJECT_MAX + 1);
+    static const char *const backends[] = { "aot", "jit" }, *const retentions[] = { "matched", "default" };
+    static const char *const flows[] = { "on", "off" }, *const meters[] = { "time", "instructions" };
+    if (bench_choice("--suite", suite, measured, (size_t)nmeasured, p.file) ||
+        bench_choice("--backend", backend, backends, 2, NULL) ||
+        bench_choice("--retention", retention, retentions, 2, NULL) || bench_choice("--flow", flow, flows, 2, NULL) ||
+        bench_choice("--meter", meter, meters, 2, NULL)) {
         tl_project_free(&p);
         return 2;
     }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tl_opt.h"
 #include "verbs.h"
 
 const td_verb_entry td_verbs[] = {
@@ -38,7 +39,12 @@ int main(int argc, char **argv)
     for (const td_verb_entry *v = td_verbs; v->name; v++)
         if (!strcmp(argv[1], v->name))
             return v->run(argc - 1, argv + 1);
-    fprintf(stderr, "tandem: unknown verb '%s'\n", argv[1]);
+    const char *names[64], *near;
+    size_t n = 0;
+    for (const td_verb_entry *v = td_verbs; v->name && n < 64; v++) names[n++] = v->name;
+    near = tl_opt_nearest(argv[1], strlen(argv[1]), names, n);
+    if (near) fprintf(stderr, "tandem: unknown verb '%s': did you mean %s?\n", argv[1], near);
+    else fprintf(stderr, "tandem: unknown verb '%s'\n", argv[1]);
     print_usage(stderr);
     return 2;
 }

@@ -29,7 +29,7 @@ run 2 "--name: 'my-lib' is not a C identifier" "$T" init other --name my-lib
 run 0 "usage: tandem init DIR" "$T" init --help
 
 # every row NA: the verdict cannot be decided
-run 1 "attempt: INVALID" "$T" attempt --project mylib --quick --out "$W/a1"
+run 1 "attempt: INVALID: no gated row: nothing to decide" "$T" attempt --project mylib --quick --out "$W/a1"
 python3 - "$W/a1" <<'PY' || fail "first attempt: rows not all NA (see above)"
 import json, sys, glob
 d = json.load(open(sys.argv[1] + "/gate/gate-summary.json"))

@@ -86,6 +86,11 @@ const char *const *tl_opt_all(const tl_optres *res, const char *name, int *n);
  * Returns TL_OPT_USAGE. */
 int tl_opt_fail(const tl_optres *res, const char *opt, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* The candidate nearest to word[0..len) for a "did you mean" hint: the only one it is a
+ * prefix of, else the one at the smallest edit distance when that is at most 2 and under
+ * half the word's length; NULL when none is near (a guess would mislead). */
+const char *tl_opt_nearest(const char *word, size_t len, const char *const *cands, size_t n);
+
 /* The checked conversions the parser uses (0 ok; else -1 and why: "not a number", ...). */
 int tl_opt_parse_int(const char *s, long long min, long long max, long long *out, const char **why);
 int tl_opt_parse_double(const char *s, double min, double max, double *out, const char **why);
