@@ -11,6 +11,7 @@
 #include "tl_opt.h"
 #include "tl_proc.h"
 #include "tl_project.h"
+#include "tl_srcmap.h"
 
 #include "stage_project.h"
 
@@ -436,9 +437,15 @@ int td_verb_stage(int argc, char **argv)
         }
     }
 
-    /* Provenance. */
+    /* Provenance; a mapped staging says where each folder came from, so that a compile
+     * error names the user's file, not the staged copy (tl_srcmap.h). */
     char head[128] = "";
     st.source_root = strdup(root);
+    if (mapped) {
+        const char *from[STAGE_MAX_MOUNTS], *dest[STAGE_MAX_MOUNTS];
+        for (size_t i = 0; i < ms.n; i++) from[i] = ms.m[i].from, dest[i] = ms.m[i].dest;
+        st.mounts = tl_srcmap_mounts(from, dest, ms.n);
+    }
     if (rev) {
         char spec[1024];
         snprintf(spec, sizeof spec, "%s^{commit}", rev);

@@ -66,6 +66,21 @@ static int print_fails(FILE *out, const char *prefix, const cJSON *arr, int show
     return n;
 }
 
+void td_why_compile(const char *log, long from, const char *prefix, FILE *out)
+{
+    FILE *f = fopen(log, "r");
+    if (!f) return;
+    char line[2048];
+    int n = 0;
+    if (from > 0) fseek(f, from, SEEK_SET);
+    while (n < 3 && fgets(line, sizeof line, f))
+        if (strstr(line, " error: ") || strstr(line, " fatal error: ")) {
+            fprintf(out, "%s: %s%s", prefix, line, strchr(line, '\n') ? "" : "\n");
+            n++;
+        }
+    fclose(f);
+}
+
 void td_why_print(const char *dir, const char *prefix, FILE *out)
 {
     char *sp = tl_join(dir, "gate/gate-summary.json"), *qp = tl_join(dir, "quiet-pregate.json");

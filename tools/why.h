@@ -10,4 +10,8 @@
  * "PREFIX: ..." on out. Nothing for a passing attempt on a quiet host. */
 void td_why_print(const char *dir, const char *prefix, FILE *out);
 
+/* The first compiler errors in log from byte `from` on (what a failed build wrote there;
+ * `tandem build` names the user's files, tl_srcmap.h), at most 3 lines "PREFIX: ...". */
+void td_why_compile(const char *log, long from, const char *prefix, FILE *out);
+
 #endif
