@@ -73,7 +73,7 @@ install(FILES ${CMAKE_BINARY_DIR}/completion/tandem DESTINATION ${CMAKE_INSTALL_
 # (the fcontext peer links -lboost_context). valgrind (--meter instructions) and git
 # (--baseline, --from-git, history) are recommended: the verbs that need them say so.
 set(TD_DEB_DEPENDS clang tcc libc6-dev libboost-context-dev)
-foreach(lib ${LLVM_LIBRARY} ${CJSON_LIBRARY} ${ARCHIVE_LIBRARY} ${CRYPTO_LIBRARY})
+foreach(lib ${LLVM_LIBRARY} ${CJSON_LIBRARY} ${ARCHIVE_LIBRARY} ${CRYPTO_LIBRARY} ${LIBXML2_LIBRARY})
   get_filename_component(real ${lib} REALPATH)
   execute_process(COMMAND dpkg-query -S ${real} OUTPUT_VARIABLE owner ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
   string(REGEX MATCH "^[^:,]+" owner "${owner}")

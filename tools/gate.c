@@ -2,6 +2,7 @@
  * gate.c - `tandem gate RUNS_DIR`: the statistical gate over per-process reports
  * (SUITES.md "The gate"). The work is in tools/gate/ (see gate.h).
  */
+#include "ci_out.h"
 #include "gate/gate_int.h"
 
 #include <cjson/cJSON.h>
@@ -51,7 +52,9 @@ static const tl_optspec gate_spec = {
     "Mann-Whitney U and rank-biserial effect on the pooled samples, allocation rows, the\n"
     "AOT/JIT ratios; apply the thresholds and the INVALID rules; write gate.md,\n"
     "gate-summary.json, gate-chart.svg (the verdict and the gated rows, AOT and JIT side by\n"
-    "side) and gate-chart-full.svg (every row) into --out (default RUNS_DIR).\n"
+    "side), gate-chart-full.svg (every row), and for CI servers gate-junit.xml (JUnit: one\n"
+    "testcase per gated row per backend, a failure's message its ratios and limits) and\n"
+    "gate-rows.csv (every row) into --out (default RUNS_DIR).\n"
     "Same inputs, byte-identical outputs.\n"
     "The configuration: the built-in defaults, then the project's gate section (tandem.json:\n"
     "its config file, then subject, peers, lowerBound as a report-only peer, unsupportedRows,\n"
@@ -133,6 +136,7 @@ int gate_run(const gate_opts *o, const gate_config *cfg)
     }
     /* the outputs are the evidence: no verdict is printed unless they were all written */
     int wrc = gate_write_outputs(out, &res);
+    if (!wrc) wrc = td_ci_gate(out);   /* from gate-summary.json, just written */
     free(res.instr_md);
     res.instr_md = NULL;
     free(res.base_md);

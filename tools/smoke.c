@@ -19,6 +19,7 @@
 #include "tl_proc.h"
 #include "tl_project.h"
 
+#include "ci_out.h"
 #include "stage_project.h"
 
 int td_verb_build(int argc, char **argv);
@@ -39,7 +40,8 @@ static const tl_optspec smoke_spec = {
     "tandem smoke", "[--project DIR] [--out DIR] [--staging DIR] [--players-from DIR]\n[--backend aot|jit|both] [--filter TEXT]",
     "Run the project's smoke suite (Tandem's: the 42 cases of SMOKE.md on subject tandem)\n"
     "on the AOT and JIT players and print a per-case table. Reports: DIR/smoke-aot.json,\n"
-    "DIR/smoke-jit.json.",
+    "DIR/smoke-jit.json, and for CI servers DIR/smoke-junit.xml (JUnit: one testcase per case\n"
+    "per backend).",
     smoke_opts, "exit: 0 every case passed on every backend, 1 a case failed or a step failed, 2 usage", 0, 0
 };
 
@@ -173,7 +175,7 @@ int td_verb_smoke(int argc, char **argv)
     if (strcmp(which, "aot")) backends[nb++] = "jit";
     smoke_column cols[2];
     memset(cols, 0, sizeof cols);
-    int failed = 0;
+    int failed = 0, reports = 0;
     for (int b = 0; b < nb; b++) {
         char dir[4096], report[4200];
         cols[b].backend = backends[b];
@@ -189,6 +191,7 @@ int td_verb_smoke(int argc, char **argv)
             failed = 1;
             continue;
         }
+        reports++;
         cols[b].cases = tl_json_field(report, cols[b].doc, "", "cases", cJSON_Array, "array");
         int passed = 0;
         if (tl_json_bool(report, cols[b].doc, "", "passed", &passed) != 0)
@@ -198,6 +201,7 @@ int td_verb_smoke(int argc, char **argv)
             failed = 1;
     }
     smoke_print_table(cols, nb);
+    if (reports == nb && td_ci_smoke(out, backends, nb)) failed = 1;   /* failing cases too */
     for (int b = 0; b < nb; b++)
         cJSON_Delete(cols[b].doc);
     return failed ? 1 : 0;

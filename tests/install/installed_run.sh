@@ -22,6 +22,9 @@ for b in aot jit; do
   grep -q "^$b: 42/42 cases passed" "$U/smoke.log" || fail "smoke $b: not 42/42"
   [ -f "s/out/smoke/smoke-$b.json" ] || fail "no s/out/smoke/smoke-$b.json"
 done
+# the JUnit XML beside them (libxml2 links into the installed tool): 42 cases x 2 backends
+[ "$(xmllint --xpath 'count(//testsuite/testcase)' s/out/smoke/smoke-junit.xml 2>/dev/null)" = 84 ] ||
+  fail "s/out/smoke/smoke-junit.xml: not 84 testcases"
 changed=$(find "$P" -newer "$U/start" | head -3)
 [ -z "$changed" ] || fail "written into the prefix: $changed"
 [ -e "$HOME/.cache/tandem" ] && fail "a project's results went to the cache, not the project"

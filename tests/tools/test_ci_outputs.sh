@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# test_ci_outputs.sh TANDEM TESTTOOL RUNS_ZIP: what CI servers read (issue 43, item 5), read
+# back with real parsers: the JUnit XML by libxml2 (xmllint: well-formed, then XPath over the
+# elements and attributes CI servers read: testsuites / testsuite / testcase / failure, name,
+# classname, time, tests, failures), the CSV by python3's csv module; each against the JSON
+# it was made from.
+#  - the gate on a published packet's runs, once with its thresholds and once with limits it
+#    cannot meet: one testcase per gated row per backend, a failure per failing row with the
+#    ratio and the limit as its message, counts consistent; the CSV has every row;
+#  - `tandem smoke --backend jit`: one testcase per case.
+. "$(dirname "$0")/common.sh"
+RUNS_ZIP=$3
+command -v xmllint >/dev/null || { echo "FAIL: xmllint (libxml2-utils) is missing: scripts/deps.sh installs it"; exit 1; }
+python3 - "$RUNS_ZIP" "$W" "$T" <<'PY' || fail "fixture"
+import json, os, shutil, subprocess, sys, zipfile
+runs_zip, w, t = sys.argv[1:]
+zipfile.ZipFile(runs_zip).extractall(os.path.join(w, "runs"))
+shutil.rmtree(os.path.join(w, "runs", "logs"), ignore_errors=True)
+if os.path.exists(os.path.join(w, "runs", "files.sha256")):
+    os.unlink(os.path.join(w, "runs", "files.sha256"))
+cfg = json.loads(subprocess.run([t, "gate", "--print-config"], check=True, stdout=subprocess.PIPE).stdout)
+cfg["expectedProcesses"] = 22  # the packet's attempt: 22 processes, 8 samples
+for s in cfg["suites"]:
+    s["samples"] = 8
+json.dump(cfg, open(os.path.join(w, "as-is.json"), "w"))
+cfg["thresholds"]["median"], cfg["thresholds"]["worst"] = 0.5, 0.6
+json.dump(cfg, open(os.path.join(w, "tight.json"), "w"))
+PY
+
+x() { xmllint --xpath "$1" "$2" 2>/dev/null; }
+# junit FILE SUMMARY_COUNTS...: well-formed, and the counts CI servers show consistent
+junit_ok() {
+  local f=$1 name=$2
+  xmllint --noout "$f" 2>"$W/xml.err" || { fail "$name: not well-formed XML: $(head -2 "$W/xml.err")"; return; }
+  [ "$(x 'count(/testsuites)' "$f")" = 1 ] || fail "$name: no single <testsuites> root"
+  [ "$(x 'string(/testsuites/@tests)' "$f")" = "$(x 'count(//testsuite/testcase)' "$f")" ] ||
+    fail "$name: testsuites@tests is not the number of testcases"
+  [ "$(x 'string(/testsuites/@failures)' "$f")" = "$(x 'count(//testcase/failure)' "$f")" ] ||
+    fail "$name: testsuites@failures is not the number of failures"
+  [ "$(x 'count(//testsuite[not(@name) or not(@tests) or not(@failures) or not(@time)])' "$f")" = 0 ] ||
+    fail "$name: a testsuite lacks name, tests, failures or time"
+  [ "$(x 'count(//testcase[not(@name) or not(@classname) or not(@time)])' "$f")" = 0 ] ||
+    fail "$name: a testcase lacks name, classname or time"
+  [ "$(x 'count(//failure[not(@message)])' "$f")" = 0 ] || fail "$name: a failure without a message"
+  for s in $(x '//testsuite/@name' "$f" | sed 's/ name="\([^"]*\)"/\1 /g'); do
+    [ "$(x "string(//testsuite[@name='$s']/@tests)" "$f")" = "$(x "count(//testsuite[@name='$s']/testcase)" "$f")" ] ||
+      fail "$name: testsuite $s: tests is not its number of testcases"
+    [ "$(x "string(//testsuite[@name='$s']/@failures)" "$f")" = "$(x "count(//testsuite[@name='$s']/testcase/failure)" "$f")" ] ||
+      fail "$name: testsuite $s: failures is not its number of failures"
+  done
+  pass
+}
+
+for cfg in as-is tight; do
+  "$T" gate "$W/runs" --config "$W/$cfg.json" --out "$W/g-$cfg" >"$W/out" 2>&1
+  rc=$?
+  { [ $rc = 0 ] || [ $rc = 3 ]; } || { fail "gate ($cfg): exit $rc"; sed 's/^/    /' "$W/out" | tail -5; continue; }
+  junit_ok "$W/g-$cfg/gate-junit.xml" "gate-junit.xml ($cfg)"
+  # against gate-summary.json: one testcase per gated row per backend, failures = FAIL rows
+  python3 - "$W/g-$cfg" "$(x 'count(//testcase)' "$W/g-$cfg/gate-junit.xml")" \
+    "$(x 'count(//testcase/failure)' "$W/g-$cfg/gate-junit.xml")" <<'PY' || fail "gate ($cfg): JUnit or CSV against the summary"
+import csv, json, sys
+d, ncases, nfail = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+s = json.load(open(d + "/gate-summary.json"))
+gated = [r for r in s["rows"] if r["kind"] != "report-only"]
+assert ncases == len(gated) == s["counts"]["gated"], (ncases, len(gated), s["counts"])
+assert nfail == sum(r["result"] == "FAIL" for r in gated) == s["counts"]["failed"], (nfail, s["counts"])
+rows = list(csv.DictReader(open(d + "/gate-rows.csv", newline="")))
+assert len(rows) == len(s["rows"]), (len(rows), len(s["rows"]))
+for got, want in zip(rows, s["rows"]):
+    assert (got["suite"], got["row"], got["backend"], got["result"]) == \
+        (want["suite"], want["row"], want["backend"], want["result"]), (got, want)
+    assert abs(float(got["median"]) - want["median"]) < 1e-6 if want["median"] is not None else got["median"] == ""
+PY
+done
+# with limits it cannot meet: failures, each naming the ratio and the limit
+n=$(x 'count(//failure)' "$W/g-tight/gate-junit.xml")
+[ "${n:-0}" -gt 0 ] || fail "tight limits: no failure in gate-junit.xml"
+msg=$(x 'string((//failure)[1]/@message)' "$W/g-tight/gate-junit.xml")
+case $msg in "median ratio "*"(limit 0.5000), worst "*"(limit 0.6000)") pass ;; *) fail "failure message: '$msg'" ;; esac
+
+# smoke: one testcase per case of the backend run, as smoke-jit.json lists them
+( cd "$W" && "$T" smoke --backend jit --out "$W/sm" ) >"$W/out" 2>&1 || { fail "smoke --backend jit"; tail -5 "$W/out"; }
+junit_ok "$W/sm/smoke-junit.xml" "smoke-junit.xml"
+want=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['cases']))" "$W/sm/smoke-jit.json")
+[ "$(x 'count(//testsuite[@name="smoke.jit"]/testcase[@classname="tandem.smoke.jit"])' "$W/sm/smoke-junit.xml")" = "$want" ] &&
+  pass || fail "smoke-junit.xml: not one testcase per case ($want)"
+finish
