@@ -419,7 +419,7 @@ int td_verb_bench(int argc, char **argv)
     }
     pargv[n] = NULL;
     fflush(stdout);
-    int prc = tl_run(pargv);
+    int prc = tl_run_player_argv(pargv);   /* no protocol lines on the terminal */
     cJSON *doc = NULL;
     if (!tl_is_file(report) || tl_json_load(report, &doc)) {
         tl_error(report, NULL, "the player (exit %d) wrote no readable report", prc);

@@ -81,6 +81,8 @@ case $msg in "median ratio "*"(limit 0.5000), worst "*"(limit 0.6000)") pass ;; 
 
 # smoke: one testcase per case of the backend run, as smoke-jit.json lists them
 ( cd "$W" && "$T" smoke --backend jit --out "$W/sm" ) >"$W/out" 2>&1 || { fail "smoke --backend jit"; tail -5 "$W/out"; }
+# the players' protocol lines stay in their reports, off the terminal (issue 43, item 3)
+grep -q "^TANDEM-" "$W/out" && fail "smoke: protocol lines reached the terminal: $(grep -m1 "^TANDEM-" "$W/out")"
 junit_ok "$W/sm/smoke-junit.xml" "smoke-junit.xml"
 want=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['cases']))" "$W/sm/smoke-jit.json")
 [ "$(x 'count(//testsuite[@name="smoke.jit"]/testcase[@classname="tandem.smoke.jit"])' "$W/sm/smoke-junit.xml")" = "$want" ] &&

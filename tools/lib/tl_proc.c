@@ -41,6 +41,54 @@ int tl_run(char *const argv[])
     return WEXITSTATUS(st);
 }
 
+/* Copy the lines of fd to stdout but those starting with the protocol prefix. */
+static void pass_lines(int fd)
+{
+    char buf[8192], line[8192];
+    size_t n = 0;
+    ssize_t r;
+    size_t pl = strlen(TL_PROC_PROTOCOL);
+    while ((r = read(fd, buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR)) {
+        for (ssize_t i = 0; i < r; i++) {
+            if (n < sizeof line) line[n++] = buf[i];
+            if (buf[i] != '\n' && n < sizeof line) continue;
+            if (n < pl || strncmp(line, TL_PROC_PROTOCOL, pl)) fwrite(line, 1, n, stdout);
+            n = 0;
+        }
+    }
+    if (n && (n < pl || strncmp(line, TL_PROC_PROTOCOL, pl))) fwrite(line, 1, n, stdout);
+    fflush(stdout);
+}
+
+int tl_run_player_argv(char *const argv[])
+{
+    int pfd[2];
+    if (pipe(pfd) != 0) return tl_run(argv);   /* no pipe: unfiltered rather than not at all */
+    pid_t parent = getpid();
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        tl_error(argv[0], NULL, "cannot start: fork: %s", strerror(errno));
+        close(pfd[0]);
+        close(pfd[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        if (tl_spawn_child_init(parent)) _exit(127);
+        dup2(pfd[1], 1);
+        close(pfd[0]);
+        close(pfd[1]);
+        tl_spawn_exec_guarded(argv, NULL);
+    }
+    close(pfd[1]);
+    pass_lines(pfd[0]);
+    close(pfd[0]);
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) { tl_error(argv[0], NULL, "waitpid: %s", strerror(errno)); return -1; }
+    return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+}
+
 int tl_run_player(const char *dir, const char *backend, const char *subject, const char *suite, const char *report,
                   const char *const *extra)
 {
@@ -64,7 +112,7 @@ int tl_run_player(const char *dir, const char *backend, const char *subject, con
         argv[n++] = (char *)extra[i];
     argv[n] = NULL;
     fflush(stdout);
-    return tl_run(argv);
+    return tl_run_player_argv(argv);
 }
 
 /* git rev-parse and friends (stage.c, baseline.c). */
