@@ -35,6 +35,7 @@
 #include "tl_json.h"
 #include "tl_manifest.h"
 #include "tl_opt.h"
+#include "tl_out.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -97,6 +98,8 @@ static const tl_opt attempt_opts[] = {
       "rows); REV unknown, a runtime folder outside the project's folder, or\n"
       "not buildable as a subject: exit 1" },
     /* hidden, tests only: crash@N|hang@N, honoured with TANDEM_TEST_FAULTS=1 */
+    { "quiet", 0, TL_OPT_FLAG, NULL, 0, 0, "nothing on stdout: errors on stderr, the exit code says the rest" },
+    { "json", 0, TL_OPT_FLAG, NULL, 0, 0, "stdout: one line, the summary object (exit code, verdict,\nreports); what it prints otherwise goes to stderr" },
     { "test-fault", 0, TL_OPT_STR, "KIND@N", 0, 0, NULL },
     { NULL, 0, 0, NULL, 0, 0, NULL }
 };
@@ -316,6 +319,8 @@ static int check_list(const char *opt, const char *v, int max)
 
 /* Options: parse and validate everything before anything is created. 0 go on, else the
  * exit code (0 after --help, 2 usage, 1 this executable not found). */
+static int out_quiet, out_json;   /* --quiet, --json (tl_out.h) */
+
 static int attempt_options(att *a, int argc, char **argv)
 {
     tl_optres o;
@@ -323,6 +328,8 @@ static int attempt_options(att *a, int argc, char **argv)
     if (prc) { tl_opt_free(&o); return prc == TL_OPT_HELP ? -1 : 2; }
     a->label = tl_opt_str(&o, "label", NULL);
     a->out = tl_opt_str(&o, "out", NULL);
+    out_quiet = tl_opt_given(&o, "quiet") > 0;
+    out_json = tl_opt_given(&o, "json") > 0;
     a->players_from = tl_opt_str(&o, "players-from", NULL);
     if (att_project_load(a, tl_opt_str(&o, "project", NULL))) { tl_opt_free(&o); return 1; }
     a->report_only = tl_opt_str(&o, "report-only", a->report_only_default);
@@ -494,13 +501,22 @@ int td_verb_attempt(int argc, char **argv)
     memset(a, 0, sizeof *a);
     a->t0 = att_now_ns();
     int rc = attempt_options(a, argc, argv);
-    if (rc == 0) rc = attempt_open(a, argc, argv) ? 1 : attempt_run(a);
+    if (rc == 0 && tl_out_begin("tandem attempt", out_quiet, out_json)) rc = 2;
+    else if (rc == 0) rc = attempt_open(a, argc, argv) ? 1 : attempt_run(a);
     else if (rc < 0) rc = 0; /* --help */
     if (a->dir[0]) {   /* the temporaries' folder, when nothing was left in it */
         char *tmp = att_path(a, "tmp");
         rmdir(tmp);
         free(tmp);
     }
+    if (a->dir[0] && tl_out_summary()) {   /* --json: the folder, the verdict and why */
+        static const char *const keys[] = { "verdict", "counts", "invalid", NULL };
+        char *sp = att_path(a, "gate/gate-summary.json");
+        cJSON_AddStringToObject(tl_out_summary(), "folder", a->dir);
+        tl_out_pick("summary", sp, keys);
+        free(sp);
+    }
+    rc = tl_out_end(rc);
     attempt_close(a);
     return rc;
 }

@@ -18,6 +18,7 @@
 #include "tl_err.h"
 #include "tl_fs.h"
 #include "tl_home.h"
+#include "tl_out.h"
 #include "tl_json.h"
 #include "tl_manifest.h"
 #include "tl_opt.h"
@@ -72,6 +73,8 @@ static const tl_opt bench_opts[] = {
       "baseline verdict; exit 3 on a regression, 1 when REV does not exist,\n"
       "a runtime folder lies outside the project's folder (not in REV), or\n"
       "it cannot be built as a subject" },
+    { "quiet", 0, TL_OPT_FLAG, NULL, 0, 0, "nothing on stdout: errors on stderr, the exit code says the rest" },
+    { "json", 0, TL_OPT_FLAG, NULL, 0, 0, "stdout: one line, the summary object (exit code, verdict,\nreports); what it prints otherwise goes to stderr" },
     { NULL, 0, 0, NULL, 0, 0, NULL }
 };
 
@@ -268,6 +271,7 @@ int td_verb_bench(int argc, char **argv)
     filter = tl_opt_str(&o, "filter", filter);
     timeout = tl_opt_str(&o, "timeout", timeout);
     int quick = tl_opt_given(&o, "quick") > 0;
+    int quiet = tl_opt_given(&o, "quiet") > 0, json = tl_opt_given(&o, "json") > 0;
     int functions = (int)tl_opt_int(&o, "functions", 0);
     const char *baseline_rev = tl_opt_str(&o, "baseline", NULL);
     if (baseline_rev && !tl_opt_given(&o, "subjects") && !tl_opt_given(&o, "subject")) subjects_arg = p.gate_subject;
@@ -328,11 +332,16 @@ int td_verb_bench(int argc, char **argv)
         tl_project_free(&p);
         return 2;
     }
+    if (tl_out_begin("tandem bench", quiet, json)) {
+        free(list);
+        tl_project_free(&p);
+        return 2;
+    }
     td_baseline bl;
     static gate_config gcfg;   /* the project's gate: its gated rows and baseline thresholds */
     const char *bl_module = NULL;
     int rc = 1;
-    char staged[4096], dir[4096], report[4096];
+    char staged[4096], dir[4096], report[4096] = "";
     if (tl_mkdirs(work)) {
         tl_error(work, "--work", "cannot create the folder");
         goto done;
@@ -435,7 +444,16 @@ int td_verb_bench(int argc, char **argv)
     if (rc == 0 && bl_module) rc = td_baseline_bench_verdict(&gcfg, doc, 0, suite, backend, subjects[0], bl.name);
     cJSON_Delete(doc);
 done:
+    if (tl_out_summary()) {   /* --json: what ran and where its report is */
+        cJSON_AddStringToObject(tl_out_summary(), "suite", suite);
+        cJSON_AddStringToObject(tl_out_summary(), "backend", backend);
+        if (report[0] && tl_is_file(report)) {
+            char *abs = tl_abspath(report);
+            cJSON_AddStringToObject(tl_out_summary(), "report", abs ? abs : report);
+            free(abs);
+        }
+    }
     free(list);
     tl_project_free(&p);
-    return rc;
+    return tl_out_end(rc);
 }

@@ -11,6 +11,7 @@
 #include "tl_fs.h"
 #include "tl_home.h"
 #include "tl_opt.h"
+#include "tl_out.h"
 #include "tl_project.h"
 
 #include <limits.h>
@@ -36,6 +37,7 @@ static const tl_opt gate_opts_table[] = {
       "configuration they are judged with (gate-config.json, for --config)" },
     { "verbose", 0, TL_OPT_FLAG, NULL, 0, 0, "--self-check: print every expectation" },
     { "quiet", 0, TL_OPT_FLAG, NULL, 0, 0, "no verdict lines on stdout" },
+    { "json", 0, TL_OPT_FLAG, NULL, 0, 0, "stdout: one line, the summary object (exit code, verdict,\nreports); what it prints otherwise goes to stderr" },
     { "print-config", 0, TL_OPT_FLAG, NULL, 0, 0, "print the configuration in effect (defaults, or --config) as JSON" },
     { NULL, 0, 0, NULL, 0, 0, NULL }
 };
@@ -188,6 +190,7 @@ int td_verb_gate(int argc, char **argv)
     int self = tl_opt_given(&r, "self-check") > 0, verbose = tl_opt_given(&r, "verbose") > 0;
     int print = tl_opt_given(&r, "print-config") > 0;
     o.quiet = tl_opt_given(&r, "quiet") > 0;
+    int json = tl_opt_given(&r, "json") > 0;
     const char *project = tl_opt_str(&r, "project", NULL);
     o.config_path = tl_opt_str(&r, "config", NULL);
     o.out_dir = tl_opt_str(&r, "out", NULL);
@@ -233,6 +236,7 @@ int td_verb_gate(int argc, char **argv)
         return r == GATE_USAGE ? 2 : r;
     }
     if (!o.runs_dir) { fprintf(stderr, "tandem gate: missing RUNS_DIR (tandem gate --help)\n"); return 2; }
+    if (tl_out_begin("tandem gate", o.quiet, json)) return 2;
     if (!o.quiet) {
         printf("tandem gate: configuration: the built-in defaults, then %s%s%s: subject %s against ", from,
                o.config_path ? ", then " : "", o.config_path ? o.config_path : "", cfg.subject);
@@ -242,5 +246,10 @@ int td_verb_gate(int argc, char **argv)
             printf("%s%s", i ? ", " : "; report-only: ", cfg.report_only_peers[i]);
         printf("\n");
     }
-    return gate_run(&o, &cfg);
+    int rc = gate_run(&o, &cfg);
+    char *dir = (char *)(o.out_dir ? o.out_dir : o.runs_dir), *sp = tl_join(dir, "gate-summary.json");
+    static const char *const keys[] = { "verdict", "counts", "invalid", "report", NULL };
+    tl_out_pick("summary", sp, keys);   /* --json: the verdict and why, from the summary */
+    free(sp);
+    return tl_out_end(rc);
 }

@@ -7,7 +7,8 @@
 #  - the gate on a published packet's runs, once with its thresholds and once with limits it
 #    cannot meet: one testcase per gated row per backend, a failure per failing row with the
 #    ratio and the limit as its message, counts consistent; the CSV has every row;
-#  - `tandem smoke --backend jit`: one testcase per case.
+#  - `tandem smoke --backend jit`: one testcase per case;
+#  - --json (stdout: the summary object, parsed) and --quiet (stdout empty) on gate and smoke.
 . "$(dirname "$0")/common.sh"
 RUNS_ZIP=$3
 command -v xmllint >/dev/null || { echo "FAIL: xmllint (libxml2-utils) is missing: scripts/deps.sh installs it"; exit 1; }
@@ -87,4 +88,27 @@ junit_ok "$W/sm/smoke-junit.xml" "smoke-junit.xml"
 want=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['cases']))" "$W/sm/smoke-jit.json")
 [ "$(x 'count(//testsuite[@name="smoke.jit"]/testcase[@classname="tandem.smoke.jit"])' "$W/sm/smoke-junit.xml")" = "$want" ] &&
   pass || fail "smoke-junit.xml: not one testcase per case ($want)"
+
+# --json: stdout is one JSON object (the summary), the rest went to stderr; --quiet: nothing
+"$T" gate "$W/runs" --config "$W/tight.json" --out "$W/g-json" --json >"$W/json" 2>"$W/err"
+rc=$?
+python3 - "$W/json" "$rc" "$W/g-json" <<'PY' && pass || fail "gate --json: stdout is not the summary (see above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = json.load(open(sys.argv[3] + "/gate-summary.json"))
+assert d["verb"] == "gate" and d["exitCode"] == int(sys.argv[2]) == 3, d
+assert d["verdict"] == s["verdict"] == "FAIL" and d["counts"] == s["counts"], d
+PY
+( cd "$W" && "$T" smoke --backend jit --out "$W/sm2" --players-from "$W/sm" --filter "bounded channel" --json ) \
+  >"$W/json" 2>"$W/err"
+python3 - "$W/json" <<'PY' && pass || fail "smoke --json: stdout is not the summary (see above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verb"] == "smoke" and d["exitCode"] == 0 and d["jit"]["passed"] and d["jit"]["cases"] == 1, d
+assert d["junit"].endswith("smoke-junit.xml"), d
+PY
+( cd "$W" && "$T" smoke --backend jit --out "$W/sm3" --players-from "$W/sm" --filter "bounded channel" --quiet ) \
+  >"$W/q" 2>"$W/err" || fail "smoke --quiet: exit $?"
+[ -s "$W/q" ] && fail "smoke --quiet printed on stdout: $(head -2 "$W/q")" || pass
+run 2 "--quiet with --json" "$T" gate "$W/runs" --quiet --json
 finish
