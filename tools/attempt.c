@@ -235,6 +235,19 @@ void att_binaries_hash(const att *a, int b, char out[TL_SHA256_HEX], cJSON *list
     tl_strlist_free(&files);
 }
 
+/* attempts/latest -> the newest attempt folder (a CI script reads latest/gate/, not the
+ * last line): a new link renamed over the old one, so a reader never finds none. */
+static void latest_link(const char *dir)
+{
+    char link[PATH_MAX], tmp[PATH_MAX + 32];
+    const char *base = strrchr(dir, '/');
+    if (!base) return;
+    snprintf(link, sizeof link, "%.*s/latest", (int)(base - dir), dir);
+    snprintf(tmp, sizeof tmp, "%s.%d", link, (int)getpid());
+    unlink(tmp);
+    if (symlink(base + 1, tmp) == 0 && rename(tmp, link) != 0) unlink(tmp);
+}
+
 /* The attempt folder: --out (a real folder with no entry of any kind, or a new one), else
  * <project results>/attempts/<label>[-N] (a new folder, tl_home_work). The last component is created with mkdir, so
  * a folder, file or link that appears meanwhile is never written into. */
@@ -274,6 +287,7 @@ static int pick_dir(att *a, const char *out, const char *label)
             if (errno != EEXIST || k > 10000) { tl_error(a->dir, "--label", "cannot create: %s", tl_strerror(errno)); return 1; }
             snprintf(a->dir, sizeof a->dir, "%s-%d", base, k);
         }
+        latest_link(a->dir);
     }
     char *abs = realpath(a->dir, NULL);
     if (!abs) { tl_error(a->dir, "--out", "cannot resolve: %s", tl_strerror(errno)); return 1; }
@@ -421,6 +435,7 @@ static int attempt_open(att *a, int argc, char **argv)
     cJSON_AddStringToObject(a->man, "label", a->label ? a->label : "attempt");
     cJSON_AddStringToObject(a->man, "folder", a->dir);
     cJSON_AddStringToObject(a->man, "project", a->project);
+    cJSON_AddNumberToObject(a->man, "pid", getpid());   /* tandem clean: under way or interrupted */
     cJSON *jargs = cJSON_AddArrayToObject(a->man, "arguments");
     for (int i = 0; i < argc; i++) cJSON_AddItemToArray(jargs, cJSON_CreateString(argv[i]));
     cJSON *js = cJSON_AddArrayToObject(a->man, "subjects");

@@ -17,6 +17,8 @@ rc=$?
 [ $rc = 1 ] || { fail "tandem attempt --quick: exit $rc (expected 1: INVALID)"; tail -20 "$U/attempt.log"; }
 grep -q "attempt: INVALID in" "$U/attempt.log" || { fail "attempt: no verdict line"; tail -5 "$U/attempt.log"; }
 [ -f mylib/.tandem/attempts/attempt/gate/gate-summary.json ] || fail "no mylib/.tandem/attempts/attempt/gate/gate-summary.json"
+[ "$(readlink mylib/.tandem/attempts/latest)" = attempt ] || fail "no mylib/.tandem/attempts/latest -> attempt"
+(cd mylib && tandem clean --dry-run) 2>&1 | grep -q "^keep $U/mylib/.tandem/attempts/attempt$" || fail "tandem clean --dry-run"
 mkdir -p s && (cd s && tandem smoke) >"$U/smoke.log" 2>&1 || { fail "tandem smoke"; tail -20 "$U/smoke.log"; }
 for b in aot jit; do
   grep -q "^$b: 42/42 cases passed" "$U/smoke.log" || fail "smoke $b: not 42/42"
