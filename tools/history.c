@@ -43,15 +43,20 @@ static const tl_opt history_opts[] = {
       "(default: Tandem's home, the source tree or PREFIX/share/tandem)" },
     { "out", 0, TL_OPT_PATH, "DIR", 0, 0, "also write history-<suite>.svg (a line chart per suite) and\n"
       "history.md there" },
+    { "markdown", 0, TL_OPT_FLAG, NULL, 0, 0, "print the Markdown tables (history.md) instead of the\n"
+      "terminal view" },
     { NULL, 0, 0, NULL, 0, 0, NULL }
 };
 
 static const tl_optspec history_spec = {
-    "tandem history", "[DIR] [--repo DIR] [--out DIR]",
+    "tandem history", "[DIR] [--repo DIR] [--out DIR] [--markdown]",
     "Per gated row, peer and backend: the median ratio (and, when the packet has the\n"
     "instruction arm, instructions per op of the subject) of every published packet under\n"
-    "DIR (default reports/), in commit order, as Markdown tables; --out adds an SVG line\n"
-    "chart per suite. A packet: a folder with gate/gate-summary.json and\n"
+    "DIR (default reports/), in commit order. On the terminal, within 100 columns: the\n"
+    "packets, then one line per row and backend: its last ratio, its trend (one mark per\n"
+    "packet, low to high), and its change point (the packet where the ratio moved most).\n"
+    "--markdown prints the Markdown tables instead; --out writes them (history.md) and an\n"
+    "SVG line chart per suite. A packet: a folder with gate/gate-summary.json and\n"
     "attempt-manifest.json (its gitHead orders it).",
     history_opts,
     "A malformed packet (a file that is not a regular file, not JSON, a field missing or of\n"
@@ -294,6 +299,67 @@ static hx_series *hx_collect(hx_packet *P, size_t np, size_t *ns)
     return S;
 }
 
+/* Terminal text: a name as it is, control characters shown as '?', cut to width columns
+ * (ASCII names; '~' marks a cut). */
+static void hx_cell(char *dst, size_t cap, const char *s, size_t width)
+{
+    size_t n = 0;
+    for (; *s && n + 1 < cap && n < width; s++) dst[n++] = (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s;
+    if (*s && n) dst[n - 1] = '~';
+    dst[n] = 0;
+}
+
+/* The trend of one series over the last `span` packets: one mark per packet from its
+ * lowest to its highest ratio (a blank: no value), and the change point, the largest step
+ * between two consecutive values ("" when none moved by 5%). */
+static void hx_trend(const hx_series *s, size_t np, size_t span, char *marks, size_t mcap, char *change, size_t ccap)
+{
+    static const char *const level[] = { "\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588" };
+    size_t from = np > span ? np - span : 0, m = 0, at = 0;
+    double lo = INFINITY, hi = -INFINITY, best = 0, prev = NAN;
+    for (size_t k = from; k < np; k++)
+        if (!isnan(s->v[k].ratio)) lo = fmin(lo, s->v[k].ratio), hi = fmax(hi, s->v[k].ratio);
+    marks[0] = change[0] = 0;
+    for (size_t k = from; k < np && m + 4 < mcap; k++) {
+        double r = s->v[k].ratio;
+        const char *c = isnan(r) ? " " : level[hi > lo ? (int)((r - lo) / (hi - lo) * 7.0 + 0.5) : 3];
+        m += (size_t)snprintf(marks + m, mcap - m, "%s", c);
+        if (!isnan(r) && !isnan(prev) && fabs(r - prev) > best) best = fabs(r - prev), at = k;
+        if (!isnan(r)) prev = r;
+    }
+    double before = NAN;
+    for (size_t k = at; k-- > 0 && isnan(before);) before = s->v[k].ratio;
+    if (best > 0 && !isnan(before) && best / before >= 0.05)
+        snprintf(change, ccap, "#%zu %.3f>%.3f", at + 1, before, s->v[at].ratio);
+}
+
+/* The terminal view: every line within 100 columns, no Markdown or HTML escapes. */
+static void hx_text(FILE *out, const hx_packet *P, size_t np, const hx_series *S, size_t ns)
+{
+    enum { SPAN = 24 };
+    fprintf(out, "tandem history: %zu packet(s) in commit order; median ratio subject/peer (below 1.000: faster)\n",
+            np);
+    for (size_t k = 0; k < np; k++) {
+        char name[48];
+        hx_cell(name, sizeof name, P[k].name, 40);
+        fprintf(out, "  #%-3zu %-40s %.7s  %-7s baseline: %s\n", k + 1, name, P[k].commit, P[k].verdict,
+                P[k].base_verdict ? P[k].base_verdict : "-");
+    }
+    fprintf(out, "\n%-44s %-4s %6s  %-*s %s\n", "row (suite / row vs peer)", "be", "last", SPAN,
+            np > SPAN ? "trend (last 24)" : "trend", "change point");
+    for (size_t i = 0; i < ns; i++) {
+        char label[512], cell[64], marks[SPAN * 4 + 8], change[48], last[16] = "-";
+        snprintf(label, sizeof label, "%s / %s vs %s", S[i].suite, S[i].row, S[i].peer);
+        hx_cell(cell, sizeof cell, label, 44);
+        for (size_t k = np; k-- > 0;)
+            if (!isnan(S[i].v[k].ratio)) { snprintf(last, sizeof last, "%.3f", S[i].v[k].ratio); break; }
+        hx_trend(&S[i], np, SPAN, marks, sizeof marks, change, sizeof change);
+        size_t cols = np < SPAN ? np : SPAN;   /* marks are one column each, 3 bytes */
+        fprintf(out, "%-44s %-4.4s %6s  %s%*s %s\n", cell, S[i].backend, last, marks, (int)(SPAN - cols), "", change);
+    }
+    if (!ns) fprintf(out, "(no gated row in any packet)\n");
+}
+
 static void hx_md(gate_buf *b, const hx_packet *P, size_t np, const hx_series *S, size_t ns, const tl_strlist *skipped)
 {
     gate_buf_printf(b, "# History of the gated rows\n\nPackets in commit order (median ratio of the subject to the peer; "
@@ -423,6 +489,7 @@ int td_verb_history(int argc, char **argv)
     if (prc) { tl_opt_free(&o); return prc == TL_OPT_HELP ? 0 : 2; }
     const char *root = o.npos ? o.pos[0] : "reports";
     const char *repo = tl_opt_str(&o, "repo", tl_home() ? tl_home() : "."), *out = tl_opt_str(&o, "out", NULL);
+    int markdown = tl_opt_given(&o, "markdown") > 0;
     tl_opt_free(&o);
     if (!tl_is_dir(root)) {
         tl_error(root, NULL, "not a folder of packets");
@@ -468,7 +535,8 @@ int td_verb_history(int argc, char **argv)
     }
     gate_buf md = { 0 };
     hx_md(&md, P, np, sorted, ns, &skipped);
-    fputs(md.p, stdout);
+    if (markdown) fputs(md.p, stdout);
+    else if (np) hx_text(stdout, P, np, sorted, ns);
     int rc = np ? 0 : 1;
     if (!np) fprintf(stderr, "tandem history: no packet read under %s\n", root);
     if (out && np) {
