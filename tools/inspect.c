@@ -10,8 +10,12 @@
  */
 #include "inspect/inspect.h"
 #include "inspect_auto.h"
+#include "tl_fs.h"
 #include "tl_opt.h"
+#include "tl_out.h"
 #include "tl_spawn.h"
+
+#include <cjson/cJSON.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -49,6 +53,7 @@ static const tl_opt inspect_opts[] = {
     { "clang", 0, TL_OPT_PATH, "PATH", 0, 0, "clang to produce IR (default $TANDEM_CLANG, else " TD_INSPECT_CLANG ")" },
     { "tcc-lib", 0, TL_OPT_PATH, "DIR", 0, 0, "tcc's library directory (default " TD_INSPECT_TCC_LIB ")" },
     { "quiet", 'q', TL_OPT_FLAG, NULL, 0, 0, "no per-rule table, only the summary" },
+    { "json", 0, TL_OPT_FLAG, NULL, 0, 0, "stdout: one line, the summary object (exit code, verdict,\nreports); what it prints otherwise goes to stderr" },
     { NULL, 0, 0, NULL, 0, 0, NULL }
 };
 
@@ -182,8 +187,10 @@ int td_verb_inspect(int argc, char **argv)
     o.no_jit = tl_opt_given(&r, "no-jit") > 0;
     o.jit_strict = tl_opt_given(&r, "jit-strict") > 0;
     o.quiet = tl_opt_given(&r, "quiet") > 0;
+    int json = tl_opt_given(&r, "json") > 0;
     int given_out = tl_opt_given(&r, "out") > 0, given_inc = tl_opt_given(&r, "include") > 0;
     tl_opt_free(&r);
+    if (tl_out_begin("tandem inspect", 0, json)) goto done;
     if (project && (o.tu || o.ir)) {
         fprintf(stderr, "tandem inspect: --project is for a bare run (no --tu, no --ir)\n");
         goto done;
@@ -278,7 +285,8 @@ int td_verb_inspect(int argc, char **argv)
         fprintf(stderr, "tandem inspect: %s\n", err);
         goto fail;
     }
-    if (!o.quiet) {
+    if (!o.quiet) {   /* the header says which column is which backend */
+        if (c.nrules) printf("%-4s %-4s %-28s %-14s %s\n", "AOT", "JIT", "function", "rule", "argument");
         for (int k = 0; k < c.nrules; k++) {
             const ti_rule *r = &c.rules[k];
             printf("%-4s %-4s %-28s %-14s %s%s%s\n", ti_status_name(r->aot.status), ti_status_name(r->jit.status),
@@ -291,6 +299,14 @@ int td_verb_inspect(int argc, char **argv)
     printf("inspect: %s (%d rules, %d must-inline sites satisfied on AOT); report: %s/inspect.md, %s/inspect.json\n",
            code ? "FAIL" : "PASS", c.nrules, ti_aot_sites_satisfied(&c), o.out, o.out);
     rc = code;
+    if (tl_out_summary()) {   /* --json: the verdict, the rule count, the reports */
+        char *rp = ti_fmt("%s/inspect.json", o.out), *abs = tl_abspath(rp);
+        cJSON_AddStringToObject(tl_out_summary(), "verdict", code ? "FAIL" : "PASS");
+        cJSON_AddNumberToObject(tl_out_summary(), "rules", c.nrules);
+        cJSON_AddStringToObject(tl_out_summary(), "report", abs ? abs : rp);
+        free(rp);
+        free(abs);
+    }
 fail:
     ti_remarks_free(&rm);
     ti_contract_free(&c);
@@ -301,5 +317,5 @@ done:
     ti_auto_free(&au);
     ti_sl_free(&o.includes);
     ti_sl_free(&o.defines);
-    return rc;
+    return tl_out_end(rc);
 }

@@ -19,6 +19,7 @@ trap cleanup EXIT
 work_of() { sed -n 's/^tandem inspect: staging the project .* into \(.*\)\/staging$/\1/p' "$1"; }
 
 "$T" inspect --project "$EX" >"$W/ex" 2>&1; rc=$?
+works+=("$(work_of "$W/ex")")   # the example's own .tandem/inspect: not left in the source tree
 [ $rc = 0 ] || { fail "timerwheel: exit $rc, expected 0"; sed 's/^/    /' "$W/ex"; }
 grep -qE "^tandem inspect: (building the AOT player of subject wheel|reusing the AOT player)" "$W/ex" ||
   fail "timerwheel: not the player of subject wheel"
@@ -27,6 +28,11 @@ for fn in wheel_add wheel_tick wheel_next_due; do
   grep -qE "^pass +pass +$fn " "$W/ex" || fail "timerwheel: $fn not checked on both backends"
 done
 grep -q "td_task_get" "$W/ex" && fail "timerwheel: Tandem's contract was checked"
+grep -qE "^AOT +JIT +function +rule" "$W/ex" || fail "timerwheel: no column header (which column is AOT, which JIT)"
+# --json: stdout is the summary object alone (the same work folder, its players reused)
+"$T" inspect --project "$EX" --json >"$W/json" 2>/dev/null
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["verb"] == "inspect" and d["verdict"] == "PASS" and d["exitCode"] == 0 and d["rules"] == 9, d' "$W/json" ||
+  fail "timerwheel: inspect --json: $(head -c 300 "$W/json")"
 case $(work_of "$W/ex") in "$EX"/.tandem/inspect) ;; *) fail "timerwheel: work folder $(work_of "$W/ex")" ;; esac
 
 # a rule the library breaks: an allocation on wheel_add
