@@ -60,15 +60,17 @@ static void pass_lines(int fd)
     fflush(stdout);
 }
 
-int tl_run_player_argv(char *const argv[])
+/* Start argv (tl_spawn.h: its own group, dying with us) with its stdout into a pipe whose
+ * read end is *rfd; stderr to /dev/null when quiet_stderr. Its pid, or -1 (nothing left
+ * open). */
+static pid_t spawn_piped(char *const argv[], int *rfd, int quiet_stderr)
 {
     int pfd[2];
-    if (pipe(pfd) != 0) return tl_run(argv);   /* no pipe: unfiltered rather than not at all */
+    if (pipe(pfd) != 0) return -1;
     pid_t parent = getpid();
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
-        tl_error(argv[0], NULL, "cannot start: fork: %s", strerror(errno));
         close(pfd[0]);
         close(pfd[1]);
         return -1;
@@ -76,13 +78,24 @@ int tl_run_player_argv(char *const argv[])
     if (pid == 0) {
         if (tl_spawn_child_init(parent)) _exit(127);
         dup2(pfd[1], 1);
+        int dn = quiet_stderr ? open("/dev/null", O_WRONLY) : -1;
+        if (dn >= 0) dup2(dn, 2);
         close(pfd[0]);
         close(pfd[1]);
         tl_spawn_exec_guarded(argv, NULL);
     }
     close(pfd[1]);
-    pass_lines(pfd[0]);
-    close(pfd[0]);
+    *rfd = pfd[0];
+    return pid;
+}
+
+int tl_run_player_argv(char *const argv[])
+{
+    int rfd;
+    pid_t pid = spawn_piped(argv, &rfd, 0);
+    if (pid < 0) return tl_run(argv);   /* no pipe: unfiltered rather than not at all */
+    pass_lines(rfd);
+    close(rfd);
     int st;
     while (waitpid(pid, &st, 0) < 0)
         if (errno != EINTR) { tl_error(argv[0], NULL, "waitpid: %s", strerror(errno)); return -1; }
@@ -118,33 +131,15 @@ int tl_run_player(const char *dir, const char *backend, const char *subject, con
 /* git rev-parse and friends (stage.c, baseline.c). */
 int tl_run_capture(const char *const *argv, char *out, size_t outlen, int *nonempty)
 {
-    int pfd[2];
-    if (pipe(pfd) != 0)
+    int rfd;
+    pid_t pid = spawn_piped((char *const *)argv, &rfd, 1);
+    if (pid < 0)
         return -1;
-    pid_t parent = getpid();
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(pfd[0]);
-        close(pfd[1]);
-        return -1;
-    }
-    if (pid == 0) {
-        if (tl_spawn_child_init(parent)) _exit(127);
-        dup2(pfd[1], 1);
-        int dn = open("/dev/null", O_WRONLY);
-        if (dn >= 0)
-            dup2(dn, 2);
-        close(pfd[0]);
-        close(pfd[1]);
-        tl_spawn_exec_guarded((char *const *)argv, NULL);
-    }
-    close(pfd[1]);
     char buf[4096];
     size_t got = 0;
     ssize_t r;
     int any = 0;
-    while ((r = read(pfd[0], buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR)) {
+    while ((r = read(rfd, buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR)) {
         if (r <= 0)
             continue;
         any = 1;
@@ -154,7 +149,7 @@ int tl_run_capture(const char *const *argv, char *out, size_t outlen, int *nonem
             got += c;
         }
     }
-    close(pfd[0]);
+    close(rfd);
     if (out && outlen) {
         out[got] = '\0';
         char *nl = strchr(out, '\n');
