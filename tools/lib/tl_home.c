@@ -55,7 +55,9 @@ static int from_build_tree(void)
 const char *tl_home(void)
 {
     static char *home;
-    if (home) return home;
+    static int looked;   /* the error is said once, however often a verb asks */
+    if (home || looked) return home;
+    looked = 1;
     const char *env = getenv(TL_HOME_ENV), *exe = tl_home_exe_dir();
     if (env && *env) {
         if (holds_data(env, &home)) return home;
