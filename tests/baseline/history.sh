@@ -61,6 +61,9 @@ for p in "c-badnumber: malformed packet, skipped: gate/gate-summary.json: rows\[
 done
 [ "$(grep -c '^- ' "$W/md")" -eq 4 ] || { echo "FAIL: the Skipped list does not hold the 4 malformed packets"; fail=1; }
 grep -q "<polyline" "$W/out/history-throughput.svg" && cmp -s "$W/md" "$W/out/history.md" || { echo "FAIL: --out files"; fail=1; }
+# the SVG: well-formed, a panel per row with its labelled 1.0 line
+xmllint --noout "$W/out/history-throughput.svg" && grep -q '>1.00</text>' "$W/out/history-throughput.svg" &&
+  grep -q '>nextframe N=1024</text>' "$W/out/history-throughput.svg" || { echo "FAIL: the SVG panels"; fail=1; }
 # the terminal view (issue 43, item 4): within 100 columns, one line per row and backend with
 # its last ratio, no Markdown or HTML escapes
 "$T" history "$W/reports" --repo "$W/repo" >"$W/txt" 2>/dev/null || { echo "FAIL: terminal view: exit $?"; fail=1; }
