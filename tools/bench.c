@@ -238,6 +238,19 @@ static int bench_choice(const char *opt, const char *v, const char *const *choic
     return 1;
 }
 
+/* --json: what ran and where its report is (tl_out.h). */
+static void bench_summary(const char *suite, const char *backend, const char *report)
+{
+    if (!tl_out_summary()) return;
+    cJSON_AddStringToObject(tl_out_summary(), "suite", suite);
+    cJSON_AddStringToObject(tl_out_summary(), "backend", backend);
+    if (report[0] && tl_is_file(report)) {
+        char *abs = tl_abspath(report);
+        cJSON_AddStringToObject(tl_out_summary(), "report", abs ? abs : report);
+        free(abs);
+    }
+}
+
 int td_verb_bench(int argc, char **argv)
 {
     const char *suite = NULL, *backend = NULL, *subjects_arg = "tandem,callback,fcontext,ucontext";
@@ -444,15 +457,7 @@ int td_verb_bench(int argc, char **argv)
     if (rc == 0 && bl_module) rc = td_baseline_bench_verdict(&gcfg, doc, 0, suite, backend, subjects[0], bl.name);
     cJSON_Delete(doc);
 done:
-    if (tl_out_summary()) {   /* --json: what ran and where its report is */
-        cJSON_AddStringToObject(tl_out_summary(), "suite", suite);
-        cJSON_AddStringToObject(tl_out_summary(), "backend", backend);
-        if (report[0] && tl_is_file(report)) {
-            char *abs = tl_abspath(report);
-            cJSON_AddStringToObject(tl_out_summary(), "report", abs ? abs : report);
-            free(abs);
-        }
-    }
+    bench_summary(suite, backend, report);
     free(list);
     tl_project_free(&p);
     return tl_out_end(rc);

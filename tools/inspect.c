@@ -149,6 +149,18 @@ static int run_clang(const ti_options *o, const char *ll, const char *yaml, char
     return 0;
 }
 
+/* --json: the verdict, the rule count, the report (tl_out.h). */
+static void inspect_summary(int code, int nrules, const char *out)
+{
+    if (!tl_out_summary()) return;
+    char *rp = ti_fmt("%s/inspect.json", out), *abs = tl_abspath(rp);
+    cJSON_AddStringToObject(tl_out_summary(), "verdict", code ? "FAIL" : "PASS");
+    cJSON_AddNumberToObject(tl_out_summary(), "rules", nrules);
+    cJSON_AddStringToObject(tl_out_summary(), "report", abs ? abs : rp);
+    free(rp);
+    free(abs);
+}
+
 int td_verb_inspect(int argc, char **argv)
 {
     ti_options o = { 0 };
@@ -299,14 +311,7 @@ int td_verb_inspect(int argc, char **argv)
     printf("inspect: %s (%d rules, %d must-inline sites satisfied on AOT); report: %s/inspect.md, %s/inspect.json\n",
            code ? "FAIL" : "PASS", c.nrules, ti_aot_sites_satisfied(&c), o.out, o.out);
     rc = code;
-    if (tl_out_summary()) {   /* --json: the verdict, the rule count, the reports */
-        char *rp = ti_fmt("%s/inspect.json", o.out), *abs = tl_abspath(rp);
-        cJSON_AddStringToObject(tl_out_summary(), "verdict", code ? "FAIL" : "PASS");
-        cJSON_AddNumberToObject(tl_out_summary(), "rules", c.nrules);
-        cJSON_AddStringToObject(tl_out_summary(), "report", abs ? abs : rp);
-        free(rp);
-        free(abs);
-    }
+    inspect_summary(code, c.nrules, o.out);
 fail:
     ti_remarks_free(&rm);
     ti_contract_free(&c);

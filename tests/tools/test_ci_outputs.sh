@@ -110,5 +110,13 @@ PY
 ( cd "$W" && "$T" smoke --backend jit --out "$W/sm3" --players-from "$W/sm" --filter "bounded channel" --quiet ) \
   >"$W/q" 2>"$W/err" || fail "smoke --quiet: exit $?"
 [ -s "$W/q" ] && fail "smoke --quiet printed on stdout: $(head -2 "$W/q")" || pass
+( cd "$W" && "$T" bench --suite primary --backend jit --subjects tandem --quick --filter "completed get-result" \
+  --work "$W/bw" --json ) >"$W/json" 2>"$W/err"
+python3 - "$W/json" <<'PY' && pass || fail "bench --json: stdout is not the summary (see above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verb"] == "bench" and d["exitCode"] == 0 and d["report"].endswith("primary-jit.json"), d
+json.load(open(d["report"]))
+PY
 run 2 "--quiet with --json" "$T" gate "$W/runs" --quiet --json
 finish
