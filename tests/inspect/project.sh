@@ -13,7 +13,7 @@ fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 W=$(mktemp -d "${TMPDIR:-/tmp}/tandem-inspect-project.XXXXXX")
 works=()
-cleanup() { rm -rf "$W"; for w in "${works[@]}"; do rm -rf "$w"; done; }
+cleanup() { rm -rf "$W"; for w in "${works[@]}"; do rm -rf "$w"; done; rmdir "$EX/.tandem" 2>/dev/null; true; }
 trap cleanup EXIT
 # the work folder a run used (WORK/staging is named on its first line), removed at the end
 work_of() { sed -n 's/^tandem inspect: staging the project .* into \(.*\)\/staging$/\1/p' "$1"; }
