@@ -4,7 +4,7 @@ BUILD ?= build
 ASAN_BUILD ?= $(BUILD)-asan
 JOBS  ?= $(shell nproc)
 
-.PHONY: all deps configure build tool run demo test test-asan clean
+.PHONY: all deps configure build tool run demo test test-asan install package clean
 all: build
 
 deps:
@@ -42,6 +42,20 @@ test-asan: deps
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Release -DTD_SANITIZE_TOOLS=ON -DTANDEM_SANITIZERS=OFF >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS) --target tandem tandem-player tl_testtool test_opt
 	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) -L tools -E fuzz
+
+# A relocatable install into PREFIX (cmake/TandemInstall.cmake; DESTDIR honoured): the two
+# programs, Tandem's data under PREFIX/share/tandem, man pages, bash completion, the subject
+# ABI header and its pkg-config file. Only what the install needs is built.
+PREFIX ?= /usr/local
+install: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target tandem tandem-player tandem_docs
+	@cmake --install $(BUILD) --prefix $(PREFIX)
+
+# The Debian package (CPack DEB): $(BUILD)/package/tandem_<version>_<arch>.deb, installing
+# under /usr; its Depends are the Debian packages the tools need at run time.
+package: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target tandem tandem-player tandem_docs
+	@cd $(BUILD) && cpack -G DEB -B package >/dev/null && ls "$$PWD"/package/*.deb
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -3,7 +3,8 @@
 # (or sudo) when something is missing. Exit 0 when everything is present afterwards.
 set -euo pipefail
 PKGS=(cmake make clang llvm-dev tcc libtcc-dev libcjson-dev libarchive-dev libssl-dev
-      libzstd-dev libboost-context-dev libclang-rt-dev git python3 valgrind)
+      libzstd-dev libboost-context-dev libclang-rt-dev git python3 valgrind
+      help2man libxml2-dev libxml2-utils man-db pkgconf)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

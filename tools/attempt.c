@@ -31,9 +31,11 @@
 #include "tl_err.h"
 #include "tl_fs.h"
 #include "tl_hash.h"
+#include "tl_home.h"
 #include "tl_json.h"
 #include "tl_manifest.h"
 #include "tl_opt.h"
+#include "tl_out.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -66,7 +68,8 @@ static const tl_opt attempt_opts[] = {
     { "project", 0, TL_OPT_PATH, "DIR", 0, 0, "the project measured (its tandem.json: subjects, suites, gate,\n"
       "defaults; default: the nearest tandem.json from the current folder upward, else Tandem's)" },
     { "label", 0, TL_OPT_STR, "L", 0, 0, "attempt name (default: attempt); the folder is\n"
-      TANDEM_BINARY_DIR "/attempts/<label>[-N], never overwritten" },
+      "<project>/.tandem/attempts/<label>[-N] (Tandem's own in a\n"
+      "build tree: <build>/attempts/...), never overwritten" },
     { "out", 0, TL_OPT_PATH, "DIR", 0, 0, "attempt folder: a new one, or an existing real folder with no\n"
       "entry of any kind (not a symbolic link)" },
     { "subjects", 0, TL_OPT_STR, "a,b", 0, 0, "subjects (default tandem,fcontext,callback); the first is gated\n"
@@ -96,6 +99,8 @@ static const tl_opt attempt_opts[] = {
       "rows); REV unknown, a runtime folder outside the project's folder, or\n"
       "not buildable as a subject: exit 1" },
     /* hidden, tests only: crash@N|hang@N, honoured with TANDEM_TEST_FAULTS=1 */
+    { "quiet", 0, TL_OPT_FLAG, NULL, 0, 0, "nothing on stdout: errors on stderr, the exit code says the rest" },
+    { "json", 0, TL_OPT_FLAG, NULL, 0, 0, "stdout: one line, the summary object (exit code, verdict,\nreports); what it prints otherwise goes to stderr" },
     { "test-fault", 0, TL_OPT_STR, "KIND@N", 0, 0, NULL },
     { NULL, 0, 0, NULL, 0, 0, NULL }
 };
@@ -231,8 +236,21 @@ void att_binaries_hash(const att *a, int b, char out[TL_SHA256_HEX], cJSON *list
     tl_strlist_free(&files);
 }
 
+/* attempts/latest -> the newest attempt folder (a CI script reads latest/gate/, not the
+ * last line): a new link renamed over the old one, so a reader never finds none. */
+static void latest_link(const char *dir)
+{
+    char link[PATH_MAX], tmp[PATH_MAX + 32];
+    const char *base = strrchr(dir, '/');
+    if (!base) return;
+    snprintf(link, sizeof link, "%.*s/latest", (int)(base - dir), dir);
+    snprintf(tmp, sizeof tmp, "%s.%d", link, (int)getpid());
+    unlink(tmp);
+    if (symlink(base + 1, tmp) == 0 && rename(tmp, link) != 0) unlink(tmp);
+}
+
 /* The attempt folder: --out (a real folder with no entry of any kind, or a new one), else
- * build/attempts/<label>[-N] (a new folder). The last component is created with mkdir, so
+ * <project results>/attempts/<label>[-N] (a new folder, tl_home_work). The last component is created with mkdir, so
  * a folder, file or link that appears meanwhile is never written into. */
 static int pick_dir(att *a, const char *out, const char *label)
 {
@@ -260,7 +278,9 @@ static int pick_dir(att *a, const char *out, const char *label)
     } else {
         const char *l = label ? label : "attempt";
         char base[PATH_MAX];
-        snprintf(base, sizeof base, "%s/attempts/%s", TANDEM_BINARY_DIR, l);
+        char *work = tl_home_work(a->project, "attempts");   /* tl_home.h: where results go */
+        snprintf(base, sizeof base, "%s/%s", work ? work : ".", l);
+        free(work);
         snprintf(a->dir, sizeof a->dir, "%s", base);
         int e = tl_mkdirs_parent(a->dir);
         if (e) { tl_error(a->dir, "--label", "cannot create the parent folder: %s", tl_strerror(e)); return 1; }
@@ -268,6 +288,7 @@ static int pick_dir(att *a, const char *out, const char *label)
             if (errno != EEXIST || k > 10000) { tl_error(a->dir, "--label", "cannot create: %s", tl_strerror(errno)); return 1; }
             snprintf(a->dir, sizeof a->dir, "%s-%d", base, k);
         }
+        latest_link(a->dir);
     }
     char *abs = realpath(a->dir, NULL);
     if (!abs) { tl_error(a->dir, "--out", "cannot resolve: %s", tl_strerror(errno)); return 1; }
@@ -313,6 +334,8 @@ static int check_list(const char *opt, const char *v, int max)
 
 /* Options: parse and validate everything before anything is created. 0 go on, else the
  * exit code (0 after --help, 2 usage, 1 this executable not found). */
+static int out_quiet, out_json;   /* --quiet, --json (tl_out.h) */
+
 static int attempt_options(att *a, int argc, char **argv)
 {
     tl_optres o;
@@ -320,6 +343,8 @@ static int attempt_options(att *a, int argc, char **argv)
     if (prc) { tl_opt_free(&o); return prc == TL_OPT_HELP ? -1 : 2; }
     a->label = tl_opt_str(&o, "label", NULL);
     a->out = tl_opt_str(&o, "out", NULL);
+    out_quiet = tl_opt_given(&o, "quiet") > 0;
+    out_json = tl_opt_given(&o, "json") > 0;
     a->players_from = tl_opt_str(&o, "players-from", NULL);
     if (att_project_load(a, tl_opt_str(&o, "project", NULL))) { tl_opt_free(&o); return 1; }
     a->report_only = tl_opt_str(&o, "report-only", a->report_only_default);
@@ -397,6 +422,11 @@ static int attempt_open(att *a, int argc, char **argv)
     int ce = att_contain();
     if (ce) { fprintf(stderr, "tandem attempt: cannot become the child subreaper: %s\n", tl_strerror(ce)); return 1; }
     if (pick_dir(a, a->out, a->label)) return 1;
+    /* the children's temporaries (compilers, tools) in the attempt's own folder: a killed
+     * attempt leaves nothing in the system's temporary folder */
+    char *tmp = att_path(a, "tmp");
+    if (mkdir(tmp, 0700) == 0) setenv("TMPDIR", tmp, 1);
+    free(tmp);
     char *lp = att_path(a, "attempt.log");
     a->log = fopen(lp, "a");
     free(lp);
@@ -406,6 +436,7 @@ static int attempt_open(att *a, int argc, char **argv)
     cJSON_AddStringToObject(a->man, "label", a->label ? a->label : "attempt");
     cJSON_AddStringToObject(a->man, "folder", a->dir);
     cJSON_AddStringToObject(a->man, "project", a->project);
+    cJSON_AddNumberToObject(a->man, "pid", getpid());   /* tandem clean: under way or interrupted */
     cJSON *jargs = cJSON_AddArrayToObject(a->man, "arguments");
     for (int i = 0; i < argc; i++) cJSON_AddItemToArray(jargs, cJSON_CreateString(argv[i]));
     cJSON *js = cJSON_AddArrayToObject(a->man, "subjects");
@@ -486,8 +517,22 @@ int td_verb_attempt(int argc, char **argv)
     memset(a, 0, sizeof *a);
     a->t0 = att_now_ns();
     int rc = attempt_options(a, argc, argv);
-    if (rc == 0) rc = attempt_open(a, argc, argv) ? 1 : attempt_run(a);
+    if (rc == 0 && tl_out_begin("tandem attempt", out_quiet, out_json)) rc = 2;
+    else if (rc == 0) rc = attempt_open(a, argc, argv) ? 1 : attempt_run(a);
     else if (rc < 0) rc = 0; /* --help */
+    if (a->dir[0]) {   /* the temporaries' folder, when nothing was left in it */
+        char *tmp = att_path(a, "tmp");
+        rmdir(tmp);
+        free(tmp);
+    }
+    if (a->dir[0] && tl_out_summary()) {   /* --json: the folder, the verdict and why */
+        static const char *const keys[] = { "verdict", "counts", "invalid", NULL };
+        char *sp = att_path(a, "gate/gate-summary.json");
+        cJSON_AddStringToObject(tl_out_summary(), "folder", a->dir);
+        tl_out_pick("summary", sp, keys);
+        free(sp);
+    }
+    rc = tl_out_end(rc);
     attempt_close(a);
     return rc;
 }

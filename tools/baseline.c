@@ -17,6 +17,7 @@
 #include "tl_err.h"
 #include "tl_fs.h"
 #include "tl_hash.h"
+#include "tl_home.h"
 #include "tl_json.h"
 #include "tl_manifest.h"
 #include "tl_proc.h"
@@ -27,10 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#ifndef TANDEM_SOURCE_DIR
-#define TANDEM_SOURCE_DIR "."
-#endif
 
 int td_verb_build(int argc, char **argv);
 
@@ -55,7 +52,7 @@ char *td_baseline_repo(const char *staging)
         tl_staging_free(&st);
     }
     tl_err_capture(NULL, 0, 0);
-    return repo ? repo : tl_abspath(TANDEM_SOURCE_DIR);
+    return repo ? repo : tl_home() ? strdup(tl_home()) : NULL;
 }
 
 /* `path` relative to the folder `root` (both resolved), into rel; 1 when it is not inside

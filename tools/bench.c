@@ -18,6 +18,8 @@
 #include "gate/gate.h"
 #include "tl_err.h"
 #include "tl_fs.h"
+#include "tl_home.h"
+#include "tl_out.h"
 #include "tl_json.h"
 #include "tl_manifest.h"
 #include "tl_opt.h"
@@ -25,10 +27,6 @@
 #include "tl_project.h"
 
 #include "stage_project.h"
-
-#ifndef TANDEM_SOURCE_DIR
-#define TANDEM_SOURCE_DIR "."
-#endif
 
 int td_verb_build(int argc, char **argv);
 int td_baseline_bench_verdict(const gate_config *cfg, const cJSON *doc, int instructions, const char *suite,
@@ -76,6 +74,8 @@ static const tl_opt bench_opts[] = {
       "baseline verdict; exit 3 on a regression, 1 when REV does not exist,\n"
       "a runtime folder lies outside the project's folder (not in REV), or\n"
       "it cannot be built as a subject" },
+    { "quiet", 0, TL_OPT_FLAG, NULL, 0, 0, "nothing on stdout: errors on stderr, the exit code says the rest" },
+    { "json", 0, TL_OPT_FLAG, NULL, 0, 0, "stdout: one line, the summary object (exit code, verdict,\nreports); what it prints otherwise goes to stderr" },
     { NULL, 0, 0, NULL, 0, 0, NULL }
 };
 
@@ -292,6 +292,38 @@ static void bench_print_table(const cJSON *doc, const char *suite, char **subjec
                bench_num(ck, "rows"), bench_num(ck, "worstShare") * 100);
 }
 
+/* A value from a fixed set: 0 when it is one; else 1 and a usage line naming the option,
+ * the value given (or that it is missing), the choices (of `from`, a project file, when
+ * they are its suites) and the nearest one. */
+static int bench_choice(const char *opt, const char *v, const char *const *choices, size_t n, const char *from)
+{
+    char list[1024] = "";
+    for (size_t i = 0; i < n; i++) {
+        if (v && !strcmp(v, choices[i])) return 0;
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? "|" : "", choices[i]);
+    }
+    const char *near = v ? tl_opt_nearest(v, strlen(v), choices, n) : NULL;
+    if (!v) fprintf(stderr, "tandem bench: %s: missing: one of %s", opt, list);
+    else fprintf(stderr, "tandem bench: %s: '%s' is not one of %s", opt, v, list);
+    if (from) fprintf(stderr, " (the suites of %s but its smoke and demo suites)", from);
+    if (near) fprintf(stderr, "; did you mean %s?", near);
+    fprintf(stderr, " (tandem bench --help)\n");
+    return 1;
+}
+
+/* --json: what ran and where its report is (tl_out.h). */
+static void bench_summary(const char *suite, const char *backend, const char *report)
+{
+    if (!tl_out_summary()) return;
+    cJSON_AddStringToObject(tl_out_summary(), "suite", suite);
+    cJSON_AddStringToObject(tl_out_summary(), "backend", backend);
+    if (report[0] && tl_is_file(report)) {
+        char *abs = tl_abspath(report);
+        cJSON_AddStringToObject(tl_out_summary(), "report", abs ? abs : report);
+        free(abs);
+    }
+}
+
 int td_verb_bench(int argc, char **argv)
 {
     const char *suite = NULL, *backend = NULL, *subjects_arg = "tandem,callback,fcontext,ucontext";
@@ -306,7 +338,7 @@ int td_verb_bench(int argc, char **argv)
     const char *project = tl_opt_str(&o, "project", NULL);
     char project_subjects[1024] = "";
     tl_project p;   /* its subjects, suites, gate subject (a baseline is a revision of it) and gate */
-    if (tl_project_open(project, TANDEM_SOURCE_DIR, &p)) {
+    if (tl_project_open(project, tl_home(), &p)) {
         tl_project_free(&p);
         tl_opt_free(&o);
         return 1;
@@ -325,6 +357,7 @@ int td_verb_bench(int argc, char **argv)
     filter = tl_opt_str(&o, "filter", filter);
     timeout = tl_opt_str(&o, "timeout", timeout);
     int quick = tl_opt_given(&o, "quick") > 0;
+    int quiet = tl_opt_given(&o, "quiet") > 0, json = tl_opt_given(&o, "json") > 0;
     int functions = (int)tl_opt_int(&o, "functions", 0);
     const char *baseline_rev = tl_opt_str(&o, "baseline", NULL);
     if (baseline_rev && !tl_opt_given(&o, "subjects") && !tl_opt_given(&o, "subject")) subjects_arg = p.gate_subject;
@@ -344,20 +377,13 @@ int td_verb_bench(int argc, char **argv)
     }
     tl_opt_free(&o);
     const char *measured[TL_PROJECT_MAX + 1];
-    tl_project_measured_suites(&p, measured, TL_PROJECT_MAX + 1);
-    int known = 0;
-    char names[1024] = "";
-    for (int i = 0; measured[i]; i++) {
-        known |= suite && !strcmp(suite, measured[i]);
-        size_t l = strlen(names);
-        snprintf(names + l, sizeof names - l, "%s%s", i ? "|" : "", measured[i]);
-    }
-    if (!known || !backend || (strcmp(backend, "aot") && strcmp(backend, "jit")) ||
-        (strcmp(retention, "matched") && strcmp(retention, "default")) || (strcmp(flow, "on") && strcmp(flow, "off")) ||
-        (strcmp(meter, "time") && strcmp(meter, "instructions"))) {
-        fprintf(stderr, "tandem bench: need --suite (%s: the suites of %s but its smoke and demo suites), "
-                        "--backend aot|jit, --retention matched|default, --flow on|off, "
-                        "--meter time|instructions (tandem bench --help)\n", names, p.file);
+    int nmeasured = tl_project_measured_suites(&p, measured, TL_PROJECT_MAX + 1);
+    static const char *const backends[] = { "aot", "jit" }, *const retentions[] = { "matched", "default" };
+    static const char *const flows[] = { "on", "off" }, *const meters[] = { "time", "instructions" };
+    if (bench_choice("--suite", suite, measured, (size_t)nmeasured, p.file) ||
+        bench_choice("--backend", backend, backends, 2, NULL) ||
+        bench_choice("--retention", retention, retentions, 2, NULL) || bench_choice("--flow", flow, flows, 2, NULL) ||
+        bench_choice("--meter", meter, meters, 2, NULL)) {
         tl_project_free(&p);
         return 2;
     }
@@ -392,11 +418,16 @@ int td_verb_bench(int argc, char **argv)
         tl_project_free(&p);
         return 2;
     }
+    if (tl_out_begin("tandem bench", quiet, json)) {
+        free(list);
+        tl_project_free(&p);
+        return 2;
+    }
     td_baseline bl;
     static gate_config gcfg;   /* the project's gate: its gated rows and baseline thresholds */
     const char *bl_module = NULL;
     int rc = 1;
-    char staged[4096], dir[4096], report[4096];
+    char staged[4096], dir[4096], report[4096] = "";
     if (tl_mkdirs(work)) {
         tl_error(work, "--work", "cannot create the folder");
         goto done;
@@ -483,7 +514,7 @@ int td_verb_bench(int argc, char **argv)
     }
     pargv[n] = NULL;
     fflush(stdout);
-    int prc = tl_run(pargv);
+    int prc = tl_run_player_argv(pargv);   /* no protocol lines on the terminal */
     cJSON *doc = NULL;
     if (!tl_is_file(report) || tl_json_load(report, &doc)) {
         tl_error(report, NULL, "the player (exit %d) wrote no readable report", prc);
@@ -500,7 +531,8 @@ int td_verb_bench(int argc, char **argv)
     if (rc == 0 && bl_module) rc = td_baseline_bench_verdict(&gcfg, doc, 0, suite, backend, subjects[0], bl.name);
     cJSON_Delete(doc);
 done:
+    bench_summary(suite, backend, report);
     free(list);
     tl_project_free(&p);
-    return rc;
+    return tl_out_end(rc);
 }

@@ -112,7 +112,7 @@ static int ic_run_subject(const bench_icount_spec *sp, const char *subject, cons
     printf("tandem bench: %s %s %s under callgrind\n", sp->suite, sp->backend, subject);
     fflush(stdout);
     remove(report);
-    int prc = tl_run(argv);
+    int prc = tl_run_player_argv(argv);   /* no protocol lines on the terminal */
     if (prc < 0) {
         tl_error("valgrind", NULL, "cannot run valgrind (scripts/deps.sh installs it)");
         return 1;

@@ -39,10 +39,7 @@
 #include "tl_hash.h"
 #include "tl_manifest.h"
 #include "tl_opt.h"
-
-#ifndef TANDEM_BINARY_DIR
-#define TANDEM_BINARY_DIR "build"
-#endif
+#include "tl_srcmap.h"
 
 #define BUILD_MAX 32
 
@@ -123,6 +120,20 @@ static int write_text(const char *path, const char *text)
     return e ? 1 : 0;
 }
 
+/* The compiler's messages, each staged path (the staging's, or the JIT player's copy under
+ * src/) replaced by the user's own file (tl_srcmap.h): an editor's jump-to-error opens the
+ * file whose edits count. Without staging.json the messages are printed as they are. */
+static void print_compiler(const tl_staging *st, const char *root, const char *outabs, const char *err)
+{
+    char a[PATH_MAX + 2], b[PATH_MAX + 8];
+    snprintf(a, sizeof a, "%s/", root);
+    snprintf(b, sizeof b, "%s/src/", outabs);
+    const char *prefixes[] = { a, b };
+    char *mapped = st->nfiles ? tl_srcmap_text(st, err, prefixes, 2) : NULL;
+    fprintf(stderr, "%s\n", mapped ? mapped : err);
+    free(mapped);
+}
+
 int td_verb_build(int argc, char **argv)
 {
     const char *backend_name = NULL, *out = NULL, *staging = NULL, *shell_arg = NULL;
@@ -167,6 +178,8 @@ int td_verb_build(int argc, char **argv)
     int staged = lstat(sj, &sjst) == 0; /* whatever it is: a FIFO or link is refused when read */
     free(sj);
     cJSON *desc = NULL;
+    tl_staging st;   /* staging.json, kept to name the user's files in compile errors */
+    memset(&st, 0, sizeof st);
 
     if (!tl_is_dir(root)) { tl_error(root, "--staging", "not a folder"); goto done; }
     if (tl_player_shell(shell_arg, shell, sizeof shell)) {
@@ -187,16 +200,12 @@ int td_verb_build(int argc, char **argv)
         /* build what staging.json says and nothing else: every staged file re-hashed first
          * (an edited, missing or extra file refuses the build, so a later revert cannot
          * make an edited player pass verify and the reuse rule) */
-        tl_staging st;
-        memset(&st, 0, sizeof st);
         tl_report rep = { stderr, "staging", NULL, 0, 0 };
         if (tl_staging_verify(root, &st, &rep) || rep.count) {
             tl_error(root, "--staging", "%u mismatch(es) against staging.json: refusing to build", rep.count);
-            tl_staging_free(&st);
             goto done;
         }
         snprintf(staging_hash, sizeof staging_hash, "%s", st.staging_hash);
-        tl_staging_free(&st);
     } else {
         for (size_t s = 0; s < subjects.n; s++)
             if (collect_sources(root, subjects.v[s], &suites, &all)) goto done;
@@ -278,7 +287,7 @@ int td_verb_build(int argc, char **argv)
             o.emit_ir = 1;
             o.emit_remarks = 1;
             if (be->build(&o, &r, err, sizeof err)) {
-                fprintf(stderr, "%s\n", err);
+                print_compiler(&st, root, outabs, err);
                 tl_error(tupath, NULL, "aot build of subject '%s' failed", subject);
                 goto done;
             }
@@ -324,7 +333,7 @@ int td_verb_build(int argc, char **argv)
             int be_rc = be->build(&o, &r, err, sizeof err);
             free(srcroot);
             if (be_rc) {
-                fprintf(stderr, "%s\n", err);
+                print_compiler(&st, root, outabs, err);
                 tl_error(tupath, NULL, "jit compile check of subject '%s' failed", subject);
                 goto done;
             }
@@ -381,6 +390,7 @@ int td_verb_build(int argc, char **argv)
     printf("tandem build: %s player in %s, build id %s\n", be->name, outabs, build_id);
     rc = 0;
 done:
+    tl_staging_free(&st);
     cJSON_Delete(desc);
     tl_strlist_free(&subjects);
     tl_strlist_free(&suites);

@@ -9,13 +9,10 @@
 #include <string.h>
 #include "stage_project.h"
 #include "tl_err.h"
+#include "tl_home.h"
 #include "tl_opt.h"
 #include "tl_proc.h"
 #include "tl_project.h"
-
-#ifndef TANDEM_SOURCE_DIR
-#define TANDEM_SOURCE_DIR "."
-#endif
 
 #define DEMO_SUITE TL_PROJECT_DEMO_SUITE
 
@@ -47,7 +44,7 @@ int td_verb_demo(int argc, char **argv)
     tl_opt_free(&o);
     tl_project p;
     char subject[64];
-    if (tl_project_open(project, TANDEM_SOURCE_DIR, &p)) { tl_project_free(&p); return 1; }
+    if (tl_project_open(project, tl_home(), &p)) { tl_project_free(&p); return 1; }
     if (!tl_project_suite_find(&p, DEMO_SUITE)) {
         tl_error(p.file, "suites." DEMO_SUITE, "the project names no demo suite: `tandem demo` builds and runs the "
                  "suite named \"" DEMO_SUITE "\" on the gate subject (gate.subject)");

@@ -2,13 +2,16 @@
  * gate.c - `tandem gate RUNS_DIR`: the statistical gate over per-process reports
  * (SUITES.md "The gate"). The work is in tools/gate/ (see gate.h).
  */
+#include "ci_out.h"
 #include "gate/gate_int.h"
 
 #include <cjson/cJSON.h>
 
 #include "tl_err.h"
 #include "tl_fs.h"
+#include "tl_home.h"
 #include "tl_opt.h"
+#include "tl_out.h"
 #include "tl_project.h"
 
 #include <limits.h>
@@ -16,10 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifndef TANDEM_SOURCE_DIR
-#define TANDEM_SOURCE_DIR "."
-#endif
 
 static const tl_opt gate_opts_table[] = {
     { "project", 0, TL_OPT_PATH, "DIR", 0, 0, "the project whose tandem.json \"gate\" section (subject, peers,\n"
@@ -38,6 +37,7 @@ static const tl_opt gate_opts_table[] = {
       "configuration they are judged with (gate-config.json, for --config)" },
     { "verbose", 0, TL_OPT_FLAG, NULL, 0, 0, "--self-check: print every expectation" },
     { "quiet", 0, TL_OPT_FLAG, NULL, 0, 0, "no verdict lines on stdout" },
+    { "json", 0, TL_OPT_FLAG, NULL, 0, 0, "stdout: one line, the summary object (exit code, verdict,\nreports); what it prints otherwise goes to stderr" },
     { "print-config", 0, TL_OPT_FLAG, NULL, 0, 0, "print the configuration in effect (defaults, or --config) as JSON" },
     { NULL, 0, 0, NULL, 0, 0, NULL }
 };
@@ -54,7 +54,9 @@ static const tl_optspec gate_spec = {
     "Mann-Whitney U and rank-biserial effect on the pooled samples, allocation rows, the\n"
     "AOT/JIT ratios; apply the thresholds and the INVALID rules; write gate.md,\n"
     "gate-summary.json, gate-chart.svg (the verdict and the gated rows, AOT and JIT side by\n"
-    "side) and gate-chart-full.svg (every row) into --out (default RUNS_DIR).\n"
+    "side), gate-chart-full.svg (every row), and for CI servers gate-junit.xml (JUnit: one\n"
+    "testcase per gated row per backend, a failure's message its ratios and limits) and\n"
+    "gate-rows.csv (every row) into --out (default RUNS_DIR).\n"
     "Same inputs, byte-identical outputs.\n"
     "The configuration: the built-in defaults, then the project's gate section (tandem.json:\n"
     "its config file, then subject, peers, lowerBound as a report-only peer, unsupportedRows,\n"
@@ -140,6 +142,7 @@ int gate_run(const gate_opts *o, const gate_config *cfg)
     }
     /* the outputs are the evidence: no verdict is printed unless they were all written */
     int wrc = gate_write_outputs(out, &res);
+    if (!wrc) wrc = td_ci_gate(out);   /* from gate-summary.json, just written */
     free(res.instr_md);
     res.instr_md = NULL;
     free(res.base_md);
@@ -175,7 +178,7 @@ int gate_run(const gate_opts *o, const gate_config *cfg)
 static int gate_project_config(const char *given, gate_config *cfg, char *from, size_t len)
 {
     tl_project p;
-    int bad = tl_project_open(given, TANDEM_SOURCE_DIR, &p);
+    int bad = tl_project_open(given, tl_home(), &p);
     if (!bad) bad = gate_config_from_project(cfg, &p);
     if (bad) fprintf(stderr, "gate: INVALID: the project's gate configuration is refused (see above)\n");
     else snprintf(from, len, "%s (gate)", p.file);
@@ -192,6 +195,7 @@ int td_verb_gate(int argc, char **argv)
     int self = tl_opt_given(&r, "self-check") > 0, verbose = tl_opt_given(&r, "verbose") > 0;
     int print = tl_opt_given(&r, "print-config") > 0;
     o.quiet = tl_opt_given(&r, "quiet") > 0;
+    int json = tl_opt_given(&r, "json") > 0;
     const char *project = tl_opt_str(&r, "project", NULL);
     o.config_path = tl_opt_str(&r, "config", NULL);
     o.out_dir = tl_opt_str(&r, "out", NULL);
@@ -237,6 +241,7 @@ int td_verb_gate(int argc, char **argv)
         return r == GATE_USAGE ? 2 : r;
     }
     if (!o.runs_dir) { fprintf(stderr, "tandem gate: missing RUNS_DIR (tandem gate --help)\n"); return 2; }
+    if (tl_out_begin("tandem gate", o.quiet, json)) return 2;
     if (!o.quiet) {
         printf("tandem gate: configuration: the built-in defaults, then %s%s%s: subject %s against ", from,
                o.config_path ? ", then " : "", o.config_path ? o.config_path : "", cfg.subject);
@@ -246,5 +251,10 @@ int td_verb_gate(int argc, char **argv)
             printf("%s%s", i ? ", " : "; report-only: ", cfg.report_only_peers[i]);
         printf("\n");
     }
-    return gate_run(&o, &cfg);
+    int rc = gate_run(&o, &cfg);
+    char *dir = (char *)(o.out_dir ? o.out_dir : o.runs_dir), *sp = tl_join(dir, "gate-summary.json");
+    static const char *const keys[] = { "verdict", "counts", "invalid", "report", NULL };
+    tl_out_pick("summary", sp, keys);   /* --json: the verdict and why, from the summary */
+    free(sp);
+    return tl_out_end(rc);
 }

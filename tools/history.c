@@ -21,6 +21,7 @@
 
 #include "tl_err.h"
 #include "tl_fs.h"
+#include "tl_home.h"
 #include "tl_json.h"
 #include "tl_opt.h"
 #include "tl_proc.h"
@@ -35,26 +36,27 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#ifndef TANDEM_SOURCE_DIR
-#define TANDEM_SOURCE_DIR "."
-#endif
-
 #define HX_MAX_FILE (64u << 20)
 
 static const tl_opt history_opts[] = {
     { "repo", 0, TL_OPT_PATH, "DIR", 0, 0, "the git repository the packets' commits are ordered in\n"
-      "(default: " TANDEM_SOURCE_DIR ")" },
+      "(default: Tandem's home, the source tree or PREFIX/share/tandem)" },
     { "out", 0, TL_OPT_PATH, "DIR", 0, 0, "also write history-<suite>.svg (a line chart per suite) and\n"
       "history.md there" },
+    { "markdown", 0, TL_OPT_FLAG, NULL, 0, 0, "print the Markdown tables (history.md) instead of the\n"
+      "terminal view" },
     { NULL, 0, 0, NULL, 0, 0, NULL }
 };
 
 static const tl_optspec history_spec = {
-    "tandem history", "[DIR] [--repo DIR] [--out DIR]",
+    "tandem history", "[DIR] [--repo DIR] [--out DIR] [--markdown]",
     "Per gated row, peer and backend: the median ratio (and, when the packet has the\n"
     "instruction arm, instructions per op of the subject) of every published packet under\n"
-    "DIR (default reports/), in commit order, as Markdown tables; --out adds an SVG line\n"
-    "chart per suite. A packet: a folder with gate/gate-summary.json and\n"
+    "DIR (default reports/), in commit order. On the terminal, within 100 columns: the\n"
+    "packets, then one line per row and backend: its last ratio, its trend (one mark per\n"
+    "packet, low to high), and its change point (the packet where the ratio moved most).\n"
+    "--markdown prints the Markdown tables instead; --out writes them (history.md) and an\n"
+    "SVG line chart per suite. A packet: a folder with gate/gate-summary.json and\n"
     "attempt-manifest.json (its gitHead orders it).",
     history_opts,
     "A malformed packet (a file that is not a regular file, not JSON, a field missing or of\n"
@@ -297,6 +299,67 @@ static hx_series *hx_collect(hx_packet *P, size_t np, size_t *ns)
     return S;
 }
 
+/* Terminal text: a name as it is, control characters shown as '?', cut to width columns
+ * (ASCII names; '~' marks a cut). */
+static void hx_cell(char *dst, size_t cap, const char *s, size_t width)
+{
+    size_t n = 0;
+    for (; *s && n + 1 < cap && n < width; s++) dst[n++] = (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s;
+    if (*s && n) dst[n - 1] = '~';
+    dst[n] = 0;
+}
+
+/* The trend of one series over the last `span` packets: one mark per packet from its
+ * lowest to its highest ratio (a blank: no value), and the change point, the largest step
+ * between two consecutive values ("" when none moved by 5%). */
+static void hx_trend(const hx_series *s, size_t np, size_t span, char *marks, size_t mcap, char *change, size_t ccap)
+{
+    static const char *const level[] = { "\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588" };
+    size_t from = np > span ? np - span : 0, m = 0, at = 0;
+    double lo = INFINITY, hi = -INFINITY, best = 0, prev = NAN;
+    for (size_t k = from; k < np; k++)
+        if (!isnan(s->v[k].ratio)) lo = fmin(lo, s->v[k].ratio), hi = fmax(hi, s->v[k].ratio);
+    marks[0] = change[0] = 0;
+    for (size_t k = from; k < np && m + 4 < mcap; k++) {
+        double r = s->v[k].ratio;
+        const char *c = isnan(r) ? " " : level[hi > lo ? (int)((r - lo) / (hi - lo) * 7.0 + 0.5) : 3];
+        m += (size_t)snprintf(marks + m, mcap - m, "%s", c);
+        if (!isnan(r) && !isnan(prev) && fabs(r - prev) > best) best = fabs(r - prev), at = k;
+        if (!isnan(r)) prev = r;
+    }
+    double before = NAN;
+    for (size_t k = at; k-- > 0 && isnan(before);) before = s->v[k].ratio;
+    if (best > 0 && !isnan(before) && best / before >= 0.05)
+        snprintf(change, ccap, "#%zu %.3f>%.3f", at + 1, before, s->v[at].ratio);
+}
+
+/* The terminal view: every line within 100 columns, no Markdown or HTML escapes. */
+static void hx_text(FILE *out, const hx_packet *P, size_t np, const hx_series *S, size_t ns)
+{
+    enum { SPAN = 24 };
+    fprintf(out, "tandem history: %zu packet(s) in commit order; median ratio subject/peer (below 1.000: faster)\n",
+            np);
+    for (size_t k = 0; k < np; k++) {
+        char name[48];
+        hx_cell(name, sizeof name, P[k].name, 40);
+        fprintf(out, "  #%-3zu %-40s %.7s  %-7s baseline: %s\n", k + 1, name, P[k].commit, P[k].verdict,
+                P[k].base_verdict ? P[k].base_verdict : "-");
+    }
+    fprintf(out, "\n%-44s %-4s %6s  %-*s %s\n", "row (suite / row vs peer)", "be", "last", SPAN,
+            np > SPAN ? "trend (last 24)" : "trend", "change point");
+    for (size_t i = 0; i < ns; i++) {
+        char label[512], cell[64], marks[SPAN * 4 + 8], change[48], last[16] = "-";
+        snprintf(label, sizeof label, "%s / %s vs %s", S[i].suite, S[i].row, S[i].peer);
+        hx_cell(cell, sizeof cell, label, 44);
+        for (size_t k = np; k-- > 0;)
+            if (!isnan(S[i].v[k].ratio)) { snprintf(last, sizeof last, "%.3f", S[i].v[k].ratio); break; }
+        hx_trend(&S[i], np, SPAN, marks, sizeof marks, change, sizeof change);
+        size_t cols = np < SPAN ? np : SPAN;   /* marks are one column each, 3 bytes */
+        fprintf(out, "%-44s %-4.4s %6s  %s%*s %s\n", cell, S[i].backend, last, marks, (int)(SPAN - cols), "", change);
+    }
+    if (!ns) fprintf(out, "(no gated row in any packet)\n");
+}
+
 static void hx_md(gate_buf *b, const hx_packet *P, size_t np, const hx_series *S, size_t ns, const tl_strlist *skipped)
 {
     gate_buf_printf(b, "# History of the gated rows\n\nPackets in commit order (median ratio of the subject to the peer; "
@@ -344,68 +407,116 @@ static void hx_md(gate_buf *b, const hx_packet *P, size_t np, const hx_series *S
 }
 
 /* history-<suite>.svg: x = packets, y = median ratio; one polyline per series. */
+static int hx_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The y range of one panel: from the lowest value (and 1.0) up to the highest that is not an
+ * outlier, an outlier being above 3x the panel's median (an early 19x run would flatten
+ * every later point); values above the range are drawn on its top edge, marked. */
+static void hx_range(const hx_series *S, size_t ns, size_t first, size_t np, double *lo, double *hi)
+{
+    double v[4096];
+    size_t n = 0;
+    for (size_t i = first; i < ns && !strcmp(S[i].row, S[first].row) && !strcmp(S[i].suite, S[first].suite); i++)
+        for (size_t k = 0; k < np && n < 4096; k++)
+            if (!isnan(S[i].v[k].ratio)) v[n++] = S[i].v[k].ratio;
+    qsort(v, n, sizeof *v, hx_cmp_double);
+    double cap = n ? 3 * v[n / 2] : 1;
+    *lo = 1;
+    *hi = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] < *lo) *lo = v[i];
+        if (v[i] > *hi && v[i] <= cap) *hi = v[i];
+    }
+    *lo = floor(*lo * 10) / 10;
+    *hi = ceil(*hi * 10) / 10;
+    if (*hi - *lo < 0.2) *hi = *lo + 0.2;
+}
+
+/* One panel: a row's series (AOT solid, JIT dashed) against the packets, at (x, y). */
+static void hx_panel(gate_buf *b, const hx_series *S, size_t ns, size_t first, size_t np, int x, int y)
+{
+    enum { PW = 250, PH = 110, LEFT = 40, TOP = 22 };
+    double lo, hi;
+    hx_range(S, ns, first, np, &lo, &hi);
+    char title[96];
+    hx_cell(title, sizeof title, S[first].row, 48);
+    char *et = gate_xml_escape(title);
+    gate_buf_printf(b, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">%s</text>\n", x + 4, y + 14, et);
+    free(et);
+#define PY(r) (y + TOP + PH - ((r) - lo) / (hi - lo) * PH)
+#define PX(k) (x + LEFT + (np > 1 ? (double)(k) * PW / (double)(np - 1) : PW / 2.0))
+    gate_buf_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#ccc\"/>\n", x + LEFT,
+                    y + TOP, PW, PH);
+    gate_buf_printf(b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.2f</text>\n<text x=\"%d\" y=\"%.1f\" "
+                       "text-anchor=\"end\">%.2f</text>\n", x + LEFT - 3, PY(hi) + 4, hi, x + LEFT - 3, PY(lo) + 4, lo);
+    gate_buf_printf(b, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#444\" stroke-dasharray=\"2 2\"/>\n"
+                       "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"#444\">1.00</text>\n", x + LEFT,
+                    x + LEFT + PW, PY(1.0), PY(1.0), x + LEFT - 3, PY(1.0) + 4);
+    for (size_t k = 0; k < np; k += np > 12 ? (np + 11) / 12 : 1)   /* at most 12 labels: readable */
+        gate_buf_printf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#666\">%zu</text>\n", PX(k),
+                        y + TOP + PH + 12, k + 1);
+    for (size_t i = first; i < ns && !strcmp(S[i].row, S[first].row) && !strcmp(S[i].suite, S[first].suite); i++) {
+        const char *colr = strcmp(S[i].backend, "jit") ? "#1f77b4" : "#d62728";
+        gate_buf_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"%s points=\"", colr,
+                        strcmp(S[i].backend, "jit") ? "" : " stroke-dasharray=\"4 2\"");
+        for (size_t k = 0; k < np; k++)
+            if (!isnan(S[i].v[k].ratio)) gate_buf_printf(b, "%.1f,%.1f ", PX(k), PY(fmin(S[i].v[k].ratio, hi)));
+        gate_buf_printf(b, "\"/>\n");
+        for (size_t k = 0; k < np; k++) {
+            double r = S[i].v[k].ratio;
+            if (isnan(r)) continue;
+            if (r <= hi) {
+                gate_buf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\" fill=\"%s\"/>\n", PX(k), PY(r), colr);
+                continue;
+            }
+            gate_buf_printf(b, "<path d=\"M%.1f %.1f l-4 7 h8 z\" fill=\"%s\"><title>%.2f: beyond the plot</title></path>\n"
+                               "<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\" fill=\"%s\">%.1f</text>\n", PX(k), PY(hi), colr,
+                            r, PX(k) + 5, PY(hi) + 9, colr, r);
+        }
+    }
+#undef PY
+#undef PX
+}
+
+/* One suite's chart: a small panel per gated row (its AOT and JIT series), three across,
+ * a labelled 1.0 line in each, packets numbered on the x axis and listed with their commits
+ * below, values beyond a panel's range marked on its top edge. */
 static char *hx_svg(const char *suite, const hx_packet *P, size_t np, const hx_series *S, size_t ns)
 {
-    static const char *const col[] = { "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
-                                       "#17becf", "#7f7f7f", "#bcbd22" };
-    double lo = 1, hi = 1;
-    size_t nser = 0;
-    for (size_t i = 0; i < ns; i++) {
-        if (strcmp(S[i].suite, suite)) continue;
-        nser++;
-        for (size_t k = 0; k < np; k++)
-            if (!isnan(S[i].v[k].ratio)) {
-                if (S[i].v[k].ratio < lo) lo = S[i].v[k].ratio;
-                if (S[i].v[k].ratio > hi) hi = S[i].v[k].ratio;
-            }
-    }
-    lo = floor(lo * 10) / 10;
-    hi = ceil(hi * 10) / 10;
-    if (hi - lo < 0.2) hi = lo + 0.2;
-    const int W = 760, left = 60, top = 30, ph = 260, pw = 420;
-    int H = top + ph + 50, legend_h = (int)nser * 14 + 20; /* the legend runs down the right */
-    if (H < top + legend_h) H = top + legend_h;
+    enum { COLS = 3, CW = 310, CH = 160 };
+    size_t panels = 0;
+    for (size_t i = 0; i < ns; i++)
+        if (!strcmp(S[i].suite, suite) && (!i || strcmp(S[i - 1].row, S[i].row) || strcmp(S[i - 1].suite, suite))) panels++;
+    int rows = (int)((panels + COLS - 1) / COLS), key = (int)((np + 3) / 4) * 14 + 24;
+    int W = COLS * CW + 20, H = 34 + rows * CH + key;
     gate_buf b = { 0 };
     char *es = gate_xml_escape(suite);
     gate_buf_printf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
-                        "font-size=\"11\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-                        "<text x=\"8\" y=\"18\" font-size=\"13\" font-weight=\"bold\">%s: median ratio per packet "
-                        "(commit order; below 1.00 faster)</text>\n", W, H, es);
+                        "font-size=\"10\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+                        "<text x=\"8\" y=\"18\" font-size=\"13\" font-weight=\"bold\">%s: median ratio per packet, "
+                        "AOT solid blue, JIT dashed red (below 1.00: faster than the peer)</text>\n", W, H, es);
     free(es);
-#define YV(v) (top + ph - ((v) - lo) / (hi - lo) * ph)
-#define XV(k) (left + (np > 1 ? (double)(k) * pw / (double)(np - 1) : pw / 2.0))
-    for (double g = lo; g <= hi + 1e-9; g += (hi - lo) / 4) {
-        gate_buf_printf(&b, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n<text x=\"%d\" y=\"%.1f\" "
-                            "text-anchor=\"end\">%.2f</text>\n", left, left + pw, YV(g), YV(g),
-                        fabs(g - 1) < 1e-9 ? "#444" : "#ddd", left - 4, YV(g) + 4, g);
-    }
-    if (lo < 1 && hi > 1)
-        gate_buf_printf(&b, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>\n", left, left + pw, YV(1.0),
-                        YV(1.0));
-    for (size_t k = 0; k < np; k++)
-        gate_buf_printf(&b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%zu: %.7s</text>\n", XV(k), top + ph + 16, k + 1,
-                        P[k].commit);
-    size_t c = 0;
+    size_t p = 0;
     for (size_t i = 0; i < ns; i++) {
-        if (strcmp(S[i].suite, suite)) continue;
-        const char *colr = col[c % 10];
-        gate_buf_printf(&b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"%s points=\"", colr,
-                        !strcmp(S[i].backend, "jit") ? " stroke-dasharray=\"4 2\"" : "");
-        for (size_t k = 0; k < np; k++)
-            if (!isnan(S[i].v[k].ratio)) gate_buf_printf(&b, "%.1f,%.1f ", XV(k), YV(S[i].v[k].ratio));
-        gate_buf_printf(&b, "\"/>\n");
-        for (size_t k = 0; k < np; k++)
-            if (!isnan(S[i].v[k].ratio))
-                gate_buf_printf(&b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n", XV(k), YV(S[i].v[k].ratio), colr);
-        char lab[512];
-        snprintf(lab, sizeof lab, "%s [%s] vs %s", S[i].row, S[i].backend, S[i].peer);
-        char *el = gate_xml_escape(lab);
-        gate_buf_printf(&b, "<text x=\"%d\" y=\"%zu\" fill=\"%s\">%s</text>\n", left + pw + 16, (size_t)top + 10 + c * 14, colr, el);
-        free(el);
-        c++;
+        if (strcmp(S[i].suite, suite) || (i && !strcmp(S[i - 1].row, S[i].row) && !strcmp(S[i - 1].suite, suite)))
+            continue;
+        hx_panel(&b, S, ns, i, np, 10 + (int)(p % COLS) * CW, 30 + (int)(p / COLS) * CH);
+        p++;
     }
-#undef YV
-#undef XV
+    int ky = 34 + rows * CH + 10;
+    gate_buf_printf(&b, "<text x=\"10\" y=\"%d\" font-weight=\"bold\">packets (x axis)</text>\n", ky);
+    for (size_t k = 0; k < np; k++) {
+        char name[48];
+        hx_cell(name, sizeof name, P[k].name, 28);
+        char *en = gate_xml_escape(name);
+        gate_buf_printf(&b, "<text x=\"%d\" y=\"%d\">%zu: %.7s %s</text>\n", 10 + (int)(k % 4) * 235,
+                        ky + 14 + (int)(k / 4) * 14, k + 1, P[k].commit, en);
+        free(en);
+    }
     gate_buf_printf(&b, "</svg>\n");
     return b.p;
 }
@@ -425,7 +536,8 @@ int td_verb_history(int argc, char **argv)
     int prc = tl_opt_parse(&history_spec, argc, argv, &o);
     if (prc) { tl_opt_free(&o); return prc == TL_OPT_HELP ? 0 : 2; }
     const char *root = o.npos ? o.pos[0] : "reports";
-    const char *repo = tl_opt_str(&o, "repo", TANDEM_SOURCE_DIR), *out = tl_opt_str(&o, "out", NULL);
+    const char *repo = tl_opt_str(&o, "repo", tl_home() ? tl_home() : "."), *out = tl_opt_str(&o, "out", NULL);
+    int markdown = tl_opt_given(&o, "markdown") > 0;
     tl_opt_free(&o);
     if (!tl_is_dir(root)) {
         tl_error(root, NULL, "not a folder of packets");
@@ -471,7 +583,8 @@ int td_verb_history(int argc, char **argv)
     }
     gate_buf md = { 0 };
     hx_md(&md, P, np, sorted, ns, &skipped);
-    fputs(md.p, stdout);
+    if (markdown) fputs(md.p, stdout);
+    else if (np) hx_text(stdout, P, np, sorted, ns);
     int rc = np ? 0 : 1;
     if (!np) fprintf(stderr, "tandem history: no packet read under %s\n", root);
     if (out && np) {

@@ -10,10 +10,14 @@
  */
 #include "inspect/inspect.h"
 #include "inspect_auto.h"
+#include "tl_fs.h"
 #include "tl_opt.h"
+#include "tl_out.h"
+#include "tl_spawn.h"
+
+#include <cjson/cJSON.h>
 
 #include <errno.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +25,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
 
 #ifndef TD_INSPECT_CLANG
 #define TD_INSPECT_CLANG "clang"
@@ -50,6 +53,7 @@ static const tl_opt inspect_opts[] = {
     { "clang", 0, TL_OPT_PATH, "PATH", 0, 0, "clang to produce IR (default $TANDEM_CLANG, else " TD_INSPECT_CLANG ")" },
     { "tcc-lib", 0, TL_OPT_PATH, "DIR", 0, 0, "tcc's library directory (default " TD_INSPECT_TCC_LIB ")" },
     { "quiet", 'q', TL_OPT_FLAG, NULL, 0, 0, "no per-rule table, only the summary" },
+    { "json", 0, TL_OPT_FLAG, NULL, 0, 0, "stdout: one line, the summary object (exit code, verdict,\nreports); what it prints otherwise goes to stderr" },
     { NULL, 0, 0, NULL, 0, 0, NULL }
 };
 
@@ -71,8 +75,8 @@ static const tl_optspec inspect_spec = {
     "when the reuse rule allows), then check the project's contract (runtime.contract, staged\n"
     "as runtime/contract.json) on that player's translation unit, IR and remarks (AOT) and on\n"
     "the same unit under libtcc (JIT), with the backends' include paths; report in\n"
-    "WORK/report. WORK: " TANDEM_BINARY_DIR "/inspect for Tandem's own project, else\n"
-    TANDEM_BINARY_DIR "/inspect/projects/<12 hex of the project folder's path>.\n"
+    "WORK/report. WORK: <project>/.tandem/inspect (Tandem's own project in a build tree:\n"
+    "<build>/inspect; in an install: ~/.cache/tandem/inspect).\n"
     "--contract, --out and -I override. A project that names no contract (and no --contract)\n"
     "is refused before anything is staged, saying so: exit 1.",
     inspect_opts, "exit: 0 all rules hold, 3 a rule fails, 1 unusable inputs (also: a bare run on a project\n"
@@ -122,15 +126,20 @@ static int run_clang(const ti_options *o, const char *ll, const char *yaml, char
     char **argv = calloc((size_t)a.n + 1, sizeof(char *));
     for (int i = 0; i < a.n; i++)
         argv[i] = a.v[i];
-    pid_t pid;
-    int rc = posix_spawnp(&pid, o->clang, NULL, NULL, argv, environ);
-    int st = 0;
-    if (rc == 0)
-        waitpid(pid, &st, 0);
+    /* clang and its children die with inspect (tl_spawn.h); exit 127: it could not run */
+    pid_t parent = getpid(), pid;
+    fflush(NULL);
+    if ((pid = fork()) == 0) {
+        if (tl_spawn_child_init(parent)) _exit(127);
+        tl_spawn_exec_guarded(argv, NULL);
+    }
+    int st = 0, rc = pid < 0 ? errno : 0;
+    while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
     free(argv);
     ti_sl_free(&a);
-    if (rc) {
-        snprintf(err, errsz, "cannot run %s: %s", o->clang, strerror(rc));
+    if (rc || (WIFEXITED(st) && WEXITSTATUS(st) == 127)) {
+        snprintf(err, errsz, "cannot run %s: %s", o->clang, rc ? strerror(rc) : "not found or not executable");
         return -1;
     }
     if (!WIFEXITED(st) || WEXITSTATUS(st)) {
@@ -138,6 +147,18 @@ static int run_clang(const ti_options *o, const char *ll, const char *yaml, char
         return -1;
     }
     return 0;
+}
+
+/* --json: the verdict, the rule count, the report (tl_out.h). */
+static void inspect_summary(int code, int nrules, const char *out)
+{
+    if (!tl_out_summary()) return;
+    char *rp = ti_fmt("%s/inspect.json", out), *abs = tl_abspath(rp);
+    cJSON_AddStringToObject(tl_out_summary(), "verdict", code ? "FAIL" : "PASS");
+    cJSON_AddNumberToObject(tl_out_summary(), "rules", nrules);
+    cJSON_AddStringToObject(tl_out_summary(), "report", abs ? abs : rp);
+    free(rp);
+    free(abs);
 }
 
 int td_verb_inspect(int argc, char **argv)
@@ -178,8 +199,10 @@ int td_verb_inspect(int argc, char **argv)
     o.no_jit = tl_opt_given(&r, "no-jit") > 0;
     o.jit_strict = tl_opt_given(&r, "jit-strict") > 0;
     o.quiet = tl_opt_given(&r, "quiet") > 0;
+    int json = tl_opt_given(&r, "json") > 0;
     int given_out = tl_opt_given(&r, "out") > 0, given_inc = tl_opt_given(&r, "include") > 0;
     tl_opt_free(&r);
+    if (tl_out_begin("tandem inspect", 0, json)) goto done;
     if (project && (o.tu || o.ir)) {
         fprintf(stderr, "tandem inspect: --project is for a bare run (no --tu, no --ir)\n");
         goto done;
@@ -274,7 +297,8 @@ int td_verb_inspect(int argc, char **argv)
         fprintf(stderr, "tandem inspect: %s\n", err);
         goto fail;
     }
-    if (!o.quiet) {
+    if (!o.quiet) {   /* the header says which column is which backend */
+        if (c.nrules) printf("%-4s %-4s %-28s %-14s %s\n", "AOT", "JIT", "function", "rule", "argument");
         for (int k = 0; k < c.nrules; k++) {
             const ti_rule *r = &c.rules[k];
             printf("%-4s %-4s %-28s %-14s %s%s%s\n", ti_status_name(r->aot.status), ti_status_name(r->jit.status),
@@ -287,6 +311,7 @@ int td_verb_inspect(int argc, char **argv)
     printf("inspect: %s (%d rules, %d must-inline sites satisfied on AOT); report: %s/inspect.md, %s/inspect.json\n",
            code ? "FAIL" : "PASS", c.nrules, ti_aot_sites_satisfied(&c), o.out, o.out);
     rc = code;
+    inspect_summary(code, c.nrules, o.out);
 fail:
     ti_remarks_free(&rm);
     ti_contract_free(&c);
@@ -297,5 +322,5 @@ done:
     ti_auto_free(&au);
     ti_sl_free(&o.includes);
     ti_sl_free(&o.defines);
-    return rc;
+    return tl_out_end(rc);
 }

@@ -5,8 +5,8 @@
  * --players-from`) into WORK/aot, and from them the inputs: the staged contract
  * (runtime/contract.json, the project's runtime.contract), the generated translation unit,
  * its LLVM IR and remarks, and the include paths both backends compile it with. WORK is
- * <build>/inspect for Tandem's own project, <build>/inspect/projects/<12 hex of the
- * project folder's path> for another.
+ * the project's results folder's inspect/ (tl_home.h: <project>/.tandem/inspect, or
+ * <build>/inspect for Tandem's own project in a build tree).
  */
 #include "inspect_auto.h"
 
@@ -15,6 +15,7 @@
 #include "tl_err.h"
 #include "tl_fs.h"
 #include "tl_hash.h"
+#include "tl_home.h"
 #include "tl_json.h"
 #include "tl_manifest.h"
 #include "tl_project.h"
@@ -23,13 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifndef TANDEM_BINARY_DIR
-#define TANDEM_BINARY_DIR "build"
-#endif
-#ifndef TANDEM_SOURCE_DIR
-#define TANDEM_SOURCE_DIR "."
-#endif
 
 int td_verb_build(int argc, char **argv);
 
@@ -70,28 +64,12 @@ static int player_entry(const char *players, const char *subject, ti_auto *out)
     return rc;
 }
 
-/* The work folder: Tandem's own project keeps <build>/inspect; another project gets its
- * own under it, named by its folder's path, so two projects never reconcile one staging. */
-static char *work_folder(const tl_project *p)
-{
-    char *own = realpath(TANDEM_SOURCE_DIR, NULL), *root = realpath(p->root, NULL);
-    int is_own = own && root && !strcmp(own, root);
-    free(own);
-    free(root);
-    if (is_own) return tl_abspath(TANDEM_BINARY_DIR "/inspect");
-    char hex[TL_SHA256_HEX], rel[64];
-    tl_sha256_buf(p->root, strlen(p->root), hex);
-    snprintf(rel, sizeof rel, "inspect/projects/%.12s", hex);
-    char *bin = tl_abspath(TANDEM_BINARY_DIR), *w = bin ? tl_join(bin, rel) : NULL;
-    free(bin);
-    return w;
-}
 
 int ti_auto_prepare(ti_auto *out, const char *project, int contract_given)
 {
     memset(out, 0, sizeof *out);
     tl_project p;
-    if (tl_project_open(project, TANDEM_SOURCE_DIR, &p)) {
+    if (tl_project_open(project, tl_home(), &p)) {
         tl_project_free(&p);
         return 1;
     }
@@ -103,7 +81,7 @@ int ti_auto_prepare(ti_auto *out, const char *project, int contract_given)
                  "nothing to check: name one there (see tandem inspect --help), or give --contract FILE");
         goto done;
     }
-    out->work = work_folder(&p);
+    out->work = tl_home_work(p.root, "inspect");   /* each project its own: never one staging */
     if (!out->work) { tl_error(p.root, NULL, "out of memory"); goto done; }
     out->staging = tl_join(out->work, "staging");
     out->players = tl_join(out->work, "aot");

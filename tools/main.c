@@ -5,17 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#define TD_VERB(name, summary) int td_verb_##name(int argc, char **argv);
-#include "verbs.def"
-#undef TD_VERB
+#include "tl_opt.h"
+#include "verbs.h"
 
-typedef struct td_verb_entry {
-    const char *name;
-    const char *summary;
-    int (*run)(int argc, char **argv);
-} td_verb_entry;
-
-static const td_verb_entry td_verbs[] = {
+const td_verb_entry td_verbs[] = {
 #define TD_VERB(name, summary) { #name, summary, td_verb_##name },
 #include "verbs.def"
 #undef TD_VERB
@@ -46,7 +39,12 @@ int main(int argc, char **argv)
     for (const td_verb_entry *v = td_verbs; v->name; v++)
         if (!strcmp(argv[1], v->name))
             return v->run(argc - 1, argv + 1);
-    fprintf(stderr, "tandem: unknown verb '%s'\n", argv[1]);
+    const char *names[64], *near;
+    size_t n = 0;
+    for (const td_verb_entry *v = td_verbs; v->name && n < 64; v++) names[n++] = v->name;
+    near = tl_opt_nearest(argv[1], strlen(argv[1]), names, n);
+    if (near) fprintf(stderr, "tandem: unknown verb '%s': did you mean %s?\n", argv[1], near);
+    else fprintf(stderr, "tandem: unknown verb '%s'\n", argv[1]);
     print_usage(stderr);
     return 2;
 }

@@ -31,7 +31,7 @@ static const tl_opt pack_opts[] = {
     { "path", 0, TL_OPT_PATH, "PATH=<name>", 0, 0, "with --redact: a path and its placeholder (repeatable, at most 16)" },
     { "max-total", 0, TL_OPT_INT, "BYTES", 1, 9e18, "extraction limit: total bytes, holes of sparse entries counted\n(default 4 GiB)" },
     { "max-entry", 0, TL_OPT_INT, "BYTES", 1, 9e18, "extraction limit: bytes of one entry (default 1 GiB)" },
-    { "max-ratio", 0, TL_OPT_INT, "N", 1, 1e9, "extraction limit: extracted bytes per archive byte, checked above\n1 MiB (default 1000)" },
+    { "max-ratio", 0, TL_OPT_INT, "N", 1, 1e9, "extraction limit: extracted bytes other than runs of zeros\n(written as holes) per archive byte, checked above 1 MiB\n(default 1000)" },
     { NULL, 0, 0, NULL, 0, 0, NULL }
 };
 
@@ -54,7 +54,10 @@ static const tl_optspec pack_spec = {
     "symlinks (pre-check, then libarchive's SECURE_* flags); then check files.sha256 if\n"
     "the archive has one (a files.sha256 that is not a regular file is refused).\n"
     "LIMITS of an extraction (--max-total, --max-entry, --max-ratio): sparse entries are\n"
-    "refused. SIGINT/SIGTERM stop it and the temporary folder of --check is removed (exit 1).\n"
+    "refused; runs of zeros are written as holes and count toward --max-total and\n"
+    "--max-entry, not --max-ratio, so --check accepts what pack writes of a large sparse\n"
+    "file (the ratio guards the disk, and holes take none). SIGINT/SIGTERM stop it and the\n"
+    "temporary folder of --check is removed (exit 1).\n"
     "\n"
     "--redact: replace machine paths by placeholders in a folder about to be published\n"
     "(scripts/publish-packet.sh): in every *.json file (each string and key, through cJSON,\n"

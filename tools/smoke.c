@@ -12,17 +12,16 @@
 #include <cjson/cJSON.h>
 #include "tl_err.h"
 #include "tl_fs.h"
+#include "tl_home.h"
 #include "tl_json.h"
 #include "tl_manifest.h"
 #include "tl_opt.h"
+#include "tl_out.h"
 #include "tl_proc.h"
 #include "tl_project.h"
 
+#include "ci_out.h"
 #include "stage_project.h"
-
-#ifndef TANDEM_SOURCE_DIR
-#define TANDEM_SOURCE_DIR "."
-#endif
 
 int td_verb_build(int argc, char **argv);
 
@@ -35,6 +34,8 @@ static const tl_opt smoke_opts[] = {
     { "backend", 0, TL_OPT_STR, "B", 0, 0, "aot, jit or both (default both)" },
     { "filter", 0, TL_OPT_STR, "TEXT", 0, 0, "only cases whose name contains TEXT (the 42-case count is\n"
       "then not required)" },
+    { "quiet", 0, TL_OPT_FLAG, NULL, 0, 0, "nothing on stdout: errors on stderr, the exit code says the rest" },
+    { "json", 0, TL_OPT_FLAG, NULL, 0, 0, "stdout: one line, the summary object (exit code, verdict,\nreports); what it prints otherwise goes to stderr" },
     { NULL, 0, 0, NULL, 0, 0, NULL }
 };
 
@@ -42,7 +43,8 @@ static const tl_optspec smoke_spec = {
     "tandem smoke", "[--project DIR] [--out DIR] [--staging DIR] [--players-from DIR]\n[--backend aot|jit|both] [--filter TEXT]",
     "Run the project's smoke suite (Tandem's: the 42 cases of SMOKE.md on subject tandem)\n"
     "on the AOT and JIT players and print a per-case table. Reports: DIR/smoke-aot.json,\n"
-    "DIR/smoke-jit.json.",
+    "DIR/smoke-jit.json, and for CI servers DIR/smoke-junit.xml (JUnit: one testcase per case\n"
+    "per backend).",
     smoke_opts, "exit: 0 every case passed on every backend, 1 a case failed or a step failed, 2 usage", 0, 0
 };
 
@@ -129,6 +131,35 @@ static void smoke_print_table(smoke_column *cols, int ncols)
     }
 }
 
+/* --json: per backend its report, whether it passed, its case count and failing cases. */
+static void smoke_summary(const char *out, const smoke_column *cols, int nb)
+{
+    cJSON *sum = tl_out_summary();
+    for (int b = 0; sum && b < nb; b++) {
+        cJSON *o = cJSON_AddObjectToObject(sum, cols[b].backend), *failing = NULL;
+        char name[64];
+        snprintf(name, sizeof name, "smoke-%s.json", cols[b].backend);
+        char *rp = tl_join(out, name), *abs = rp ? tl_abspath(rp) : NULL;
+        cJSON_AddStringToObject(o, "report", abs ? abs : "");
+        cJSON_AddBoolToObject(o, "passed", cols[b].passed);
+        cJSON_AddNumberToObject(o, "cases", cJSON_GetArraySize(cols[b].cases));
+        failing = cJSON_AddArrayToObject(o, "failedCases");
+        const cJSON *c;
+        cJSON_ArrayForEach(c, cols[b].cases)
+            if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "passed")))
+                cJSON_AddItemToArray(failing, cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(c, "name"), 1));
+        free(rp);
+        free(abs);
+    }
+    char *jp = sum ? tl_join(out, "smoke-junit.xml") : NULL, *abs = jp ? tl_abspath(jp) : NULL;
+    if (abs) cJSON_AddStringToObject(sum, "junit", abs);
+    free(jp);
+    free(abs);
+}
+
+static int smoke_run(const char *out, const char *staging, const char *players_from, const char *which,
+                     const char *filter, const char *project);
+
 int td_verb_smoke(int argc, char **argv)
 {
     tl_optres o;
@@ -138,12 +169,21 @@ int td_verb_smoke(int argc, char **argv)
     const char *players_from = tl_opt_str(&o, "players-from", NULL), *which = tl_opt_str(&o, "backend", "both");
     const char *filter = tl_opt_str(&o, "filter", NULL);
     const char *project = tl_opt_str(&o, "project", NULL);
+    int quiet = tl_opt_given(&o, "quiet") > 0, json = tl_opt_given(&o, "json") > 0;
     tl_opt_free(&o);
+    if (tl_out_begin("tandem smoke", quiet, json)) return 2;
+    return tl_out_end(smoke_run(out, staging, players_from, which, filter, project));
+}
+
+/* The verb after its options: stage, build or reuse, run, table, reports. */
+static int smoke_run(const char *out, const char *staging, const char *players_from, const char *which,
+                     const char *filter, const char *project)
+{
     /* the project's smoke suite, run on its gate subject */
     char subject[64], suite[64];
     {
         tl_project p;
-        int bad = tl_project_open(project, TANDEM_SOURCE_DIR, &p);
+        int bad = tl_project_open(project, tl_home(), &p);
         if (!bad && !p.smoke) {
             tl_error(p.file, "smoke", "the project names no smoke suite");
             bad = 1;
@@ -176,7 +216,7 @@ int td_verb_smoke(int argc, char **argv)
     if (strcmp(which, "aot")) backends[nb++] = "jit";
     smoke_column cols[2];
     memset(cols, 0, sizeof cols);
-    int failed = 0;
+    int failed = 0, reports = 0;
     for (int b = 0; b < nb; b++) {
         char dir[4096], report[4200];
         cols[b].backend = backends[b];
@@ -192,6 +232,7 @@ int td_verb_smoke(int argc, char **argv)
             failed = 1;
             continue;
         }
+        reports++;
         cols[b].cases = tl_json_field(report, cols[b].doc, "", "cases", cJSON_Array, "array");
         int passed = 0;
         if (tl_json_bool(report, cols[b].doc, "", "passed", &passed) != 0)
@@ -201,6 +242,8 @@ int td_verb_smoke(int argc, char **argv)
             failed = 1;
     }
     smoke_print_table(cols, nb);
+    if (reports == nb && td_ci_smoke(out, backends, nb)) failed = 1;   /* failing cases too */
+    smoke_summary(out, cols, nb);
     for (int b = 0; b < nb; b++)
         cJSON_Delete(cols[b].doc);
     return failed ? 1 : 0;

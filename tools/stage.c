@@ -6,10 +6,12 @@
 #include "tl_err.h"
 #include "tl_fs.h"
 #include "tl_hash.h"
+#include "tl_home.h"
 #include "tl_manifest.h"
 #include "tl_opt.h"
 #include "tl_proc.h"
 #include "tl_project.h"
+#include "tl_srcmap.h"
 
 #include "stage_project.h"
 
@@ -22,12 +24,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#ifndef TANDEM_SOURCE_DIR
-#define TANDEM_SOURCE_DIR "."
-#endif
-#ifndef TANDEM_BINARY_DIR
-#define TANDEM_BINARY_DIR "build"
-#endif
 
 /* A --root given without PATHS is a tree already in the staged layout (stage_project.h). */
 static const char *const default_paths[] = { "runtime", "players/include", "players/suites", "players/subjects" };
@@ -37,7 +33,8 @@ static const tl_opt stage_opts[] = {
       "the nearest tandem.json from the current folder upward, else Tandem's own)" },
     { "root", 0, TL_OPT_PATH, "DIR", 0, 0, "instead of a project: a tree in the staged layout (runtime/,\n"
       "players/include, players/suites, players/subjects), or the root PATHS are relative to" },
-    { "out", 0, TL_OPT_PATH, "DIR", 0, 0, "staging folder (default: " TANDEM_BINARY_DIR "/staging)" },
+    { "out", 0, TL_OPT_PATH, "DIR", 0, 0, "staging folder (default: the project's results folder's staging/:\n"
+      "<project>/.tandem/staging, or the build folder's for Tandem's own)" },
     { "from-git", 0, TL_OPT_PATH, "REV", 0, 0, "stage git revision REV (of the repository holding the project's\n"
       "folder, or --root) via `git archive` instead of the working tree; a\n"
       "project's folders outside its own folder (@tandem/...: Tandem's\n"
@@ -153,7 +150,7 @@ static void remove_empty_parents(const char *top, const char *file)
 
 int td_verb_stage(int argc, char **argv)
 {
-    const char *root_arg = TANDEM_SOURCE_DIR, *out_arg = TANDEM_BINARY_DIR "/staging", *rev = NULL;
+    const char *root_arg = tl_home(), *out_arg = NULL, *rev = NULL;
     tl_strlist user_paths = { 0 };
     tl_optres o;
     int prc = tl_opt_parse(&stage_spec, argc, argv, &o);
@@ -182,7 +179,7 @@ int td_verb_stage(int argc, char **argv)
     int have_proj = 0;
     memset(&proj, 0, sizeof proj);
     if (!root_given) {
-        if (tl_project_open(project_arg, TANDEM_SOURCE_DIR, &proj)) {
+        if (tl_project_open(project_arg, tl_home(), &proj)) {
             tl_project_free(&proj);
             tl_strlist_free(&user_paths);
             return 1;
@@ -208,11 +205,15 @@ int td_verb_stage(int argc, char **argv)
     tl_mem_file *mem = NULL, *gen = NULL;
     size_t nmem = 0, ngen = 0;
     tl_staging st = { 0 };
-    if (!root || !tl_is_dir(root)) {
-        tl_error(root_arg, "--root", "not a folder");
+    if (!root_arg || !root || !tl_is_dir(root)) {
+        if (root_arg) tl_error(root_arg, "--root", "not a folder");
         goto done;
     }
-    out = tl_abspath(out_arg);
+    if (out_arg) {
+        out = tl_abspath(out_arg);
+    } else {   /* the results folder of the project, or of Tandem's home for a bare --root */
+        out = tl_home_work(have_proj ? proj.root : tl_home() ? tl_home() : root, "staging");
+    }
     int using_defaults = user_paths.n == 0 && !have_proj;
     if (ms.n && !mapped)
         for (size_t i = 0; i < ms.n; i++) tl_strlist_push(&user_paths, ms.m[i].dest);
@@ -436,9 +437,15 @@ int td_verb_stage(int argc, char **argv)
         }
     }
 
-    /* Provenance. */
+    /* Provenance; a mapped staging says where each folder came from, so that a compile
+     * error names the user's file, not the staged copy (tl_srcmap.h). */
     char head[128] = "";
     st.source_root = strdup(root);
+    if (mapped) {
+        const char *from[STAGE_MAX_MOUNTS], *dest[STAGE_MAX_MOUNTS];
+        for (size_t i = 0; i < ms.n; i++) from[i] = ms.m[i].from, dest[i] = ms.m[i].dest;
+        st.mounts = tl_srcmap_mounts(from, dest, ms.n);
+    }
     if (rev) {
         char spec[1024];
         snprintf(spec, sizeof spec, "%s^{commit}", rev);

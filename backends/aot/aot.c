@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "tl_spawn.h"
 
 static const char *const aot_release_flags[] = {
     "-std=gnu11", "-O2", "-DNDEBUG", "-fPIC", "-fvisibility=hidden", "-fdebug-compilation-dir=.",
@@ -74,8 +75,10 @@ static const char *aot_clang_path(void)
     return found;
 }
 
-/* Run argv in cwd; stderr+stdout captured into err (truncated). Returns exit status or -1. */
-static int aot_run(char *const argv[], const char *cwd, char *err, size_t errlen)
+/* Run argv in cwd, its temporaries in tmpdir when not NULL (clang's objects between compile
+ * and link: a killed build leaves them in the caller's folder, not the system's); stderr+
+ * stdout captured into err (truncated). Returns exit status or -1. */
+static int aot_run(char *const argv[], const char *cwd, const char *tmpdir, char *err, size_t errlen)
 {
     int fds[2];
     if (pipe(fds) != 0) {
@@ -91,17 +94,15 @@ static int aot_run(char *const argv[], const char *cwd, char *err, size_t errlen
         return -1;
     }
     if (pid == 0) {
-        /* The compiler dies with the tool that runs it (even a SIGKILLed one). */
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent) _exit(127);
+        /* The compiler and its children die with the tool that runs it (even a SIGKILLed
+         * one): tl_spawn.h */
+        if (tl_spawn_child_init(parent)) _exit(127);
         dup2(fds[1], 1);
         dup2(fds[1], 2);
         close(fds[0]);
         close(fds[1]);
         if (cwd && chdir(cwd) != 0) _exit(126);
-        execv(argv[0], argv);
-        dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
+        tl_spawn_exec_guarded(argv, tmpdir);
     }
     close(fds[1]);
     size_t n = 0;
@@ -130,7 +131,7 @@ static const char *aot_identity(void)
     if (id[0]) return id;
     char out[4096];
     char *argv[] = { (char *)aot_clang_path(), "--version", NULL };
-    if (aot_run(argv, NULL, out, sizeof out) != 0) {
+    if (aot_run(argv, NULL, NULL, out, sizeof out) != 0) {
         snprintf(id, sizeof id, "unknown clang (%s)", argv[0]);
         return id;
     }
@@ -236,13 +237,17 @@ static int aot_build(const td_backend_options *o, td_backend_result *r, char *er
         av_addf(&a, td_backend_lib_is_name(libs[i]) ? "-l%s" : "%s", libs[i]);
         free(libs[i]);
     }
+    char tmpdir[PATH_MAX + 8];   /* beside the player folder: not one of its files */
+    snprintf(tmpdir, sizeof tmpdir, "%s.tmp", out);
+    mkdir(tmpdir, 0700);
     uint64_t t0 = td_backend_now_ns();
-    int st = aot_run(a.v, tudir, err, errlen);
+    int st = aot_run(a.v, tudir, tmpdir, err, errlen);
     r->compile_ns = td_backend_now_ns() - t0;
     av_free(&a);
     if (st != 0) {
         size_t l = strlen(err);
         snprintf(err + l, errlen - l, "%saot: clang exited with status %d", l ? "\n" : "", st);
+        rmdir(tmpdir);
         return -1;
     }
     if (o->emit_ir) {
@@ -255,15 +260,17 @@ static int aot_build(const td_backend_options *o, td_backend_result *r, char *er
         av_add(&b, "-o");
         av_add(&b, r->ir_path);
         t0 = td_backend_now_ns();
-        st = aot_run(b.v, tudir, err, errlen);
+        st = aot_run(b.v, tudir, tmpdir, err, errlen);
         r->ir_ns = td_backend_now_ns() - t0;
         av_free(&b);
         if (st != 0) {
             size_t l = strlen(err);
             snprintf(err + l, errlen - l, "%saot: clang -emit-llvm exited with status %d", l ? "\n" : "", st);
+            rmdir(tmpdir);
             return -1;
         }
     }
+    rmdir(tmpdir);   /* empty: clang removes its temporaries when it ends normally */
     if (errlen) err[0] = 0;   /* warnings are not errors */
     return 0;
 }

@@ -40,7 +40,7 @@ os.symlink(os.path.join(R, "a-later", "gate", "gate-summary.json"), os.path.join
 os.makedirs(os.path.join(R, "notes"))  # not a packet: no files, not mentioned
 PY
 fail=0
-"$T" history "$W/reports" --repo "$W/repo" --out "$W/out" >"$W/md" 2>"$W/err"
+"$T" history "$W/reports" --repo "$W/repo" --out "$W/out" --markdown >"$W/md" 2>"$W/err"
 rc=$?
 cat "$W/md" "$W/err"
 [ $rc -eq 0 ] || { echo "FAIL: exit $rc"; fail=1; }
@@ -61,6 +61,21 @@ for p in "c-badnumber: malformed packet, skipped: gate/gate-summary.json: rows\[
 done
 [ "$(grep -c '^- ' "$W/md")" -eq 4 ] || { echo "FAIL: the Skipped list does not hold the 4 malformed packets"; fail=1; }
 grep -q "<polyline" "$W/out/history-throughput.svg" && cmp -s "$W/md" "$W/out/history.md" || { echo "FAIL: --out files"; fail=1; }
+# the SVG: well-formed, a panel per row with its labelled 1.0 line
+xmllint --noout "$W/out/history-throughput.svg" && grep -q '>1.00</text>' "$W/out/history-throughput.svg" &&
+  grep -q '>nextframe N=1024</text>' "$W/out/history-throughput.svg" || { echo "FAIL: the SVG panels"; fail=1; }
+# the terminal view (issue 43, item 4): within 100 columns, one line per row and backend with
+# its last ratio, no Markdown or HTML escapes
+"$T" history "$W/reports" --repo "$W/repo" >"$W/txt" 2>/dev/null || { echo "FAIL: terminal view: exit $?"; fail=1; }
+cat "$W/txt"
+python3 - "$W/txt" <<'PY' || { echo "FAIL: terminal view (see above)"; fail=1; }
+import sys
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+assert all(len(l) <= 100 for l in lines), max(lines, key=len)
+assert not any("&lt;" in l or "&gt;" in l or l.startswith("|") for l in lines), "Markdown or HTML escapes"
+rows = [l for l in lines if l.startswith("throughput / nextframe N=1024")]
+assert len(rows) == 2 and rows[0].split()[6:8] == ["aot", "0.900"] and rows[1].split()[6:8] == ["jit", "1.100"], rows
+PY
 # nothing readable: exit 1
 mkdir -p "$W/empty/x" && "$T" history "$W/empty" --repo "$W/repo" >/dev/null 2>&1 && { echo "FAIL: no packet, exit 0"; fail=1; }
 [ $fail -eq 0 ] && echo "PASS: history table in commit order, malformed packets skipped" || exit 1

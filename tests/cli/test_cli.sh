@@ -40,6 +40,15 @@ run 2 "tandem pack: unexpected argument 'b'" "$T" pack a b
 run 2 "tandem pack: --out: empty path" "$T" pack "$W" --out=
 run 2 "tandem stage: unknown option '--bogus'" "$T" stage --bogus
 run 2 "tandem stage: --out: needs a value (DIR)" "$T" stage --out
+# usage errors name the bad value and the nearest verb or option (issue 43, item 3)
+run 2 "tandem: unknown verb 'atempt': did you mean attempt?" "$T" atempt
+run 2 "tandem: unknown verb 'frobnicate'" "$T" frobnicate
+run 2 "tandem attempt: unknown option '--rouns' (did you mean --rounds? tandem attempt --help" "$T" attempt --rouns 2
+run 2 "tandem bench: --suite: 'nosuch' is not one of primary|" "$T" bench --suite nosuch --backend aot
+run 2 "tandem bench: --backend: missing: one of aot|jit" "$T" bench --suite primary
+run 2 "tandem bench: --backend: 'llvm' is not one of aot|jit" "$T" bench --suite primary --backend llvm
+run 2 "tandem bench: --suite: 'primari' is not one of primary|" "$T" bench --suite primari --backend jit
+run 2 "did you mean primary?" "$T" bench --suite primari --backend jit
 
 # --opt=value and `--`: hash a file named like an option
 printf 'x' >"$W/--help"

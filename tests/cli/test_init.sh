@@ -29,7 +29,7 @@ run 2 "--name: 'my-lib' is not a C identifier" "$T" init other --name my-lib
 run 0 "usage: tandem init DIR" "$T" init --help
 
 # every row NA: the verdict cannot be decided
-run 1 "attempt: INVALID" "$T" attempt --project mylib --quick --out "$W/a1"
+run 1 "attempt: INVALID: no gated row: nothing to decide" "$T" attempt --project mylib --quick --out "$W/a1"
 python3 - "$W/a1" <<'PY' || fail "first attempt: rows not all NA (see above)"
 import json, sys, glob
 d = json.load(open(sys.argv[1] + "/gate/gate-summary.json"))
@@ -72,5 +72,16 @@ assert all(r["result"] in ("PASS", "FAIL") and r["median"] > 0 for r in gated.va
 others = [r for r in d["rows"] if r["result"] != "NA" and r["row"] not in (row, "empty-loop control")]
 assert not others, others[:2]
 PY
+# a compile error in the user's subject: the terminal names the user's file and line (mapped
+# from the staged copy through staging.json), on each backend (issue 43, item 3)
+sed -i 's/^const td_subject_ops td_subject = {/static int broken(void) { return not_declared_here; }\n&/' \
+  mylib/bench/mylib/mylib_subject.c
+line=$(grep -n "not_declared_here" mylib/bench/mylib/mylib_subject.c | cut -d: -f1)
+for b in aot jit; do
+  run 1 "attempt: $W/mylib/bench/mylib/mylib_subject.c:$line" "$T" attempt --project mylib --quick --backends $b \
+    --out "$W/ce-$b"
+  grep -q "^attempt: .*staging/players/subjects" "$W/out" && fail "$b: the compile error names the staged copy"
+done
+
 [ $fails = 0 ] && echo "test_init: PASS" || echo "test_init: $fails failed"
 [ $fails = 0 ]

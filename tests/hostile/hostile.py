@@ -28,11 +28,12 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cases_files  # noqa: E402
 import cases_gate  # noqa: E402
+import cases_leftovers  # noqa: E402
 
 TIMEOUT = 20  # a command still running after this is counted as blocked (exit 124)
 # the classes of issue 18's list, in the order they are reported (a new class goes last)
 CLASSES = ["baseline", "gate-numbers", "contradictory", "lying-reports", "build-staging", "fifo", "bombs",
-           "attempt-folder", "smaller"]
+           "attempt-folder", "smaller", "leftovers"]
 
 
 class Ctx:
@@ -184,7 +185,7 @@ def main():
     ctx = Ctx(args, work)
     make_sentinel(ctx.sentinel)
     os.makedirs(ctx.shared)
-    cases = cases_gate.CASES + cases_files.CASES
+    cases = cases_gate.CASES + cases_files.CASES + cases_leftovers.CASES
     cases.sort(key=lambda c: CLASSES.index(c["cls"]) if c["cls"] in CLASSES else len(CLASSES))
     names = [f"{c['cls']}/{c['name']}" for c in cases]
     dup = {n for n in names if names.count(n) > 1}

@@ -13,12 +13,13 @@ fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 W=$(mktemp -d "${TMPDIR:-/tmp}/tandem-inspect-project.XXXXXX")
 works=()
-cleanup() { rm -rf "$W"; for w in "${works[@]}"; do rm -rf "$w"; done; }
+cleanup() { rm -rf "$W"; for w in "${works[@]}"; do rm -rf "$w"; done; rmdir "$EX/.tandem" 2>/dev/null; true; }
 trap cleanup EXIT
 # the work folder a run used (WORK/staging is named on its first line), removed at the end
 work_of() { sed -n 's/^tandem inspect: staging the project .* into \(.*\)\/staging$/\1/p' "$1"; }
 
 "$T" inspect --project "$EX" >"$W/ex" 2>&1; rc=$?
+works+=("$(work_of "$W/ex")")   # the example's own .tandem/inspect: not left in the source tree
 [ $rc = 0 ] || { fail "timerwheel: exit $rc, expected 0"; sed 's/^/    /' "$W/ex"; }
 grep -qE "^tandem inspect: (building the AOT player of subject wheel|reusing the AOT player)" "$W/ex" ||
   fail "timerwheel: not the player of subject wheel"
@@ -27,7 +28,12 @@ for fn in wheel_add wheel_tick wheel_next_due; do
   grep -qE "^pass +pass +$fn " "$W/ex" || fail "timerwheel: $fn not checked on both backends"
 done
 grep -q "td_task_get" "$W/ex" && fail "timerwheel: Tandem's contract was checked"
-case $(work_of "$W/ex") in */inspect/projects/*) ;; *) fail "timerwheel: work folder $(work_of "$W/ex")" ;; esac
+grep -qE "^AOT +JIT +function +rule" "$W/ex" || fail "timerwheel: no column header (which column is AOT, which JIT)"
+# --json: stdout is the summary object alone (the same work folder, its players reused)
+"$T" inspect --project "$EX" --json >"$W/json" 2>/dev/null
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["verb"] == "inspect" and d["verdict"] == "PASS" and d["exitCode"] == 0 and d["rules"] == 9, d' "$W/json" ||
+  fail "timerwheel: inspect --json: $(head -c 300 "$W/json")"
+case $(work_of "$W/ex") in "$EX"/.tandem/inspect) ;; *) fail "timerwheel: work folder $(work_of "$W/ex")" ;; esac
 
 # a rule the library breaks: an allocation on wheel_add
 cp -r "$EX" "$W/alloc"

@@ -53,7 +53,7 @@ for verb in stage attempt bench smoke gate inspect demo; do
 done
 # tandem bench: the project's suites, not Tandem's list
 run 2 "bench of a suite the project does not have" "$T" bench --project "$P" --suite whenany --backend aot
-expect "need --suite (primary: the suites of $P/tandem.json but its smoke and demo suites)" "bench of another suite"
+expect "tandem bench: --suite: 'whenany' is not one of primary (the suites of $P/tandem.json but its smoke and demo suites)" "bench of another suite"
 run 1 "smoke of a project without a smoke suite" "$T" smoke --project "$P" --out "$W/sm"
 expect "$P/tandem.json: smoke: the project names no smoke suite" "smoke without a smoke suite"
 # tandem demo: the project's demo suite on its gate subject; refused without one

@@ -6,6 +6,7 @@
 #include "att_run.h"
 #include "../bench_icount.h"
 #include "../gate/gate.h"
+#include "../why.h"
 
 #include "tl_err.h"
 #include "tl_fs.h"
@@ -120,5 +121,6 @@ void att_stage_done(att *a, int verdict)
     att_log(a, 0, "done in %.1f s: %s; writing files.sha256 (last step)", el, gate_verdict_name(verdict));
     if (a->log) { fclose(a->log); a->log = NULL; }
     if (att_write_sums(a)) fprintf(stderr, "attempt: files.sha256 could not be written\n");
+    td_why_print(a->dir, "attempt", stdout);   /* the reasons, above the verdict line */
     printf("attempt: %s in %.0f s; report %s/gate/gate.md\n", gate_verdict_name(verdict), el, a->dir);
 }

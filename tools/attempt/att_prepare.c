@@ -6,6 +6,7 @@
 #include "att_run.h"
 #include "../bench_icount.h"
 #include "../gate/gate.h"
+#include "../why.h"
 
 #include "tl_err.h"
 #include "tl_fs.h"
@@ -171,9 +172,16 @@ static int players_build(att *a, int b, char *sd)
     for (int s = 0; s < nsuites && n < 78; s++) { args[n++] = "--suite"; args[n++] = (char *)suites[s]; }
     args[n] = NULL;
     att_log(a, 1, "building the %s player (compile check; %d measured suites)", a->backends[b], nsuites);
+    if (a->log) fflush(a->log);
+    long at = a->log ? ftell(a->log) : 0;   /* the build's messages start here in the log */
     int r = att_run_tool(a, args);
     free(pd);
-    if (r && !tl_stop_signal) att_log(a, 1, "%s build failed (exit %d): compile check failed; see attempt.log", a->backends[b], r);
+    if (r && !tl_stop_signal) {
+        att_log(a, 1, "%s build failed (exit %d): compile check failed; see attempt.log", a->backends[b], r);
+        char *lp = att_path(a, "attempt.log");
+        td_why_compile(lp, at, "attempt", stdout);   /* the first errors, in the user's files */
+        free(lp);
+    }
     return r != 0;
 }
 

@@ -9,14 +9,11 @@
 #include "att_run.h"
 
 #include "tl_project.h"
+#include "tl_home.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifndef TANDEM_SOURCE_DIR
-#define TANDEM_SOURCE_DIR "."
-#endif
 
 /* Tandem's own report-only default-retention suites, those the project has. */
 static const char *const report_only_default[] = { "primary", "builderlifecycle", "whenany", "buildercycle" };
@@ -30,7 +27,7 @@ static void append(char *buf, size_t len, const char *name)
 int att_project_load(att *a, const char *given)
 {
     const tl_project *p = &a->proj;   /* kept for the baseline (att_baseline.c) */
-    if (tl_project_open(given, TANDEM_SOURCE_DIR, &a->proj)) return 1;
+    if (tl_project_open(given, tl_home(), &a->proj)) return 1;
     snprintf(a->project, sizeof a->project, "%s", p->root);
     /* the gate: the project's section over the built-in defaults (as `tandem gate`
      * reads it); its gated suites are the ones with gated processes, in the project's

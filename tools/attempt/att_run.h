@@ -14,10 +14,6 @@
 #include "tl_project.h"
 #include "tl_hash.h"
 
-#ifndef TANDEM_BINARY_DIR
-#define TANDEM_BINARY_DIR "build"
-#endif
-
 #define MAXP 256
 #define MAXS 8
 

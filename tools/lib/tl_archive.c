@@ -2,6 +2,7 @@
 
 #include "tl_err.h"
 #include "tl_hash.h"
+#include "tl_spawn.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -260,6 +261,20 @@ static const char *symlink_on_path(const char *out_dir, const char *name, char *
     return NULL;
 }
 
+/* The bytes of a data block outside its all-zero 4 KiB pieces (those libarchive writes as
+ * holes with ARCHIVE_EXTRACT_SPARSE): what an extraction costs on disk. */
+static uint64_t nonzero_bytes(const void *blk, size_t sz)
+{
+    static const unsigned char zero[4096];
+    const unsigned char *p = blk;
+    uint64_t n = 0;
+    for (size_t at = 0; at < sz; at += sizeof zero) {
+        size_t len = sz - at < sizeof zero ? sz - at : sizeof zero;
+        if (memcmp(p + at, zero, len)) n += len;
+    }
+    return n;
+}
+
 static int precheck(const char *path, const char *out_dir, const tl_extract_limits *lim)
 {
     int fd;
@@ -268,11 +283,9 @@ static int precheck(const char *path, const char *out_dir, const tl_extract_limi
     if (!a)
         return 1;
     uint64_t declared = 0;
-    /* what the entries may declare in all: the total limit, and the ratio limit (above 1 MiB) */
-    double by_ratio = lim->max_ratio * (double)(asize ? asize : 1);
+    /* what the entries may declare in all: the total limit. The ratio limit counts the
+     * bytes other than zeros (tl_extract_limits), known only while extracting. */
     uint64_t allowed = lim->max_total;
-    if (by_ratio < (double)allowed)
-        allowed = by_ratio < (double)(1u << 20) ? (uint64_t)1 << 20 : (uint64_t)by_ratio;
     pentry *v = NULL;
     size_t n = 0, cap = 0;
     int bad = 0;
@@ -308,8 +321,7 @@ static int precheck(const char *path, const char *out_dir, const tl_extract_limi
             why = "larger than the per-entry limit (--max-entry)";
         if (!why && archive_entry_size_is_set(e) && archive_entry_size(e) > 0 &&
             (declared += (uint64_t)archive_entry_size(e)) > allowed)
-            why = declared > lim->max_total ? "the entries declare more than the total limit (--max-total)"
-                                            : "the entries declare more than the ratio limit allows (--max-ratio)";
+            why = "the entries declare more than the total limit (--max-total)";
         if (tl_stop_signal)
             why = "interrupted";
         if (why) {
@@ -387,15 +399,16 @@ static int archive_extract(const char *archive_path, const char *out_dir, const 
     int rc = 1;
     struct archive *a = NULL, *w = NULL;
     int cwd = -1, afd = -1;
-    uint64_t asize = 0, total = 0;
+    uint64_t asize = 0, total = 0, dense = 0;
     if (precheck(abs_arch, abs_out, &lim))
         goto out;
     a = open_reader(abs_arch, &afd, &asize);
     if (!a)
         goto out;
     w = archive_write_disk_new();
+    /* SPARSE: runs of zeros become holes, so they take no disk (the ratio limit skips them) */
     archive_write_disk_set_options(w, ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_SECURE_SYMLINKS |
-                                          ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS);
+                                          ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS | ARCHIVE_EXTRACT_SPARSE);
     /* libarchive resolves entry names against the working directory; SECURE_NOABSOLUTEPATHS
      * forbids an absolute prefix, so extract from inside out_dir and come back after. */
     cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -430,14 +443,16 @@ static int archive_extract(const char *archive_path, const char *out_dir, const 
                 total += nend - end;
                 end = nend;
             }
+            dense += nonzero_bytes(blk, sz);
             const char *lw = tl_stop_signal ? "interrupted"
                              : end > lim.max_entry ? "refused: larger than the per-entry limit (--max-entry)"
                              : total > lim.max_total ? "refused: more than the total limit (--max-total)"
-                             : total > ((uint64_t)1 << 20) && (double)total > lim.max_ratio * (double)(asize ? asize : 1)
+                             : dense > ((uint64_t)1 << 20) && (double)dense > lim.max_ratio * (double)(asize ? asize : 1)
                                  ? "refused: expands more than the ratio limit (--max-ratio)"
                                  : NULL;
             if (lw) {
                 tl_error(archive_path, nm, "%s after %llu bytes", lw, (unsigned long long)total);
+                unlink(nm);   /* not left half-written (sparse extraction sizes it in full) */
                 free(nm);
                 goto out;
             }
@@ -565,7 +580,7 @@ static int git_archive_read(const char *root, const char *rev, const char *const
     for (size_t i = 0; i < npaths; i++)
         argv[k++] = paths[i];
     argv[k] = NULL;
-    pid_t pid = fork();
+    pid_t parent = getpid(), pid = fork();
     if (pid < 0) {
         tl_error("git archive", NULL, "fork: %s", tl_strerror(errno));
         close(pfd[0]);
@@ -573,12 +588,12 @@ static int git_archive_read(const char *root, const char *rev, const char *const
         free(argv);
         return 1;
     }
-    if (pid == 0) {
+    if (pid == 0) {   /* git and its children die with the tool (tl_spawn.h) */
+        if (tl_spawn_child_init(parent)) _exit(127);
         dup2(pfd[1], 1);
         close(pfd[0]);
         close(pfd[1]);
-        execvp("git", (char *const *)argv);
-        _exit(127);
+        tl_spawn_exec_guarded((char *const *)argv, NULL);
     }
     free(argv);
     close(pfd[1]);

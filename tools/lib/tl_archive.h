@@ -27,7 +27,10 @@ int tl_pack_write(const char *dir, const tl_strlist *files, const char *const *s
 typedef struct tl_extract_limits {
     uint64_t max_total;  /* bytes extracted in all, holes of sparse entries counted */
     uint64_t max_entry;  /* bytes of one entry */
-    double max_ratio;    /* extracted bytes per archive byte (checked above 1 MiB extracted) */
+    double max_ratio;    /* extracted bytes other than runs of zeros per archive byte (checked
+                            above 1 MiB): zeros are written as holes, so they cost no disk and
+                            only the two limits above bound them; `tandem pack --check` then
+                            accepts the archive `tandem pack` wrote of a large sparse file */
 } tl_extract_limits;
 #define TL_EXTRACT_MAX_TOTAL ((uint64_t)4 << 30)
 #define TL_EXTRACT_MAX_ENTRY ((uint64_t)1 << 30)

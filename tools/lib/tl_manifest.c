@@ -158,6 +158,7 @@ void tl_staging_free(tl_staging *st)
         free(st->paths[i]);
     free(st->paths);
     free_recs(st->files, st->nfiles);
+    cJSON_Delete(st->mounts);
     memset(st, 0, sizeof *st);
 }
 
@@ -216,6 +217,8 @@ static int staging_from_json(const char *name, const cJSON *doc, tl_staging *st)
     st->source_root = strdup(root);
     st->git_head = cJSON_IsString(gh) ? dup_or_null(gh->valuestring) : NULL;
     st->git_rev = gr ? dup_or_null(gr->valuestring) : NULL;
+    const cJSON *mounts = cJSON_GetObjectItemCaseSensitive(doc, "mounts");   /* optional: tl_srcmap.h */
+    st->mounts = cJSON_IsArray(mounts) ? cJSON_Duplicate(mounts, 1) : NULL;
     if (paths) {
         st->npaths = (size_t)cJSON_GetArraySize(paths);
         st->paths = calloc(st->npaths ? st->npaths : 1, sizeof *st->paths);
@@ -290,6 +293,7 @@ int tl_staging_save(const char *staging_dir, const tl_staging *st)
     cJSON_AddNumberToObject(doc, "fileCount", (double)st->nfiles);
     cJSON_AddStringToObject(doc, "stagingHash", st->staging_hash);
     cJSON_AddItemToObject(doc, "files", files_to_json(st->files, st->nfiles));
+    if (st->mounts) cJSON_AddItemToObject(doc, "mounts", cJSON_Duplicate(st->mounts, 1));
     char *path = tl_join(staging_dir, TL_STAGING_JSON);
     int rc = tl_json_save(path, doc);
     free(path);
@@ -748,6 +752,7 @@ int tl_player_shell(const char *arg, char *out, size_t len)
     const char *env = getenv("TANDEM_PLAYER");
     if (env && *env) return snprintf(out, len, "%s", env), access(out, X_OK);
     char self[PATH_MAX];
+    snprintf(out, len, "tandem-player");   /* beside this tool, or nowhere: nothing compiled in */
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n > 0) {
         self[n] = 0;
@@ -758,9 +763,6 @@ int tl_player_shell(const char *arg, char *out, size_t len)
             if (access(out, X_OK) == 0) return 0;
         }
     }
-#ifdef TANDEM_BINARY_DIR   /* the tandem command's build folder (a test tool has none) */
-    snprintf(out, len, "%s/tandem-player", TANDEM_BINARY_DIR);
-#endif
     return access(out, X_OK);
 }
 

@@ -26,6 +26,8 @@
 #include <stdint.h>
 
 #include "tl_err.h"
+
+struct cJSON;
 #include "tl_hash.h"
 
 #define TL_SCHEMA_VERSION 1
@@ -47,6 +49,7 @@ typedef struct tl_staging {
     tl_file_rec *files; /* sorted by path, unique */
     size_t nfiles;
     char staging_hash[TL_SHA256_HEX];
+    struct cJSON *mounts; /* a mapped staging's sources (tl_srcmap.h), or NULL; owned */
 } tl_staging;
 
 typedef struct tl_bmanifest {

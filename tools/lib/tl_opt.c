@@ -14,6 +14,10 @@
 
 #define TL_OPT_LONG_BASE 256 /* getopt val of a long-only option: base + its index */
 
+static const tl_optspec **capture_slot; /* tl_opt_capture */
+
+void tl_opt_capture(const tl_optspec **slot) { capture_slot = slot; }
+
 static size_t count_opts(const tl_opt *o)
 {
     size_t n = 0;
@@ -127,6 +131,36 @@ static int take_value(const tl_optspec *spec, const tl_opt *o, tl_optval *v, con
     return 0;
 }
 
+/* Levenshtein distance of a[0..la) and b (two rows; words are short). */
+static size_t edit_distance(const char *a, size_t la, const char *b)
+{
+    size_t lb = strlen(b), row[2][64];
+    if (la >= 63 || lb >= 63) return (size_t)-1;
+    for (size_t j = 0; j <= lb; j++) row[0][j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t *cur = row[i & 1], *prev = row[!(i & 1)];
+        cur[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]), del = prev[j] + 1, ins = cur[j - 1] + 1;
+            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+        }
+    }
+    return row[la & 1][lb];
+}
+
+const char *tl_opt_nearest(const char *word, size_t len, const char *const *cands, size_t n)
+{
+    const char *best = NULL, *prefixed = NULL;
+    size_t bestd = (size_t)-1, nprefixed = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (len && !strncmp(cands[i], word, len)) { prefixed = cands[i]; nprefixed++; }
+        size_t d = edit_distance(word, len, cands[i]);
+        if (d < bestd) { bestd = d; best = cands[i]; }
+    }
+    if (nprefixed == 1) return prefixed;
+    return bestd <= 2 && bestd * 2 < len ? best : NULL;
+}
+
 /* The long options that start with the given prefix ("--ro" of "--ro=1"): 0, 1 or more. */
 static int prefix_matches(const tl_opt *opts, const char *arg)
 {
@@ -144,8 +178,14 @@ static void unknown_option(const tl_optspec *spec, const char *arg, int short_op
     }
     int len = (int)strcspn(arg, "=");
     int n = !strncmp(arg, "--", 2) ? prefix_matches(spec->opts, arg + 2) : 0;
-    fprintf(stderr, "%s: %s option '%.*s' (%s --help lists the options)\n", spec->prog,
-            n > 1 ? "ambiguous" : "unknown", len, arg, spec->prog);
+    const char *names[128], *near = NULL;
+    size_t k = 0;
+    for (const tl_opt *o = spec->opts; o->name && k < 128; o++)
+        if (o->help) names[k++] = o->name;   /* hidden options are never suggested */
+    if (n <= 1 && !strncmp(arg, "--", 2)) near = tl_opt_nearest(arg + 2, (size_t)len - 2, names, k);
+    fprintf(stderr, "%s: %s option '%.*s' (%s%s%s%s --help lists the options)\n", spec->prog,
+            n > 1 ? "ambiguous" : "unknown", len, arg, near ? "did you mean --" : "", near ? near : "",
+            near ? "? " : "", spec->prog);
 }
 
 /* ---- parsing ---------------------------------------------------------------------- */
@@ -182,7 +222,8 @@ int tl_opt_parse(const tl_optspec *spec, int argc, char **argv, tl_optres *res)
     opterr = 0;
     while (rc == TL_OPT_OK && (c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
         if (c == 'h') {
-            tl_opt_help(spec, stdout);
+            if (capture_slot) *capture_slot = spec;
+            else tl_opt_help(spec, stdout);
             rc = TL_OPT_HELP;
             break;
         }

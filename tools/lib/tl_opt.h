@@ -66,6 +66,11 @@ enum { TL_OPT_OK = 0, TL_OPT_HELP = 1, TL_OPT_USAGE = 2 };
 int tl_opt_parse(const tl_optspec *spec, int argc, char **argv, tl_optres *res);
 void tl_opt_free(tl_optres *res);
 
+/* While a slot is set (not NULL), --help records the verb's spec in *slot instead of
+ * printing the help (tl_opt_parse still returns TL_OPT_HELP): `tandem completion` reads
+ * every verb's option table this way, so the completion cannot drift from the parser. */
+void tl_opt_capture(const tl_optspec **slot);
+
 /* The generated help (what --help prints). */
 void tl_opt_help(const tl_optspec *spec, FILE *out);
 
@@ -80,6 +85,11 @@ const char *const *tl_opt_all(const tl_optres *res, const char *name, int *n);
  * as a value outside a fixed set): e.g. tl_opt_fail(&res, "--backend", "'x' is not aot or jit").
  * Returns TL_OPT_USAGE. */
 int tl_opt_fail(const tl_optres *res, const char *opt, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The candidate nearest to word[0..len) for a "did you mean" hint: the only one it is a
+ * prefix of, else the one at the smallest edit distance when that is at most 2 and under
+ * half the word's length; NULL when none is near (a guess would mislead). */
+const char *tl_opt_nearest(const char *word, size_t len, const char *const *cands, size_t n);
 
 /* The checked conversions the parser uses (0 ok; else -1 and why: "not a number", ...). */
 int tl_opt_parse_int(const char *s, long long min, long long max, long long *out, const char **why);

@@ -12,6 +12,12 @@
  * naming argv[0]) when it could not be forked. */
 int tl_run(char *const argv[]);
 
+/* tl_run for a player: its stdout passes through line by line except the protocol lines
+ * (TL_PROC_PROTOCOL: TANDEM-CASE-*, TANDEM-PLAYER-RESULT, which the player's reports and
+ * logs keep), so a verb's terminal shows what a person reads. Same return as tl_run. */
+#define TL_PROC_PROTOCOL "TANDEM-"
+int tl_run_player_argv(char *const argv[]);
+
 /* Run argv (looked up in PATH) with stderr to /dev/null and capture the first line of its
  * stdout into out (NUL-terminated, newline removed; out may be NULL). *nonempty (optional)
  * tells whether it wrote anything at all. Returns its exit status, or -1. */

@@ -424,6 +424,7 @@ char *tl_project_locate(const char *given, const char *fallback)
 int tl_project_open(const char *given, const char *tandem_root, tl_project *p)
 {
     memset(p, 0, sizeof *p);
+    if (!tandem_root) return 1;   /* no Tandem home: tl_home() said why */
     char *dir = tl_project_locate(given, tandem_root);
     int rc = !dir || tl_project_load(dir, tandem_root, p);
     free(dir);
