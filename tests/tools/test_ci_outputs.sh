@@ -23,6 +23,8 @@ cfg = json.loads(subprocess.run([t, "gate", "--print-config"], check=True, stdou
 cfg["expectedProcesses"] = 22  # the packet's attempt: 22 processes, 8 samples
 for s in cfg["suites"]:
     s["samples"] = 8
+    if s["name"] == "cancellation":  # the packet predates the cancellation suite: no process of it
+        s["gated"] = False
 json.dump(cfg, open(os.path.join(w, "as-is.json"), "w"))
 cfg["thresholds"]["median"], cfg["thresholds"]["worst"] = 0.5, 0.6
 json.dump(cfg, open(os.path.join(w, "tight.json"), "w"))
