@@ -1,0 +1,218 @@
+/*
+ * test_net.c - behaviours the mutation check (scripts/mutate.py, tests/mutation/mutants.txt)
+ * found unguarded by the other tests (issue 40): each test names the mutant it kills.
+ * Single-threaded; the cross-thread ones are in test_threads_net.c.
+ */
+#include "td_test.h"
+#include "td_alloc_count.h"
+#include "td_test_runtime.h"
+#include <tandem/tandem.h>
+
+/* The main thread's window flag (ownership.c): 1 only while a window is open. Every public
+ * call returns with it closed, else another thread's td_source_disown_ spins forever. */
+extern volatile uint32_t td_main_busy_;
+
+static void noop(void *arg) { (void)arg; }
+
+/* I01: the owner segment holds `capacity` returns (pool.h: local_limit is capacity less the
+ * shared segment's count), not one fewer. */
+static void pool_owner_segment_holds_capacity(void)
+{
+    enum { CAP = 4 };
+    td_pool p;
+    void *obj[CAP];
+    TD_CHECK_EQ(TD_OK, td_pool_init(&p, "net", 32, CAP));
+    TD_CHECK_EQ(CAP, p.local_limit);
+    for (int i = 0; i < CAP; i++)
+        TD_CHECK((obj[i] = td_pool_rent(&p)) != NULL);
+    for (int i = 0; i < CAP; i++)
+        td_pool_return(&p, obj[i]);
+    uint32_t local = p.local_count, shared = p.count;
+    td_pool_destroy(&p);
+    TD_CHECK_EQ(CAP, local);         /* every return of the owner in its own segment */
+    TD_CHECK_EQ(0, shared);
+}
+
+/* F03: when_any_i64's winner index is the winner's, whatever a late loser does. */
+static void when_any_winner_survives_late_loser(void)
+{
+    td_completion_source *g0 = td_completion_source_new(), *g1 = td_completion_source_new();
+    td_task_i64 in[2] = { td_completion_source_task_i64(g0), td_completion_source_task_i64(g1) };
+    int winner = -1;
+    td_task_i64 any = td_when_any_i64(in, 2, &winner);
+    td_completion_source_set_result(g1, 11);
+    td_outcome o;
+    TD_CHECK_EQ(TD_OK, td_task_i64_get(any, &o));
+    TD_CHECK_EQ(11, o.value);
+    TD_CHECK_EQ(1, winner);
+    td_completion_source_set_result(g0, 10);     /* the late loser */
+    td_completion_source_free(g0);
+    td_completion_source_free(g1);
+    TD_CHECK_EQ(1, winner);
+}
+
+/* F04: a producer that completed before td_timeout wins, even against a wait token already
+ * cancelled (the producer is subscribed first, as td_attach_cancel's input is). */
+static void timeout_completed_producer_beats_delay(void)
+{
+    td_cancel_source *cs = td_cancel_source_new();
+    td_cancel_source_cancel(cs);
+    td_wait_options opt = td_wait_defaults();
+    opt.cancel = td_cancel_source_token(cs);
+    td_task_i64 t = td_timeout_i64(td_from_result(7), 0, TD_CLOCK_REALTIME, 1, &opt);
+    td_outcome o;
+    int rc = td_task_i64_get(t, &o);
+    td_loop_run_frame(td_loop_main());
+    td_cancel_source_free(cs);
+    TD_CHECK_EQ(TD_OK, rc);
+    TD_CHECK_EQ(TD_SUCCEEDED, o.status);
+    TD_CHECK_EQ(7, o.value);
+}
+
+/* M02: a wait consumed and recycled leaves no registration on its token: cancelling the
+ * token later must not cancel the wait that reuses the object. */
+static void recycled_wait_leaves_no_registration(void)
+{
+    td_cancel_source *cs = td_cancel_source_new();
+    td_wait_options opt = td_wait_defaults();
+    opt.cancel = td_cancel_source_token(cs);
+    opt.cancel_immediately = 1;
+    td_task d = td_delay(0, TD_CLOCK_REALTIME, &opt);
+    td_loop_run_frame(td_loop_main());
+    td_outcome o;
+    TD_CHECK_EQ(TD_OK, td_task_get(d, &o));
+    TD_CHECK_EQ(TD_SUCCEEDED, o.status);
+    td_cancel_source *later = td_cancel_source_new();
+    td_wait_options lo = td_wait_defaults();
+    lo.cancel = td_cancel_source_token(later);
+    td_task next = td_delay(1000000000000LL, TD_CLOCK_REALTIME, &lo);   /* reuses the wait */
+    td_cancel_source_cancel(cs);
+    td_status st = status_of(next);
+    td_cancel_source_cancel(later);                 /* ends it: nothing left for shutdown */
+    td_loop_run_frame(td_loop_main());
+    int rc = td_task_get(next, &o);
+    td_cancel_source_free(cs);
+    td_cancel_source_free(later);
+    TD_CHECK_EQ(TD_PENDING, st);
+    TD_CHECK_EQ(TD_OK, rc);
+}
+
+/* F02: the same for a combinator (td_attach_cancel registers on its token). */
+static void recycled_combinator_leaves_no_registration(void)
+{
+    td_cancel_source *cs = td_cancel_source_new();
+    td_completion_source *g = td_completion_source_new(), *h = td_completion_source_new();
+    td_task_i64 a = td_attach_cancel_i64(td_completion_source_task_i64(g), td_cancel_source_token(cs));
+    td_completion_source_set_result(g, 5);
+    td_outcome o;
+    TD_CHECK_EQ(TD_OK, td_task_i64_get(a, &o));
+    TD_CHECK_EQ(5, o.value);
+    td_task in[1] = { td_completion_source_task(h) };
+    td_task_i64 any = td_when_any(in, 1);           /* reuses the promise */
+    td_cancel_source_cancel(cs);
+    td_status st = status_of(any.task);
+    td_completion_source_set_result(h, 1);
+    TD_CHECK_EQ(TD_OK, td_task_i64_get(any, &o));
+    td_cancel_source_free(cs);
+    td_completion_source_free(g);
+    td_completion_source_free(h);
+    TD_CHECK_EQ(TD_PENDING, st);
+}
+
+/* A02: td_future_free of a future never set drops the answer's ownership: the bridge goes
+ * back to its pool (no allocation per round once warm; ASan's leak check too). */
+static int future_round(td_cancel_source *cs)
+{
+    td_future *f = td_future_new();
+    td_task_i64 t = td_future_task(f, td_cancel_source_token(cs));
+    td_cancel_source_cancel(cs);
+    td_outcome o;
+    int rc = td_task_i64_get(t, &o);
+    td_future_free(f);
+    return rc == TD_OK && o.status == TD_CANCELED;
+}
+
+static void future_free_unset_returns_bridge(void)
+{
+    td_cancel_source *cs[4];
+    for (int i = 0; i < 4; i++)
+        cs[i] = td_cancel_source_new();
+    int ok = future_round(cs[0]);
+    uint32_t before = td_alloc_count();
+    for (int i = 1; i < 4; i++)
+        ok &= future_round(cs[i]);
+    uint32_t allocs = td_alloc_count() - before;
+    for (int i = 0; i < 4; i++)
+        td_cancel_source_free(cs[i]);
+    TD_CHECK(ok);
+    if (td_alloc_counting())
+        TD_CHECK_EQ(3, allocs);                  /* the three futures, nothing else */
+}
+
+/* D01: an unbounded channel whose ring wrapped keeps its order when it grows. */
+static void channel_ring_grows_after_wrap(void)
+{
+    td_channel *ch = td_channel_create_unbounded();
+    int64_t next_in = 0, next_out = 0, v;
+    for (int i = 0; i < 16; i++)
+        TD_CHECK_EQ(TD_OK, td_channel_try_write(ch, next_in++));
+    for (int i = 0; i < 5; i++) {               /* the head moves on: the ring wraps */
+        TD_CHECK_EQ(TD_OK, td_channel_try_read(ch, &v));
+        TD_CHECK_EQ(next_out++, v);
+    }
+    for (int i = 0; i < 5 + 20; i++)             /* full again, then grown (twice) */
+        TD_CHECK_EQ(TD_OK, td_channel_try_write(ch, next_in++));
+    while (next_out < next_in) {
+        TD_CHECK_EQ(TD_OK, td_channel_try_read(ch, &v));
+        TD_CHECK_EQ(next_out++, v);
+    }
+    TD_CHECK(td_channel_try_read(ch, &v) != TD_OK);
+    td_channel_free(ch);
+}
+
+/* E01: a set_result refused (TD_DONE) on an owned source closes the window it opened. */
+static void refused_set_result_closes_window(void)
+{
+    td_completion_source *cs = td_completion_source_new();
+    TD_CHECK_EQ(TD_OK, td_completion_source_set_result(cs, 1));
+    int rc = td_completion_source_set_result(cs, 2);
+    uint32_t busy = td_main_busy_;
+    td_completion_source_free(cs);
+    TD_CHECK_EQ(TD_DONE, rc);
+    TD_CHECK_EQ(0, busy);
+}
+
+/* B01: the owned registration of a runner's resumption refused for a word that is not the
+ * token (async.h: "else 0 with nothing done", td_runner_suspend_at_'s case of a source
+ * awaited already) leaves the window closed. The inline suspension compares the word before
+ * calling it, so the function is called here as td_runner_suspend_at_ does. */
+static void owned_registration_mismatch_closes_window(void)
+{
+    static td_runner idle;           /* not touched when the registration is refused */
+    td_completion_source *cs = td_completion_source_new();
+    td_task t = td_completion_source_task(cs);
+    TD_CHECK_EQ(TD_OK, td_task_on_completed(t, noop, NULL));
+    uint32_t w = td_atomic_load_u32(&t.source->word);
+    int rc = td_runner_register_owned_(&idle, t.source, t.token, w);
+    uint32_t busy = td_main_busy_;
+    td_completion_source_set_result(cs, 3);
+    td_completion_source_free(cs);
+    TD_CHECK_EQ(0, rc);
+    TD_CHECK_EQ(0, busy);
+}
+
+int main(void)
+{
+    td_runtime_init(NULL);
+    TD_RUN(pool_owner_segment_holds_capacity);
+    TD_RUN(when_any_winner_survives_late_loser);
+    TD_RUN(timeout_completed_producer_beats_delay);
+    TD_RUN(recycled_wait_leaves_no_registration);
+    TD_RUN(recycled_combinator_leaves_no_registration);
+    TD_RUN(future_free_unset_returns_bridge);
+    TD_RUN(channel_ring_grows_after_wrap);
+    TD_RUN(refused_set_result_closes_window);
+    TD_RUN(owned_registration_mismatch_closes_window);
+    td_runtime_shutdown();
+    return TD_TEST_SUMMARY();
+}
