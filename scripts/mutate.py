@@ -14,7 +14,8 @@ Nothing is written into the source tree: the copy, the build and the results liv
 a mutant already run against the same tree with the same definition, unless --force.
 
 Stages, cheapest first, each built just before it runs (a mutant killed early costs no more):
-clang tests, tcc tests, the remaining tests (smoke, fuzz, stale, scripts), ASan+UBSan, TSan.
+clang tests, tcc tests, the remaining tests (smoke_full, fuzz, stale, scripts), the runtime's
+ASan+UBSan tests, its TSan tests, then the sanitized tool runs (smoke_asan, smoke_leaks).
 """
 import argparse
 import hashlib
@@ -30,7 +31,10 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_MUTANTS = os.path.join(REPO, "tests", "mutation", "mutants.txt")
 MUTABLE_DIRS = ("runtime/src/", "runtime/include/", "runtime/port/")
-STAGES = ("clang", "tcc", "other", "sanitize", "tsan")
+# Files that do not change what the killers build or run: left out of the tree's digest, so
+# that editing them (the mutants, this script, a report) keeps the results gathered so far.
+DIGEST_SKIP = ("tests/mutation/", "scripts/mutate.py", "reports/")
+STAGES = ("clang", "tcc", "other", "sanitize", "tsan", "sanitized-tools")
 
 
 class MutateError(Exception):
@@ -135,13 +139,14 @@ def repo_files():
 def sync_tree(tree):
     """Copy the checkout (tracked and untracked, not ignored) into tree, rewriting only the
     files that differ (unchanged ones keep their mtimes, so the build stays incremental).
-    Returns the digest of the whole tree."""
+    Returns the digest of the tree (DIGEST_SKIP left out)."""
     files, digest = repo_files(), hashlib.sha256()
     wanted = set(files)
     for f in files:
         src, dst = os.path.join(REPO, f), os.path.join(tree, f)
         data = open(src, "rb").read()
-        digest.update(f.encode() + b"\0" + hashlib.sha256(data).digest())
+        if not f.startswith(DIGEST_SKIP) and not f.endswith(".md"):
+            digest.update(f.encode() + b"\0" + hashlib.sha256(data).digest())
         if not os.path.isfile(dst) or open(dst, "rb").read() != data:
             os.makedirs(os.path.dirname(dst), exist_ok=True)
             with open(dst, "wb") as fh:
@@ -155,6 +160,20 @@ def sync_tree(tree):
     return digest.hexdigest()[:16]
 
 
+def kill_group(p):
+    """End the child's process group (each child runs in its own: a hanging test's
+    grandchildren go with it)."""
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    p.wait()
+
+
+def on_sigterm(signum, frame):
+    raise KeyboardInterrupt
+
+
 def run_logged(cmd, log, cwd, timeout=None):
     """Run cmd (its own process group) appending its output to log; (rc, seconds, timed_out)."""
     t0 = time.time()
@@ -166,9 +185,11 @@ def run_logged(cmd, log, cwd, timeout=None):
             rc = p.wait(timeout=timeout)
             return rc, time.time() - t0, False
         except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
+            kill_group(p)
             return -9, time.time() - t0, True
+        except BaseException:
+            kill_group(p)
+            raise
 
 
 def configure(out, log):
@@ -187,6 +208,18 @@ def make_targets(build):
     return {line[4:].strip() for line in out.splitlines() if line.startswith("... ")}
 
 
+def stage_of(labels):
+    """clang, tcc, sanitize (ASan+UBSan runtime tests), tsan; sanitized-tools for a sanitized
+    test outside the runtime label (smoke_asan, smoke_leaks: minutes each, run last); other
+    for the rest (smoke_full, fuzz, stale, scripts)."""
+    for stage in ("clang", "tcc", "tsan"):
+        if stage in labels:
+            return stage
+    if "sanitize" in labels:
+        return "sanitize" if "runtime" in labels else "sanitized-tools"
+    return "other"
+
+
 def killer_tests(build, args):
     """The killer tests (ctest's json-v1): name, labels, stage and the targets they need."""
     cmd = ["ctest", "--show-only=json-v1", "-L", args.labels]
@@ -199,7 +232,7 @@ def killer_tests(build, args):
         for prop in t.get("properties", []):
             if prop.get("name") == "LABELS":
                 labels = prop.get("value", [])
-        stage = next((s for s in STAGES if s in labels), "other")
+        stage = stage_of(labels)
         need, unknown = set(), False
         for word in t.get("command", []):
             base = os.path.basename(word)
@@ -266,9 +299,12 @@ def run_stage(build, tests, args, log, timeout):
         output, _ = p.communicate(timeout=timeout)
         timed_out = False
     except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
+        kill_group(p)
         output, _ = p.communicate()
         timed_out = True
+    except BaseException:
+        kill_group(p)
+        raise
     secs = time.time() - t0
     with open(log, "a") as fh:
         fh.write(f"$ {' '.join(cmd)}\n{output}")
@@ -398,12 +434,15 @@ def report(mutants, out, tree_digest, base):
         how = r["test"] + (f" ({r['detail']})" if r["detail"] and key == "killed" else "")
         rows.append(f"| {m['id']} | {m['kind']} | {m['file']} | {r['result']} | {how} | {r['seconds']:.0f} |")
     judged = counts["killed"] + counts["survived"]
+    issue = [load_result(out, m, tree_digest) for m in mutants if m["kind"].startswith("issue-")]
+    issue_killed = sum(1 for r in issue if r and r["result"].startswith("killed"))
     rate = f"{100.0 * counts['killed'] / judged:.1f}%" if judged else "n/a"
     lines = ["# Mutation check of the net", "",
              f"Tree {tree_digest}; baseline (unmutated) run {base.get('seconds', 0):.0f} s; "
              f"mutants run {total:.0f} s in all.", "",
              f"Kill rate: {counts['killed']}/{judged} = {rate} (killed {counts['killed']}, survived "
              f"{counts['survived']}, did not compile {counts['did not compile']}, not run {counts['not run']})",
+             f"The issue's kinds (issue-N): {issue_killed}/{len(issue)} killed.",
              "", "| id | kind | file | result | first killer | seconds |", "|---|---|---|---|---|---|"] + rows
     text = "\n".join(lines) + "\n"
     with open(os.path.join(out, "report.md"), "w") as fh:
@@ -491,6 +530,7 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, on_sigterm)     # a background run ignores SIGINT
     try:
         sys.exit(main(sys.argv[1:]))
     except MutateError as e:
