@@ -193,9 +193,9 @@ def run_logged(cmd, log, cwd, timeout=None):
 
 
 def configure(out, log):
+    """Configure the scratch build, or configure it again: the test list globs the test
+    sources, and a test added since the last run must be among the killers."""
     build = os.path.join(out, "build")
-    if os.path.isfile(os.path.join(build, "CMakeCache.txt")):
-        return build
     rc, _, _ = run_logged(["cmake", "-S", os.path.join(out, "tree"), "-B", build,
                            "-G", "Unix Makefiles", "-DCMAKE_BUILD_TYPE=Release"], log, out)
     if rc != 0:
