@@ -201,6 +201,92 @@ static void owned_registration_mismatch_closes_window(void)
     TD_CHECK_EQ(0, busy);
 }
 
+/* I02: a pool holds at most its capacity on one thread (pool.h: only returns racing on two
+ * threads may keep one more): the return past it frees the object. */
+static void pool_holds_at_most_capacity(void)
+{
+    enum { CAP = 4 };
+    td_pool p;
+    void *obj[CAP + 1];
+    TD_CHECK_EQ(TD_OK, td_pool_init(&p, "net", 32, CAP));
+    for (int i = 0; i < CAP + 1; i++)
+        TD_CHECK((obj[i] = td_pool_rent(&p)) != NULL);
+    for (int i = 0; i < CAP + 1; i++)
+        td_pool_return(&p, obj[i]);
+    uint32_t held = td_pool_count(&p);
+    uint64_t freed = p.freed;
+    td_pool_destroy(&p);
+    TD_CHECK_EQ(CAP, held);
+    TD_CHECK_EQ(1, freed);
+}
+
+/* C02: unregistering a registration again, after its node went on to serve another one
+ * (the free list hands the node out again at once), leaves that other registration alone. */
+static int c02_fired;
+static void c02_fire(void *arg) { (void)arg; c02_fired++; }
+
+static void stale_unregister_leaves_next_registration(void)
+{
+    td_cancel_source *a = td_cancel_source_new(), *b = td_cancel_source_new();
+    td_cancel_registration ra = td_cancel_register(td_cancel_source_token(a), c02_fire, NULL);
+    td_cancel_unregister(ra);
+    td_cancel_registration rb = td_cancel_register(td_cancel_source_token(b), c02_fire, NULL);
+    td_cancel_unregister(ra);                    /* stale: must not touch rb */
+    c02_fired = 0;
+    td_cancel_source_cancel(b);
+    int fired = c02_fired;
+    td_cancel_unregister(rb);
+    td_cancel_source_free(a);
+    td_cancel_source_free(b);
+    TD_CHECK_EQ(1, fired);
+}
+
+/* E02: a manual source's success handed to the runner awaiting it is consumed by that
+ * hand-over: the task read again with its token is stale (task.h), not a second success. */
+typedef struct { td_task_i64 in; int64_t got; } await_frame;
+static void await_step(td_runner *r, await_frame *f)
+{
+    TD_BEGIN(r);
+    TD_AWAIT_VALUE(r, f->in, f->got);
+    TD_RETURN_VALUE(r, f->got);
+    TD_END(r);
+}
+TD_METHOD_DEFINE(await_in, await_frame, await_step);
+
+static void handed_over_result_is_consumed(void)
+{
+    td_completion_source *cs = td_completion_source_new();
+    td_task_i64 t = td_completion_source_task_i64(cs);
+    td_runner *r = td_runner_rent(&await_in_method);
+    TD_FRAME(r, await_frame)->in = t;
+    td_task_i64 run = td_runner_start_i64(r);
+    TD_CHECK_EQ(TD_OK, td_completion_source_set_result(cs, 9));
+    td_outcome o;
+    TD_CHECK_EQ(TD_OK, td_task_i64_get(run, &o));
+    TD_CHECK_EQ(9, o.value);
+    int again = td_task_i64_get(t, &o);
+    td_completion_source_free(cs);
+    TD_CHECK_EQ(TD_E_STALE, again);
+}
+
+/* F07: when_all faults with a fault even when a cancellation came first (compose.h: "faults
+ * with the first fault, else cancels"). */
+static void when_all_fault_beats_earlier_cancel(void)
+{
+    td_completion_source *g0 = td_completion_source_new(), *g1 = td_completion_source_new();
+    td_task in[2] = { td_completion_source_task(g0), td_completion_source_task(g1) };
+    td_task all = td_when_all(in, 2);
+    td_completion_source_set_canceled(g0, NULL);
+    td_completion_source_set_error(g1, 42, "boom");
+    td_outcome o;
+    int rc = td_task_get(all, &o);
+    td_completion_source_free(g0);
+    td_completion_source_free(g1);
+    TD_CHECK_EQ(TD_OK, rc);
+    TD_CHECK_EQ(TD_FAULTED, o.status);
+    TD_CHECK_EQ(42, o.error.code);
+}
+
 int main(void)
 {
     td_runtime_init(NULL);
@@ -213,6 +299,10 @@ int main(void)
     TD_RUN(channel_ring_grows_after_wrap);
     TD_RUN(refused_set_result_closes_window);
     TD_RUN(owned_registration_mismatch_closes_window);
+    TD_RUN(pool_holds_at_most_capacity);
+    TD_RUN(stale_unregister_leaves_next_registration);
+    TD_RUN(handed_over_result_is_consumed);
+    TD_RUN(when_all_fault_beats_earlier_cancel);
     td_runtime_shutdown();
     return TD_TEST_SUMMARY();
 }

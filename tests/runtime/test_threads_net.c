@@ -112,12 +112,52 @@ static void on_completed_stale_token_from_thread(void)
     TD_CHECK_EQ(TD_E_STALE, stale_rc);
 }
 
+/* ---- H01: a revocation waits for the main thread's window to close ---------------------- */
+
+/* The main thread's window flag (ownership.c); the test holds it as a window would. */
+extern volatile uint32_t td_main_busy_;
+static td_completion_source *window_cs;
+static volatile uint32_t window_set_done;
+
+static void *set_result_on_thread(void *arg)
+{
+    (void)arg;
+    td_completion_source_set_result(window_cs, 5);   /* takes the ownership away first */
+    td_atomic_store_release_u32(&window_set_done, 1);
+    return NULL;
+}
+
+static void disown_waits_for_open_window(void)
+{
+    if (td_main_writer_thread_ == 0)
+        return;                                   /* no membarrier: no window is ever opened */
+    window_cs = td_completion_source_new();       /* rented here: the main thread owns it */
+    td_task_i64 t = td_completion_source_task_i64(window_cs);
+    pthread_t th;
+    td_atomic_store_release_u32(&td_main_busy_, 1);   /* as inside a window: no runtime call */
+    if (pthread_create(&th, NULL, set_result_on_thread, NULL) != 0) {
+        td_atomic_store_release_u32(&td_main_busy_, 0);
+        TD_CHECK(0);
+    }
+    pause_ms(50);
+    uint32_t done_in_window = td_atomic_load_u32(&window_set_done);
+    td_atomic_store_release_u32(&td_main_busy_, 0);
+    pthread_join(th, NULL);
+    td_outcome o;
+    int rc = td_task_i64_get(t, &o);
+    td_completion_source_free(window_cs);
+    TD_CHECK_EQ(0, done_in_window);               /* it waited for the window to close */
+    TD_CHECK_EQ(TD_OK, rc);
+    TD_CHECK_EQ(5, o.value);
+}
+
 int main(void)
 {
     td_runtime_init(NULL);
     TD_RUN(worker_ring_grows_after_wrap);
     TD_RUN(unregister_waits_for_running_callback);
     TD_RUN(on_completed_stale_token_from_thread);
+    TD_RUN(disown_waits_for_open_window);
     td_runtime_shutdown();
     return TD_TEST_SUMMARY();
 }
