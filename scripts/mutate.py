@@ -233,8 +233,11 @@ def killer_tests(build, args):
             if prop.get("name") == "LABELS":
                 labels = prop.get("value", [])
         stage = stage_of(labels)
-        need, unknown = set(), False
-        for word in t.get("command", []):
+        # The command's words name the targets (a test's executable, a script's tool); a test
+        # whose executable is not built yet has no command in the listing: its own name then
+        # (the runtime tests are named as their targets).
+        need, unknown = set(), "command" not in t
+        for word in t.get("command", [t["name"]]):
             base = os.path.basename(word)
             for cand in (base, base + "_build"):
                 if cand in targets:
