@@ -272,9 +272,9 @@ def build_stage(build, tests, args, log, timeout):
 
 
 def parse_ctest(output):
-    """(first failing test, its status) from ctest's output, or (None, None); plus the tests
-    that started without finishing."""
-    started, finished, first = [], set(), (None, None)
+    """(first failing test, its status) from ctest's output, or (None, None); the tests that
+    started without finishing; the tests passed."""
+    started, finished, passed, first = [], set(), set(), (None, None)
     for line in output.splitlines():
         s = CTEST_START.search(line)
         if s:
@@ -284,22 +284,23 @@ def parse_ctest(output):
         if m:
             finished.add(m.group(1))
             status = m.group(2).replace("*", "").strip()
-            if status != "Passed" and first[0] is None:
+            if status == "Passed":
+                passed.add(m.group(1))
+            elif first[0] is None:
                 first = (m.group(1), status)
-    return first, [n for n in started if n not in finished]
+    return first, [n for n in started if n not in finished], passed
 
 
-def run_stage(build, tests, args, log, timeout):
-    """Run the stage's tests, stopping at the first failure. Returns (verdict, test, detail,
-    seconds): verdict 'pass', 'killed' or 'timeout'."""
-    names = "|".join(re.escape(t["name"]) for t in tests)
-    cmd = ["ctest", "-R", f"^({names})$", f"-j{args.jobs}", "--stop-on-failure",
+def ctest_run(build, names, args, log, timeout):
+    """ctest over the named tests, stopping at the first failure: (first failing test, its
+    status, tests passed, tests started and unfinished, timed out, exit code)."""
+    pattern = "|".join(re.escape(n) for n in names)
+    cmd = ["ctest", "-R", f"^({pattern})$", f"-j{args.jobs}", "--stop-on-failure",
            "--output-on-failure", "--output-log", log + ".ctest"]
-    t0 = time.time()
     p = subprocess.Popen(cmd, cwd=build, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          text=True, start_new_session=True)
     try:
-        output, _ = p.communicate(timeout=timeout)
+        output, _ = p.communicate(timeout=max(timeout, 1))
         timed_out = False
     except subprocess.TimeoutExpired:
         kill_group(p)
@@ -308,23 +309,45 @@ def run_stage(build, tests, args, log, timeout):
     except BaseException:
         kill_group(p)
         raise
-    secs = time.time() - t0
     with open(log, "a") as fh:
         fh.write(f"$ {' '.join(cmd)}\n{output}")
-    (first, status), running = parse_ctest(output)
-    if timed_out:
-        return "timeout", (running or ["?"])[0], f"mutant budget of {args.timeout} s spent", secs
-    if first:
-        verdict = "timeout" if "Timeout" in status else "killed"
-        return verdict, first, status, secs
-    if p.returncode != 0:
-        return "killed", "?", f"ctest exited {p.returncode} (see {log})", secs
-    return "pass", None, None, secs
+    (first, status), running, passed = parse_ctest(output)
+    return first, status, passed, running, timed_out, p.returncode
+
+
+def run_stage(build, tests, args, log, timeout):
+    """Run the stage's tests, stopping at the first failure, which is confirmed by running
+    that test again alone: a test that then passes failed by chance (a flaky test, the
+    machine's load), is noted and the stage goes on with the tests not yet passed. Returns
+    (verdict, test, detail, flaky tests): verdict 'pass', 'killed' or 'timeout'."""
+    deadline, flaky = time.time() + timeout, []
+    todo = [t["name"] for t in tests]
+    while todo:
+        first, status, passed, running, timed_out, rc = ctest_run(build, todo, args, log, deadline - time.time())
+        if timed_out:
+            return "timeout", (running or ["?"])[0], f"mutant budget of {args.timeout} s spent", flaky
+        if first is None:
+            if rc != 0:
+                return "killed", "?", f"ctest exited {rc} (see {log})", flaky
+            return "pass", None, None, flaky
+        if "Timeout" in status:
+            return "timeout", first, status, flaky
+        again = ctest_run(build, [first], args, log, deadline - time.time())
+        if again[0] is not None or again[4]:
+            return "killed", first, status, flaky
+        flaky.append(first)
+        todo = [n for n in todo if n not in passed and n != first]
+    return "pass", None, None, flaky
 
 
 def run_killers(build, tests, args, log):
     """Every stage in order until a test fails. Returns the result's fields."""
-    t0, build_secs = time.time(), 0.0
+    t0, build_secs, flaky = time.time(), 0.0, []
+
+    def result(res, test, detail):
+        return {"result": res, "test": test, "detail": detail, "flaky": flaky,
+                "build_seconds": round(build_secs, 1)}
+
     for stage in STAGES:
         group = [t for t in tests if t["stage"] == stage]
         if not group:
@@ -333,17 +356,16 @@ def run_killers(build, tests, args, log):
         ok, secs = build_stage(build, group, args, log, max(left, 1) + args.build_timeout)
         build_secs += secs
         if not ok:
-            return {"result": "did not compile", "test": f"({stage} build)", "detail": f"see {log}",
-                    "build_seconds": round(build_secs, 1)}
+            return result("did not compile", f"({stage} build)", f"see {log}")
         left = args.timeout - (time.time() - t0 - build_secs)
         if left <= 0:
-            return {"result": "killed (timeout)", "test": f"({stage} stage not reached)",
-                    "detail": f"mutant budget of {args.timeout} s spent", "build_seconds": round(build_secs, 1)}
-        verdict, test, detail, _ = run_stage(build, group, args, log, left)
+            return result("killed (timeout)", f"({stage} stage not reached)",
+                          f"mutant budget of {args.timeout} s spent")
+        verdict, test, detail, stage_flaky = run_stage(build, group, args, log, left)
+        flaky += stage_flaky
         if verdict != "pass":
-            result = "killed (timeout)" if verdict == "timeout" else "killed"
-            return {"result": result, "test": test, "detail": detail, "build_seconds": round(build_secs, 1)}
-    return {"result": "survived", "test": "", "detail": "", "build_seconds": round(build_secs, 1)}
+            return result("killed (timeout)" if verdict == "timeout" else "killed", test, detail)
+    return result("survived", "", "")
 
 
 # ---- the run -------------------------------------------------------------------------------
@@ -390,7 +412,9 @@ def baseline(out, build, tests, tree_digest, args):
         ok, _ = build_stage(build, group, args, log, None)
         if not ok:
             raise MutateError(f"baseline: the {stage} build fails on the unmutated tree (log: {log})")
-        verdict, test, detail, _ = run_stage(build, group, args, log, 3600)
+        verdict, test, detail, flaky = run_stage(build, group, args, log, 3600)
+        if flaky:
+            print(f"baseline: {', '.join(flaky)} failed once and passed again alone (flaky)", flush=True)
         if verdict != "pass":
             raise MutateError(f"baseline: {test} fails on the unmutated tree ({detail}; log: {log}); "
                               "the net must pass before mutants can be judged")
@@ -435,6 +459,8 @@ def report(mutants, out, tree_digest, base):
         counts[key] += 1
         total += r["seconds"]
         how = r["test"] + (f" ({r['detail']})" if r["detail"] and key == "killed" else "")
+        if r.get("flaky"):
+            how += f"; failed once, passed again alone: {', '.join(r['flaky'])}"
         rows.append(f"| {m['id']} | {m['kind']} | {m['file']} | {r['result']} | {how} | {r['seconds']:.0f} |")
     judged = counts["killed"] + counts["survived"]
     issue = [load_result(out, m, tree_digest) for m in mutants if m["kind"].startswith("issue-")]
