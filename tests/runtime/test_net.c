@@ -287,6 +287,69 @@ static void when_all_fault_beats_earlier_cancel(void)
     TD_CHECK_EQ(42, o.error.code);
 }
 
+/* A01, D02: a bridge cancelled while the answer still holds it, and a channel read consumed
+ * while its queue still holds it: consumed once, the task reads stale (afdd410). */
+static td_adapt_done_fn held_done;
+static void *held_cb_arg;
+static void hold_answer(void *arg, td_adapt_done_fn done, void *cb_arg)
+{
+    (void)arg;
+    held_done = done;
+    held_cb_arg = cb_arg;
+}
+
+static void cancelled_bridge_second_get_is_stale(void)
+{
+    td_cancel_source *cs = td_cancel_source_new();
+    td_task_i64 t = td_from_callback(hold_answer, NULL, td_cancel_source_token(cs));
+    td_cancel_source_cancel(cs);
+    td_outcome o;
+    int first = td_task_i64_get(t, &o);
+    int second = td_task_i64_get(t, &o);
+    held_done(held_cb_arg, TD_ADAPT_OK, 1);      /* the late answer drops the last owner */
+    td_cancel_source_free(cs);
+    TD_CHECK_EQ(TD_OK, first);
+    TD_CHECK_EQ(TD_E_STALE, second);
+}
+
+/* The channel's queue drops its ownership only after the completion has run the read's
+ * continuation: a consumer there reads while the queue still holds the operation. */
+static td_task_i64 read_task;
+static int read_rc[2];
+static void get_twice(void *arg)
+{
+    td_outcome o;
+    (void)arg;
+    read_rc[0] = td_task_i64_get(read_task, &o);
+    read_rc[1] = td_task_i64_get(read_task, &o);
+}
+
+static void channel_read_second_get_in_continuation_is_stale(void)
+{
+    td_channel *ch = td_channel_create_unbounded();
+    read_task = td_channel_read(ch, td_cancel_none());
+    TD_CHECK_EQ(TD_OK, td_task_on_completed(read_task.task, get_twice, NULL));
+    TD_CHECK_EQ(TD_OK, td_channel_try_write(ch, 5));
+    td_channel_free(ch);
+    TD_CHECK_EQ(TD_OK, read_rc[0]);
+    TD_CHECK_EQ(TD_E_STALE, read_rc[1]);
+}
+
+/* K10: td_source_complete on the CAS path (a source nobody owns) with another version's
+ * token is stale and leaves the pending version alone. */
+static const td_source_ops custom_ops = { NULL, NULL, NULL, NULL, "net-custom" };
+
+static void complete_with_other_token_is_stale(void)
+{
+    td_source s;
+    td_source_init(&s, &custom_ops);
+    uint32_t token = td_source_token(&s);
+    int rc = td_source_complete(&s, token + TD_TOKEN_STEP, TD_SUCCEEDED, 1, NULL);
+    td_status st = status_of(td_task_of(&s, token));
+    TD_CHECK_EQ(TD_E_STALE, rc);
+    TD_CHECK_EQ(TD_PENDING, st);
+}
+
 int main(void)
 {
     td_runtime_init(NULL);
@@ -303,6 +366,9 @@ int main(void)
     TD_RUN(stale_unregister_leaves_next_registration);
     TD_RUN(handed_over_result_is_consumed);
     TD_RUN(when_all_fault_beats_earlier_cancel);
+    TD_RUN(cancelled_bridge_second_get_is_stale);
+    TD_RUN(channel_read_second_get_in_continuation_is_stale);
+    TD_RUN(complete_with_other_token_is_stale);
     td_runtime_shutdown();
     return TD_TEST_SUMMARY();
 }
