@@ -7,6 +7,7 @@
 #include <time.h>
 #include "td_test.h"
 #include "td_test_runtime.h"
+#include "td_test_rounds.h"
 #include <tandem/tandem.h>
 
 static void pause_ms(long ms)
@@ -151,6 +152,63 @@ static void disown_waits_for_open_window(void)
     TD_CHECK_EQ(5, o.value);
 }
 
+/* ---- K01, K02, K04: a completion on the CAS path racing a registration runs it once ------ */
+
+#define RACE_ROUNDS 20000
+static void race_release(td_source *s) { td_source_recycle(s); }
+static const td_source_ops race_ops = { race_release, NULL, NULL, NULL, "net-race" };
+static td_source race_source;                /* nobody owns it: every party takes the CAS path */
+static td_task race_task;
+static volatile uint32_t race_runs;
+static volatile int64_t race_got;
+
+static void race_continuation(void *arg)
+{
+    td_outcome o;
+    (void)arg;
+    race_got = td_task_get(race_task, &o) == TD_OK ? o.value : -1;
+    td_atomic_fetch_add_u32(&race_runs, 1);
+}
+
+static void race_register(uint32_t round, void *arg)
+{
+    (void)round;
+    (void)arg;
+    if (td_task_on_completed(race_task, race_continuation, NULL) == TD_DONE)
+        race_continuation(NULL);             /* complete already: consume it here */
+}
+
+/* Each round the worker registers as the main thread completes (td_source_complete, or in
+ * every other pair of rounds td_source_try_complete's claim), with a delay on the main side
+ * that differs from round to round so that each side wins in some rounds, and the
+ * registration lands between the completer's read of the word and its CAS in a few (K01,
+ * K02 and K04 were each caught within 2200 rounds in 3 runs of each). */
+static void completion_races_registration_on_cas_path(void)
+{
+    td_test_rounds w;
+    td_source_init(&race_source, &race_ops);
+    TD_CHECK(td_test_rounds_start(&w, race_register, NULL) == 0);
+    uint32_t bad = 0;
+    for (uint32_t round = 1; round <= RACE_ROUNDS && !bad; round++) {
+        race_task = td_task_of(&race_source, td_source_token(&race_source));
+        uint32_t runs = td_atomic_load_u32(&race_runs);
+        td_test_rounds_go(&w, round);
+        for (uint32_t i = (round * 7919u) % (round & 1 ? 16u : 256u); i > 0; i--)
+            td_cpu_relax();
+        if (round & 2)
+            td_source_try_complete(&race_source, race_task.token, TD_SUCCEEDED, (int64_t)round, NULL);
+        else
+            td_source_complete(&race_source, race_task.token, TD_SUCCEEDED, (int64_t)round, NULL);
+        td_test_rounds_wait(&w, round);
+        for (uint32_t spins = 0; td_atomic_load_u32(&race_runs) == runs && spins < 100000000u; spins++)
+            td_cpu_relax();
+        if (td_atomic_load_u32(&race_runs) != runs + 1 || race_got != (int64_t)round)
+            bad = round;                     /* a continuation lost (or run twice) */
+    }
+    td_test_rounds_stop(&w);
+    TD_CHECK_EQ(0, bad);
+}
+
 int main(void)
 {
     td_runtime_init(NULL);
@@ -158,6 +216,7 @@ int main(void)
     TD_RUN(unregister_waits_for_running_callback);
     TD_RUN(on_completed_stale_token_from_thread);
     TD_RUN(disown_waits_for_open_window);
+    TD_RUN(completion_races_registration_on_cas_path);
     td_runtime_shutdown();
     return TD_TEST_SUMMARY();
 }
