@@ -209,6 +209,49 @@ static void completion_races_registration_on_cas_path(void)
     TD_CHECK_EQ(0, bad);
 }
 
+/* ---- F05: when_any's inputs completed on two threads at once: one claim, one winner ------- */
+
+#define CLAIM_ROUNDS 5000
+static td_source claim_source[2];            /* nobody owns them: the CAS path on both threads */
+static td_task claim_task[2];
+
+static void claim_complete_second(uint32_t round, void *arg)
+{
+    (void)arg;
+    td_source_complete(&claim_source[1], claim_task[1].token, TD_SUCCEEDED, 2000 + (int64_t)round, NULL);
+}
+
+/* The value reported and the winner index must name the same input: a second claimant would
+ * overwrite the index after the first one completed the promise (TSan also sees the race on
+ * a claim that is not atomic). */
+static void when_any_claim_races_on_two_threads(void)
+{
+    td_test_rounds w;
+    td_source_init(&claim_source[0], &race_ops);
+    td_source_init(&claim_source[1], &race_ops);
+    TD_CHECK(td_test_rounds_start(&w, claim_complete_second, NULL) == 0);
+    uint32_t bad = 0;
+    for (uint32_t round = 1; round <= CLAIM_ROUNDS && !bad; round++) {
+        td_task_i64 in[2];
+        int winner = -1;
+        for (int i = 0; i < 2; i++) {
+            claim_task[i] = td_task_of(&claim_source[i], td_source_token(&claim_source[i]));
+            in[i] = td_task_i64_of(claim_task[i]);
+        }
+        td_task_i64 any = td_when_any_i64(in, 2, &winner);
+        td_test_rounds_go(&w, round);
+        for (uint32_t i = (round * 7919u) % (round & 1 ? 16u : 256u); i > 0; i--)
+            td_cpu_relax();
+        td_source_complete(&claim_source[0], claim_task[0].token, TD_SUCCEEDED, 1000 + (int64_t)round, NULL);
+        td_test_rounds_wait(&w, round);
+        td_outcome o;
+        if (td_task_i64_get(any, &o) != TD_OK || winner < 0 || o.value != (winner + 1) * 1000 + (int64_t)round)
+            bad = round;
+    }
+    td_test_rounds_stop(&w);
+    TD_CHECK_EQ(0, bad);
+}
+
 int main(void)
 {
     td_runtime_init(NULL);
@@ -217,6 +260,7 @@ int main(void)
     TD_RUN(on_completed_stale_token_from_thread);
     TD_RUN(disown_waits_for_open_window);
     TD_RUN(completion_races_registration_on_cas_path);
+    TD_RUN(when_any_claim_races_on_two_threads);
     td_runtime_shutdown();
     return TD_TEST_SUMMARY();
 }
