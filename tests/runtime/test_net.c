@@ -350,6 +350,30 @@ static void complete_with_other_token_is_stale(void)
     TD_CHECK_EQ(TD_PENDING, st);
 }
 
+/* K09: a shared handle's take with an older version's token is stale, even when the source
+ * is shared again at its next version (td_source_take_shared, task.h). */
+static void custom_release(td_source *s) { td_source_recycle(s); }
+static const td_source_ops shared_ops = { custom_release, NULL, NULL, NULL, "net-shared" };
+
+static void take_shared_with_old_token_is_stale(void)
+{
+    td_source s;
+    td_outcome o;
+    td_source_init(&s, &shared_ops);
+    uint32_t old = td_source_token(&s);
+    TD_CHECK_EQ(TD_OK, td_source_mark_shared(&s, old, noop, NULL));
+    TD_CHECK_EQ(TD_OK, td_source_complete(&s, old, TD_SUCCEEDED, 1, NULL));
+    TD_CHECK_EQ(TD_OK, td_source_take_shared(&s, old, &o));      /* consumed: next version */
+    uint32_t now = td_source_token(&s);
+    TD_CHECK(now != old);
+    TD_CHECK_EQ(TD_OK, td_source_mark_shared(&s, now, noop, NULL));
+    TD_CHECK_EQ(TD_OK, td_source_complete(&s, now, TD_SUCCEEDED, 2, NULL));
+    int rc = td_source_take_shared(&s, old, &o);
+    TD_CHECK_EQ(TD_E_STALE, rc);
+    TD_CHECK_EQ(TD_OK, td_source_take_shared(&s, now, &o));
+    TD_CHECK_EQ(2, o.value);
+}
+
 int main(void)
 {
     td_runtime_init(NULL);
@@ -369,6 +393,7 @@ int main(void)
     TD_RUN(cancelled_bridge_second_get_is_stale);
     TD_RUN(channel_read_second_get_in_continuation_is_stale);
     TD_RUN(complete_with_other_token_is_stale);
+    TD_RUN(take_shared_with_old_token_is_stale);
     td_runtime_shutdown();
     return TD_TEST_SUMMARY();
 }
