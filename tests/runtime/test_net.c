@@ -374,6 +374,36 @@ static void take_shared_with_old_token_is_stale(void)
     TD_CHECK_EQ(2, o.value);
 }
 
+/* J01: a create-from-writer stream disposed while its producer still runs and a move is
+ * handed out: its dispose task, complete once the producer ends and consumed before the move,
+ * reads stale when read again (afdd410's stream line). */
+static td_completion_source *producer_gate;
+static td_task gated_producer(td_stream_writer *w, td_cancel_token token, void *arg)
+{
+    (void)w;
+    (void)token;
+    (void)arg;
+    return td_completion_source_task(producer_gate);
+}
+
+static void dispose_second_get_before_move_is_stale(void)
+{
+    producer_gate = td_completion_source_new();
+    td_stream *st = td_stream_create(gated_producer, NULL, NULL, NULL);
+    td_task_i64 move = td_stream_move_next(st);         /* starts the producer: pending */
+    td_task done = td_stream_dispose(st);               /* waits for the producer */
+    td_completion_source_set_result(producer_gate, 0);   /* the producer ends */
+    td_outcome o;
+    int first = td_task_get(done, &o);
+    int second = td_task_get(done, &o);
+    int moved = td_task_i64_get(move, &o);
+    td_completion_source_free(producer_gate);
+    TD_CHECK(done.source != NULL);                      /* a dispose that had to wait */
+    TD_CHECK_EQ(TD_OK, first);
+    TD_CHECK_EQ(TD_E_STALE, second);
+    TD_CHECK_EQ(TD_OK, moved);
+}
+
 int main(void)
 {
     td_runtime_init(NULL);
@@ -394,6 +424,7 @@ int main(void)
     TD_RUN(channel_read_second_get_in_continuation_is_stale);
     TD_RUN(complete_with_other_token_is_stale);
     TD_RUN(take_shared_with_old_token_is_stale);
+    TD_RUN(dispose_second_get_before_move_is_stale);
     td_runtime_shutdown();
     return TD_TEST_SUMMARY();
 }
