@@ -6,6 +6,7 @@
 #include "td_test.h"
 #include "td_alloc_count.h"
 #include "td_test_runtime.h"
+#include "td_test_gated.h"
 #include <tandem/tandem.h>
 
 /* The main thread's window flag (ownership.c): 1 only while a window is open. Every public
@@ -243,22 +244,14 @@ static void stale_unregister_leaves_next_registration(void)
 
 /* E02: a manual source's success handed to the runner awaiting it is consumed by that
  * hand-over: the task read again with its token is stale (task.h), not a second success. */
-typedef struct { td_task_i64 in; int64_t got; } await_frame;
-static void await_step(td_runner *r, await_frame *f)
-{
-    TD_BEGIN(r);
-    TD_AWAIT_VALUE(r, f->in, f->got);
-    TD_RETURN_VALUE(r, f->got);
-    TD_END(r);
-}
-TD_METHOD_DEFINE(await_in, await_frame, await_step);
+TD_TEST_GATED_METHOD(await_in);
 
 static void handed_over_result_is_consumed(void)
 {
     td_completion_source *cs = td_completion_source_new();
     td_task_i64 t = td_completion_source_task_i64(cs);
     td_runner *r = td_runner_rent(&await_in_method);
-    TD_FRAME(r, await_frame)->in = t;
+    TD_FRAME(r, gate_frame)->gate = t;
     td_task_i64 run = td_runner_start_i64(r);
     TD_CHECK_EQ(TD_OK, td_completion_source_set_result(cs, 9));
     td_outcome o;
