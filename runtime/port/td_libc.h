@@ -4,8 +4,7 @@
  *
  * Under tcc they are declared here with their standard prototypes instead of through
  * <stdlib.h> and <string.h>: libtcc parses every header of the generated unit at the JIT
- * player's start, and those two headers cost about 4.4 M of its 76 M instructions there
- * (callgrind on the player's load). C11 7.1.4 lets a program declare a library function
+ * player's start, and those two headers are a large share of its load. C11 7.1.4 lets a program declare a library function
  * itself; the names are in parentheses because a C library may also define them as
  * macros. Every other compiler includes the headers.
  */

@@ -145,8 +145,7 @@
 #    define td_thread_self() ({ uintptr_t td_self_; __asm__(TD_PORT_SELF_ASM_ : "=r"(td_self_)); td_self_; })
 #    define TD_THREAD_SELF_DEFINED 1
 /* The pools' owner segment (pool.h), each operation one asm block: tcc would keep the pool
- * pointer and the count on the stack and reload them for every field (a pop or a push was
- * some 35 instructions). `base` points at the pool; the offsets name its owner-segment
+ * pointer and the count on the stack and reload them for every field. `base` points at the pool; the offsets name its owner-segment
  * count (uint32_t), bound (uint32_t, the push's) and slot array (void **); `owner` is the
  * owner thread's identity (td_thread_self's value). Plain loads and stores, in the order the
  * C fast paths use (x86-64 stores are release stores). td_port_owner_pop_(obj, ...): the

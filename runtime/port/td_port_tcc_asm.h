@@ -99,8 +99,8 @@
     TD_PORT_POOLED_ASM_("%ecx", miss, TD_PORT_READ_VALUE_ASM_)                             \
     L ":\t" TD_PORT_GET_SUCCEEDED_ASM_
 /* ... the success's outcome (the value in rsi) and TD_OK: where each path ends, not jumped to
- * from another (one jump less on the stamp path, which moved by the code before it with each
- * change of that code: JIT NextFrame get-result took 12 % longer at equal instructions) */
+ * from another (one jump less on the stamp path, whose time otherwise moved with the
+ * placement of the code before it) */
 #    define TD_PORT_GET_SUCCEEDED_ASM_                                                      \
     "movl $" TD_ASM_S(TD_ASM_SUCCEEDED) ", (%rdx)\n\t"                                      \
     "movq %rsi, " TD_ASM_S(TD_ASM_OUTCOME_VALUE) "(%rdx)\n\t"                               \
@@ -152,9 +152,9 @@
  * C signature void name(td_runner *r, int64_t value): inside its start (the runner's `sync`,
  * offset 0x90, not NULL) the value goes to the runner's source (offset 8) and the start's
  * local gets TD_SUCCEEDED (1); anything else tail-jumps to `slow` (td_runner_succeed_, same
- * arguments in place). Under tcc the C test and two stores through reloaded pointers are some
- * eighteen instructions, and an asm block at every return cost libtcc 12 K instructions
- * per expansion at load; this is six and a call. async.c checks the offsets. */
+ * arguments in place). Under tcc the C test and two stores go through reloaded pointers, and
+ * an asm block at every return would cost libtcc at load per expansion; this is one function
+ * and a call. async.c checks the offsets. */
 #  define TD_PORT_DEFINE_RUNNER_RETURN_(name, slow)                                        \
     __asm__(TD_PORT_ASM_FUNCTION_(name)                                                     \
             "movq " TD_ASM_S(TD_ASM_RUNNER_SYNC) "(%rdi), %rax\n\t"                         \

@@ -71,8 +71,9 @@ td_task_i64 td_completion_source_task_i64(td_completion_source *cs)
  * td_runner_resume_, or td_runner_move_next, which every registration with flow on takes) is
  * handed the value (completion_hand_over_) and resumed; td_runner_resume_'s body is called
  * in place. td_runner_move_next is public, so a runner is handed the value only if it awaits
- * this source. Anything else completes as an owned source does. A statement that returns. */
-#define completion_set_result_owned_(s, w, value)                                       \
+ * this source. Anything else completes as an owned source does. A statement that returns
+ * from its caller (TD_OK or TD_DONE) on every path, the window closed on every path. */
+#define completion_set_result_owned_return_(s, w, value)                                \
     do {                                                                                \
         if (TD_LIKELY(TD_WORD_STATUS(w) == TD_PENDING)) {                               \
             if (TD_WORD_OWNED_HAS_CONTINUATION_(w)) {                                   \
@@ -103,11 +104,11 @@ td_task_i64 td_completion_source_task_i64(td_completion_source *cs)
  * Under tcc, which inlines nothing, the rest stays in place: a call cost twenty. */
 static TD_NOINLINE int completion_set_result_owned(td_source *s, uint32_t w, int64_t value)
 {
-    completion_set_result_owned_(s, w, value);
+    completion_set_result_owned_return_(s, w, value);
 }
-#define completion_set_result_rest_(s, w, value) return completion_set_result_owned((s), (w), (value))
+#define completion_set_result_rest_return_(s, w, value) return completion_set_result_owned((s), (w), (value))
 #else
-#define completion_set_result_rest_(s, w, value) completion_set_result_owned_((s), (w), (value))
+#define completion_set_result_rest_return_(s, w, value) completion_set_result_owned_return_((s), (w), (value))
 #endif
 
 /* The common case first: the main thread's window on an owned source, pending with a
@@ -128,7 +129,7 @@ int td_completion_source_set_result(td_completion_source *cs, int64_t value)
             r->method->step(r, r->frame);
             return TD_OK;
         }
-        completion_set_result_rest_(s, w, value);
+        completion_set_result_rest_return_(s, w, value);
     }
     return td_source_try_succeed_current_(s, value);
 }

@@ -21,7 +21,7 @@
 
 /* membarrier(2), called through syscall(2) declared here rather than with <unistd.h> and
  * <sys/syscall.h>: under libtcc every header is parsed at the JIT player's start, and those
- * two cost about 4 M of tcc's instructions (7% of the player's unit). */
+ * two are a large share of its load. */
 #if defined(__linux__) && defined(__x86_64__)
 extern long syscall(long number, ...);
 #define OWNERSHIP_SYS_MEMBARRIER 324L       /* x86-64 */

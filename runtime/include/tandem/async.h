@@ -230,9 +230,7 @@ td_runner *td_runner_popped_(td_method *m, td_runner *r);
 #else   /* the test on the pop's path only; a consumed runner's clean inline, with no branch
          * hint on the flags' test: on the main thread a runner pooled by its success (to
          * clean) is as common as one pooled by its release or its start's recycle (clean
-         * already), and the hint cost the first a jump back (measured: Lifecycle untyped
-         * s=1 N=128 and NextFrame scheduling one instruction less without it, completed<int>
-         * the same) */
+         * already), and the hint cost the first a jump back */
 #define TD_RUNNER_POPPED_(m, r)                                                         \
     do {                                                                                \
         uint32_t rp_w_ = td_atomic_load_u32(&(r)->source.word);                         \
@@ -281,10 +279,9 @@ void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t);
 #if TD_PORT_INLINES
 /* One generated start `fn` returning a task of type T: view is t's untyped view, set_token
  * the token's store, generic the generic start of the same type. The token is read before
- * the step, from the word the rent has just touched: read after it (measured with the task's
- * source stored there too), the suspending starts paid more than the synchronous success
- * saved (Lifecycle untyped s=1 one instruction more per op, the throughput loops' start
- * twelve, completed<int> one less); under tcc, which keeps nothing in registers, after. */
+ * the step, from the word the rent has just touched: read after it (with the task's source
+ * stored there too), the suspending starts paid more than the synchronous success saved;
+ * under tcc, which keeps nothing in registers, after. */
 #define TD_METHOD_START_FN_(fn, T, name, F, STEP, view, set_token, on_success, generic) \
     static inline TD_MAYBE_UNUSED TD_FLATTEN T fn(td_runner *r)                       \
     {                                                                                 \
@@ -309,8 +306,8 @@ void td_runner_start_i64_to_(td_runner *r, td_task_i64 *t);
 #define TD_METHOD_START_I64_PORT_(name, r, t) ((t) = name##_method_start_i64_((r)))
 #else   /* tcc: the start is a statement at its call site (no call into a start function), the
          * step called through a constant pointer; the synchronous success's recycle is the
-         * method's (a call: in place it saved 9 instructions per synchronous start, and its
-         * expansion at every start site cost libtcc 3.3 M instructions more at load) */
+         * method's (a call: in place it saved a few instructions per synchronous start, but
+         * its expansion at every start site cost libtcc more at load than that) */
 #define TD_METHOD_STARTS_(name, F, STEP)                                              \
     typedef F name##_frame_type_;                                                     \
     static void (*const name##_step_)(td_runner *, F *) = (STEP);

@@ -336,8 +336,8 @@ void td_assert_fail_(const char *expr, const char *file, int line);
  * consumption: their word has TD_WORD_STAMPED and never matches the other two), any other
  * success in mode NONE. `copy` as TD_SOURCE_CONSUME_WORD_WITH_'s (td_cs_ the source). 1: the
  * task succeeded (consumed where it consumes); 0: anything else, for the out-of-line query.
- * Measured against the stamp first: the async-method get-result rows and Lifecycle untyped
- * three instructions less per get, the bare frame-wait get-result rows two more. */
+ * A method's task first, as the most often consumed: the order is the measured one (its
+ * commit gives the figures). */
 #define TD_SOURCE_GET_WORD_ORDERED_(s, w, token, copy)                                  \
     (TD_SOURCE_CONSUME_WORD_WITH_((s), (w), (token), td_cs_, copy, 0, TD_CONSUME_MODE_NONE_) || \
      (((w) & TD_WORD_STAMPED) && td_source_stamp_at_((s), (token))) ||                  \
