@@ -87,6 +87,17 @@ static double entry_stat(const gr_row *e, int use_mean)
     return s;
 }
 
+/* An entry's allocation bytes (bytes = 1) or calls (bytes = 0) per op over its samples. */
+static double entry_alloc_per_op(const gr_row *e, int bytes)
+{
+    double v = 0, ops = 0;
+    for (size_t q = 0; q < e->n; q++) {
+        v += bytes ? e->s[q].bytes : e->s[q].allocs;
+        ops += e->s[q].ops;
+    }
+    return ops > 0 ? v / ops : NAN;
+}
+
 static int close_enough(double claimed, double actual, double tol)
 {
     double d = fabs(claimed - actual), m = fmax(fabs(claimed), fabs(actual));
@@ -606,14 +617,9 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
                             A->backend = gr[i]->backend;
                             A->retained = NAN;
                         }
-                        double by = 0, al = 0, ops = 0;
-                        for (size_t q = 0; q < ea->n; q++) {
-                            by += ea->s[q].bytes;
-                            al += ea->s[q].allocs;
-                            ops += ea->s[q].ops;
-                        }
-                        if (by / ops > A->bytes_per_op) A->bytes_per_op = by / ops;
-                        if (al / ops > A->allocs_per_op) A->allocs_per_op = al / ops;
+                        double by = entry_alloc_per_op(ea, 1), al = entry_alloc_per_op(ea, 0);
+                        if (by > A->bytes_per_op) A->bytes_per_op = by;
+                        if (al > A->allocs_per_op) A->allocs_per_op = al;
                         if (!isnan(ea->retained) && (isnan(A->retained) || ea->retained > A->retained))
                             A->retained = ea->retained;
                     }
@@ -628,14 +634,18 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
                 double *va = NULL, *vj = NULL;
                 size_t na2 = 0, nj = 0;
                 const char *rname = NULL, *sname = NULL;
+                double alloc[2][2] = { { 0, 0 }, { 0, 0 } }; /* [aot, jit][bytes, calls]: the worst process's */
                 for (size_t i = 0; i < ngr; i++) {
                     const gr_row *e = find_entry(gr[i], row, subjects.v[s]);
                     double st = entry_stat(e, use_mean);
                     if (isnan(st)) continue;
                     rname = e->name;
                     sname = e->subject;
-                    if (!strcmp(gr[i]->backend, "aot")) { va = realloc(va, (na2 + 1) * sizeof *va); va[na2++] = st; }
-                    if (!strcmp(gr[i]->backend, "jit")) { vj = realloc(vj, (nj + 1) * sizeof *vj); vj[nj++] = st; }
+                    int jit = !strcmp(gr[i]->backend, "jit");
+                    if (!jit && strcmp(gr[i]->backend, "aot")) continue;
+                    if (!jit) { va = realloc(va, (na2 + 1) * sizeof *va); va[na2++] = st; }
+                    else { vj = realloc(vj, (nj + 1) * sizeof *vj); vj[nj++] = st; }
+                    for (int k = 0; k < 2; k++) alloc[jit][k] = fmax(alloc[jit][k], entry_alloc_per_op(e, k == 0));
                 }
                 if (na2 && nj) {
                     ge_xb *X = GROW(res->xb, res->nxb);
@@ -645,6 +655,10 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
                     X->subject = sname;
                     X->aot = gs_median(va, na2);
                     X->jit = gs_median(vj, nj);
+                    X->aot_bytes = alloc[0][0];
+                    X->aot_allocs = alloc[0][1];
+                    X->jit_bytes = alloc[1][0];
+                    X->jit_allocs = alloc[1][1];
                 }
                 free(va);
                 free(vj);
