@@ -268,6 +268,20 @@ static void check_row_agreement(gate_result *res, const gr_report **gr, size_t n
                 flag ? "gated" : "report-only", cfg_report_only ? "report-only" : "gated");
 }
 
+/* A row skipped by a peer (tandem-player --skip-na-of-first) is NA only because the gate
+ * subject leaves it unsupported in the same process: a peer cannot skip a row it supports. */
+static void check_skipped(gate_result *res, const gr_report *r, const gr_row *e)
+{
+    if (!e->skipped) return;
+    const char *subj = res->cfg->subject;
+    const gr_row *a = find_entry(r, e->name, subj);
+    if (!strcmp(e->subject, subj))
+        invalid(res, "%s: row '%s': the gate subject '%s' skipped it (only its peers skip rows)", r->file, e->name, subj);
+    else if (!a || a->supported)
+        invalid(res, "%s: row '%s': subject '%s' skipped it, but the gate subject '%s' %s", r->file, e->name, e->subject,
+                subj, a ? "supports it" : "has no entry for it");
+}
+
 static int row_may_be_unsupported(const gate_suite_cfg *sc, const char *row)
 {
     for (int p = 0; sc && p < sc->nunsupported; p++)
@@ -362,6 +376,7 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
                     r->file);
         for (size_t k = 0; k < r->nrows; k++) {
             const gr_row *e = &r->rows[k];
+            check_skipped(res, r, e);
             if (!e->supported) continue;
             if ((r->samples >= 0 && e->n != (size_t)r->samples) || (sc && sc->samples > 0 && e->n != (size_t)sc->samples))
                 invalid(res, "%s: wrong sample count: row '%s' subject '%s' has %zu samples, expected %d", r->file,
@@ -578,8 +593,9 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
                     if (!is_base && L->kind != GL_REPORT && a_unsup && !cfg->unsupported_na && !row_may_be_unsupported(sc, row))
                         invalid(res, "%s %s: subject '%s' leaves gated row '%s' unsupported", suite, backends.v[b],
                                 cfg->subject, row);
-                    /* a peer's NA would drop the row from the verdict: only the configuration may */
-                    if (!is_base && L->kind != GL_REPORT && b_unsup && !row_may_be_unsupported(sc, row))
+                    /* a peer's NA would drop the row from the verdict: only the configuration may
+                     * (a row the subject leaves unsupported is NA already: the peers skip it) */
+                    if (!is_base && L->kind != GL_REPORT && b_unsup && !a_unsup && !row_may_be_unsupported(sc, row))
                         invalid(res, "%s %s: peer '%s' leaves gated row '%s' unsupported, and the gate's configuration "
                                      "does not list it in unsupportedRows", suite, backends.v[b], peer, row);
                     if (is_base) {
