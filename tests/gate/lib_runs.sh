@@ -25,3 +25,11 @@ for s in c["suites"]:
 json.dump(c, open(sys.argv[2], "w"), indent=1)
 PY
 }
+
+# runs_fixture TANDEM ZIP W: a fresh W with the packet's runs in W/base and the configuration
+# in W/config.json
+runs_fixture() {
+  rm -rf "$3"
+  runs_unpack "$2" "$3/base"
+  runs_config "$1" "$3/config.json"
+}

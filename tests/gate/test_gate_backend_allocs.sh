@@ -11,9 +11,7 @@
 set -uo pipefail
 T=$1 ZIP=$2 W=$3
 . "$(dirname "$0")/lib_runs.sh"
-rm -rf "$W"
-runs_unpack "$ZIP" "$W/base"
-runs_config "$T" "$W/config.json"
+runs_fixture "$T" "$ZIP" "$W"
 cp -r "$W/base" "$W/elided"
 python3 - "$W" <<'PY' || { echo "cannot prepare the fixture"; exit 1; }
 import glob, json, sys
