@@ -207,11 +207,23 @@ typedef struct td_player_host {
      *   `segments` segments (start/stop pairs, two clock reads each) in `units` repetitions
      *   of the row's cohort, round or call (td_bench.h tb_sample). */
     void (*sample_shape)(void *ctx, const char *name, uint64_t segments, uint64_t units);
+
+    /* ---- appended for the rows asked for (host->size >= TD_PLAYER_HOST_WANT_SIZE) ----
+     * row_wanted: NULL, or 0 when the shell does not want the row `name` run for the subject
+     *   of this call (the shell records why: `tandem-player --skip-na-of-first` skips, for
+     *   the other subjects, the rows the first one leaves unsupported); asked after the
+     *   suite knows the subject supports the row and after host->filter.
+     * support_only: 1 in a call that only asks which rows the subject supports: the suite
+     *   reports its unsupported rows (row_unsupported) and runs nothing else, the subject
+     *   not even initialised (td_bench.h). */
+    int32_t (*row_wanted)(void *ctx, const char *name);
+    int32_t support_only;
 } td_player_host;
 
 #define TD_PLAYER_HOST_BENCH_SIZE (offsetof(td_player_host, quick) + sizeof(int32_t))
 #define TD_PLAYER_HOST_METER_SIZE (offsetof(td_player_host, meter_row) + sizeof(void *))
 #define TD_PLAYER_HOST_SHAPE_SIZE (offsetof(td_player_host, sample_shape) + sizeof(void *))
+#define TD_PLAYER_HOST_WANT_SIZE (offsetof(td_player_host, support_only) + sizeof(int32_t))
 
 /* Long samples: the smallest timed total of a benchmark row's sample (td_bench.h
  * tb_sample accumulates units up to it; the shell reports samples under it). */

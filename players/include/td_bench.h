@@ -24,6 +24,9 @@
  *                   retained bytes) to the host, with its segments and units.
  *   tb_fail         a wrong result, a missing callback or a wrong frame count: the
  *                   report becomes completed:false.
+ *   tb_na, tb_want  a row the subject cannot express is reported NA first (tb_na, also in
+ *                   a support-only call); a supported row runs when tb_want says so
+ *                   (host->filter, then host->row_wanted: the rows the shell asks for).
  *   tb_retain_*     matched retention around a 1,024- or 4,096-operation cohort.
  *   TB_OPAQUE(x)    hides a value from the optimiser (the workload must really run).
  * Raw times include the harness's call overhead; the empty-loop control is reported as
@@ -66,6 +69,8 @@ typedef struct tb_run {
     void (*meter_on)(int32_t slot);   /* instruction meter (NULL: off) */
     void (*meter_off)(int32_t slot);
     void (*sample_shape)(void *ctx, const char *name, uint64_t segments, uint64_t units);
+    int32_t (*row_wanted)(void *ctx, const char *name);   /* host->row_wanted (NULL: every row) */
+    int support_only;     /* host->support_only: report the unsupported rows, run nothing */
 } tb_run;
 
 #define TB_SLOT_NONE (-1)
@@ -127,11 +132,14 @@ static int tb_check(tb_run *r, const char *row, const char *what, int64_t want, 
     return 0;
 }
 
-/* host->filter: only rows whose name contains it. */
+/* Run the row `name`? host->filter (only rows whose name contains it), then the shell's
+ * row_wanted (the rows asked for); never in a support-only call. A suite asks after it has
+ * checked that the subject supports the row (an unsupported row is reported, tb_na, before
+ * any of this: the shell learns the rows a subject supports from a support-only call). */
 static int tb_want(const tb_run *r, const char *name)
 {
-    const char *f = r->host->filter;
-    return td_player_name_selected(name, f);
+    if (r->support_only || !td_player_name_selected(name, r->host->filter)) return 0;
+    return !r->row_wanted || r->row_wanted(r->ctx, name);
 }
 
 /* `retained`: pass m->retained (the timed segments' live-heap delta). */
@@ -156,8 +164,10 @@ static void tb_emit(const tb_run *r, const char *name, const tb_meter *m, uint64
     r->host->row_ext(r->ctx, &row, &ext);
 }
 
+/* The row is NA for this subject (a NULL entry of td_subject): reported within host->filter. */
 static void tb_na(const tb_run *r, const char *name)
 {
+    if (!td_player_name_selected(name, r->host->filter)) return;
     r->host->row_unsupported(r->ctx, name, td_subject.na_reason ? td_subject.na_reason : "not expressible");
 }
 
@@ -173,8 +183,7 @@ static void tb_retain_end(const tb_run *r, uint32_t cohort)
 
 static void tb_set_flow(const tb_run *r, int on)
 {
-    (void)r;
-    if (td_subject.set_flow) td_subject.set_flow(on);
+    if (td_subject.set_flow && !r->support_only) td_subject.set_flow(on); /* support-only: not initialised */
 }
 
 /* Per run_suite call. Returns 0, or a TD_PLAYER_E_* code. */
@@ -196,6 +205,12 @@ static int tb_begin(tb_run *r, const td_player_host *host, void *ctx)
         r->meter_off = host->meter_off;
     }
     if (host->size >= TD_PLAYER_HOST_SHAPE_SIZE) r->sample_shape = host->sample_shape;
+    if (host->size >= TD_PLAYER_HOST_WANT_SIZE) {
+        r->row_wanted = host->row_wanted;
+        r->support_only = host->support_only != 0;
+    }
+    /* a support-only call reads the subject's table only: no init, no settings, no flow */
+    if (r->support_only) return TD_PLAYER_OK;
     if (!tb_subject_ready) {
         if (td_subject.init && td_subject.init() != 0) {
             host->log(ctx, TD_PLAYER_LOG_ERROR, "subject initialisation failed");
@@ -260,6 +275,7 @@ static void tb_meter_calibrate(tb_run *r)
 
 static int tb_end(tb_run *r)
 {
+    if (r->support_only) return TD_PLAYER_OK;
     tb_meter_calibrate(r);
     tb_set_flow(r, r->flow);
     return TD_PLAYER_OK;

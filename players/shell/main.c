@@ -76,6 +76,7 @@ typedef struct pl_state {
     int measuring;        /* 0 during warm-up: rows discarded */
     int record_cases;     /* 1 during the first measured call */
     int cur_subject;
+    int skip_na_first;    /* --skip-na-of-first (skip.c) */
     int load_reverse;     /* --load-reverse: subjects loaded last to first (their code lands in
                              the other order; S.subjects keeps the command line's order) */
     char root_prefix[PATH_MAX];
@@ -250,6 +251,11 @@ static void row_record(const td_player_row *row, int ext, int64_t control_ns, in
     x->bytes = row->bytes;
     x->check = row->check;
     x->has_ext = ext;
+    if (r->skipped) { /* the suite ran a row it was told to skip: measured, so not skipped */
+        r->skipped = r->unsupported = 0;
+        free(r->reason);
+        r->reason = NULL;
+    }
     x->control_ns = control_ns;
     x->subtract = subtract;
     x->retained = retained;
@@ -350,6 +356,19 @@ static void host_row_unsupported(void *ctx, const char *name, const char *reason
         r->unsupported = 1;
         r->reason = dup0(reason);
     }
+}
+
+/* --skip-na-of-first: the other subjects skip the first one's NA rows, recorded NA "skipped" */
+static int32_t host_row_wanted(void *ctx, const char *name)
+{
+    (void)ctx;
+    if (!name || S.cur_subject == 0 || !pl_skip_has(name)) return 1;
+    pl_row *r = find_row(name);
+    if (!r->unsupported) {
+        r->unsupported = r->skipped = 1;
+        r->reason = dup0(pl_skip_reason());
+    }
+    return 0;
 }
 
 static void host_log(void *ctx, int32_t level, const char *msg)
@@ -597,6 +616,7 @@ static int write_report(int is_smoke, int *passed_out)
             cJSON_AddStringToObject(o, "name", r->name);
             cJSON_AddBoolToObject(o, "supported", !r->unsupported);
             if (r->unsupported) cJSON_AddStringToObject(o, "reason", r->reason);
+            if (r->skipped) cJSON_AddBoolToObject(o, "skipped", 1);
             cJSON_AddItemToObject(o, is_smoke ? "samples" : "sampleRecords", r->samples);
             r->samples = NULL;
             if (!is_smoke) pl_row_stats(o, r);
@@ -663,6 +683,9 @@ static const tl_opt player_opts[] = {
     { "retention", 0, TL_OPT_STR, "R", 0, 0, "bench: matched (default) or default pool retention" },
     { "flow", 0, TL_OPT_STR, "on|off", 0, 0, "bench: context flow for rows without their own flow arm (default off)" },
     { "quick", 0, TL_OPT_FLAG, NULL, 0, 0, "bench: few samples, small N (tests)" },
+    { "skip-na-of-first", 0, TL_OPT_FLAG, NULL, 0, 0, "bench: the other subjects skip the rows the first one leaves\n"
+      "unsupported (reported NA, \"skipped\": true); `tandem attempt` passes it\n"
+      "(its first subject is the gate subject)" },
     { "load-reverse", 0, TL_OPT_FLAG, NULL, 0, 0, "load the subjects last to first (where each one's code lands;\n"
       "the report's subject order is unchanged): `tandem attempt` alternates it between processes" },
     { "meter", 0, TL_OPT_STR, "M", 0, 0, "bench: time (default) or instructions: run under valgrind --tool=callgrind\n"
@@ -732,6 +755,7 @@ int main(int argc, char **argv)
     list_only = tl_opt_given(&o, "subjects") > 0;
     S.quick = tl_opt_given(&o, "quick") > 0;
     S.load_reverse = tl_opt_given(&o, "load-reverse") > 0;
+    S.skip_na_first = tl_opt_given(&o, "skip-na-of-first") > 0;
     S.meter_out = tl_opt_str(&o, "meter-out", S.meter_out);
     const char *retention = tl_opt_str(&o, "retention", NULL), *flow = tl_opt_str(&o, "flow", NULL);
     const char *meter = tl_opt_str(&o, "meter", NULL);
@@ -886,6 +910,10 @@ int main(int argc, char **argv)
         host.meter_row = host_meter_row;
     }
 
+    /* a case suite has no rows to skip; one subject has no other to skip them */
+    if (S.skip_na_first && !is_smoke && !icount && S.nsubjects > 1 &&
+        pl_skip_probe(S.subjects[0].mod.entry, S.suite, &host) == 0)
+        host.row_wanted = host_row_wanted;
     int total = S.warmup + S.samples;
     for (int k = 0; k < total; k++) {
         int warm = k < S.warmup;
@@ -935,5 +963,6 @@ int main(int argc, char **argv)
     int passed = 0;
     if (write_report(is_smoke || S.ncases > 0, &passed)) return result("error", 1);
     for (int i = 0; i < S.nsubjects; i++) S.backend->unload(&S.subjects[i].mod);
+    pl_skip_free();
     return passed ? result("pass", 0) : result("fail", 1);
 }

@@ -24,6 +24,7 @@ typedef struct pl_row {
     char *subject;
     char *name;
     int unsupported;
+    int skipped;          /* unsupported because --skip-na-of-first skipped it (skip.c) */
     int gated;
     char *reason;
     struct cJSON *samples; /* array of sample objects */
@@ -46,5 +47,13 @@ void pl_clock_note_row(double worst_share, uint64_t min_ns, uint64_t short_sampl
 struct cJSON;
 /* The report's "clock" object (nothing before pl_clock_calibrate). */
 void pl_clock_report_json(struct cJSON *root);
+
+/* --skip-na-of-first (skip.c): one support-only call of the first subject lists the rows it
+ * leaves unsupported; pl_skip_has says whether a row is one of them. 0, or the call's
+ * non-zero return (then no row is skipped). */
+int pl_skip_probe(const td_player_module *first, const char *suite, const td_player_host *host);
+int pl_skip_has(const char *name);
+const char *pl_skip_reason(void);   /* the report's reason of a skipped row */
+void pl_skip_free(void);
 
 #endif

@@ -72,6 +72,26 @@ assert all(r["result"] in ("PASS", "FAIL") and r["median"] > 0 for r in gated.va
 others = [r for r in d["rows"] if r["result"] != "NA" and r["row"] not in (row, "empty-loop control")]
 assert not others, others[:2]
 PY
+# only the work asked for (issue 43, item 6): the peers skip the rows mylib leaves NA (each
+# process's report says so, with no sample), and run the rows mylib supports
+python3 - "$W/a2" <<'PY' || fail "second attempt: the peers ran rows NA for mylib (see above)"
+import json, sys, glob
+reps = sorted(glob.glob(sys.argv[1] + "/runs/p*-primary-*.json"))
+assert reps
+for rep in reps:
+    rows = json.load(open(rep))["rows"]
+    na = {r["name"] for r in rows if r["subject"] == "mylib" and not r["supported"]}
+    ran = {r["name"] for r in rows if r["subject"] == "mylib" and r["supported"]}
+    assert "Async method completed get-result" in ran and len(na) > 20, (rep, sorted(ran))
+    peers = [r for r in rows if r["subject"] != "mylib"]
+    assert {r["subject"] for r in peers} == {"fcontext", "callback"}, rep
+    for r in peers:
+        if r["name"] in na:
+            assert r["supported"] is False and r.get("skipped") is True and not r.get("sampleRecords"), (rep, r)
+            assert r["reason"] == "skipped: NA for the first subject 'mylib'", (rep, r["reason"])
+        else:
+            assert r["name"] in ran and r["supported"] and r.get("sampleRecords") and "skipped" not in r, (rep, r)
+PY
 # a compile error in the user's subject: the terminal names the user's file and line (mapped
 # from the staged copy through staging.json), on each backend (issue 43, item 3)
 sed -i 's/^const td_subject_ops td_subject = {/static int broken(void) { return not_declared_here; }\n&/' \

@@ -10,21 +10,12 @@
 #  - a malformed lowerBoundRows is refused (exit 1, naming the field).
 set -uo pipefail
 T=$1 ZIP=$2 W=$3
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-rm -rf "$W" && mkdir -p "$W/base"
-(cd "$W/base" && unzip -q "$ZIP") || { echo "cannot unpack $ZIP"; exit 1; }
-rm -rf "$W/base/logs" "$W/base/files.sha256"
-"$T" gate --print-config >"$W/default.json" || { echo "cannot print the configuration"; exit 1; }
+. "$(dirname "$0")/lib_runs.sh"
+runs_fixture "$T" "$ZIP" "$W"
 python3 - "$W" <<'PY'
 import json, sys
 w = sys.argv[1]
-c = json.load(open(w + "/default.json"))
-c["expectedProcesses"] = 22
-for s in c["suites"]:  # the packet predates the cancellation suite: no process of it
-    if s["name"] == "cancellation": s["gated"] = False
-for s in c["suites"]: s["samples"] = 8
-json.dump(c, open(w + "/config.json", "w"), indent=1)
+c = json.load(open(w + "/config.json"))
 for s in c["suites"]: s["lowerBoundRows"] = {}
 json.dump(c, open(w + "/nolower.json", "w"), indent=1)
 for s in c["suites"]:

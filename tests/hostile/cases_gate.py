@@ -272,6 +272,20 @@ gate(C, "peer-supported-false-everywhere", _peer_na("supported", False), 1, PEER
 gate(C, "peer-status-NA-everywhere", _peer_na("status", "NA"), 1, PEER_DROP)
 gate(C, "peer-NA-listed-in-unsupportedRows", _peer_na("supported", False), 3, r"^gate: FAIL",
      config=_config_unsupported)
+# a peer skips only the rows the gate subject leaves unsupported (tandem-player
+# --skip-na-of-first, issue 43 item 6): a skipped row the subject supports is INVALID, as is a
+# skipped row that claims to be supported
+def _peer_skips(d):
+    for e in entries(d, "fcontext", FAILROW):
+        for k in SAMPLE_KEYS:
+            e.pop(k, None)
+        e.update(supported=False, skipped=True, reason="skipped: NA for the first subject 'tandem'")
+
+
+gate(C, "peer-skips-a-row-the-subject-supports", _all_reports(_peer_skips), 1,
+     r"subject 'fcontext' skipped it, but the gate subject 'tandem' supports it")
+gate(C, "skipped-but-supported", first_report(_set_row("fcontext", "skipped", True)), 1,
+     r"skipped: true on a supported row")
 gate(C, "supported-mistyped", first_report(_set_row("fcontext", "supported", "no")), 1, r"supported: not a boolean")
 gate(C, "empty-sample-arrays", _all_reports(_empty_samples), 1, r"empty samples array")
 gate(C, "samples-minus-1", _all_reports(_samples(-1)), 1, r"samples: -1 is out of range")

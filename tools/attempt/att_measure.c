@@ -85,6 +85,9 @@ int att_player_argv(const att *a, int b, const aproc *q, const char *report, cha
     snprintf(tmp, sizeof tmp, "%d", a->warmup);
     PUT(tmp);
     if (a->quick) PUT("--quick");
+    /* the first subject is the gate subject (att_finish.c): a row it leaves unsupported is NA
+     * in the gate whatever the others measure, so they skip it (issue 43, item 6) */
+    if (a->ns + (bmod != NULL) > 1) PUT("--skip-na-of-first");
     /* with a baseline, the second gated process of each suite and backend loads and runs the
      * subjects in reverse order: two layouts of the same code, so that where the current and
      * the baseline runtime land (always first and last otherwise) is a measured factor, not a

@@ -129,6 +129,7 @@ typedef struct gr_row {
     char *name;
     char *subject;
     int supported;
+    int skipped;                                /* "skipped": true, NA because the gate subject's is */
     gr_sample *s;
     size_t n;
     double claimed_mean, claimed_median;        /* stated ns/op statistics; NaN if absent */

@@ -87,6 +87,17 @@ static double entry_stat(const gr_row *e, int use_mean)
     return s;
 }
 
+/* An entry's allocation bytes (bytes = 1) or calls (bytes = 0) per op over its samples. */
+static double entry_alloc_per_op(const gr_row *e, int bytes)
+{
+    double v = 0, ops = 0;
+    for (size_t q = 0; q < e->n; q++) {
+        v += bytes ? e->s[q].bytes : e->s[q].allocs;
+        ops += e->s[q].ops;
+    }
+    return ops > 0 ? v / ops : NAN;
+}
+
 static int close_enough(double claimed, double actual, double tol)
 {
     double d = fabs(claimed - actual), m = fmax(fabs(claimed), fabs(actual));
@@ -257,6 +268,20 @@ static void check_row_agreement(gate_result *res, const gr_report **gr, size_t n
                 flag ? "gated" : "report-only", cfg_report_only ? "report-only" : "gated");
 }
 
+/* A row skipped by a peer (tandem-player --skip-na-of-first) is NA only because the gate
+ * subject leaves it unsupported in the same process: a peer cannot skip a row it supports. */
+static void check_skipped(gate_result *res, const gr_report *r, const gr_row *e)
+{
+    if (!e->skipped) return;
+    const char *subj = res->cfg->subject;
+    const gr_row *a = find_entry(r, e->name, subj);
+    if (!strcmp(e->subject, subj))
+        invalid(res, "%s: row '%s': the gate subject '%s' skipped it (only its peers skip rows)", r->file, e->name, subj);
+    else if (!a || a->supported)
+        invalid(res, "%s: row '%s': subject '%s' skipped it, but the gate subject '%s' %s", r->file, e->name, e->subject,
+                subj, a ? "supports it" : "has no entry for it");
+}
+
 static int row_may_be_unsupported(const gate_suite_cfg *sc, const char *row)
 {
     for (int p = 0; sc && p < sc->nunsupported; p++)
@@ -351,6 +376,7 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
                     r->file);
         for (size_t k = 0; k < r->nrows; k++) {
             const gr_row *e = &r->rows[k];
+            check_skipped(res, r, e);
             if (!e->supported) continue;
             if ((r->samples >= 0 && e->n != (size_t)r->samples) || (sc && sc->samples > 0 && e->n != (size_t)sc->samples))
                 invalid(res, "%s: wrong sample count: row '%s' subject '%s' has %zu samples, expected %d", r->file,
@@ -567,8 +593,9 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
                     if (!is_base && L->kind != GL_REPORT && a_unsup && !cfg->unsupported_na && !row_may_be_unsupported(sc, row))
                         invalid(res, "%s %s: subject '%s' leaves gated row '%s' unsupported", suite, backends.v[b],
                                 cfg->subject, row);
-                    /* a peer's NA would drop the row from the verdict: only the configuration may */
-                    if (!is_base && L->kind != GL_REPORT && b_unsup && !row_may_be_unsupported(sc, row))
+                    /* a peer's NA would drop the row from the verdict: only the configuration may
+                     * (a row the subject leaves unsupported is NA already: the peers skip it) */
+                    if (!is_base && L->kind != GL_REPORT && b_unsup && !a_unsup && !row_may_be_unsupported(sc, row))
                         invalid(res, "%s %s: peer '%s' leaves gated row '%s' unsupported, and the gate's configuration "
                                      "does not list it in unsupportedRows", suite, backends.v[b], peer, row);
                     if (is_base) {
@@ -606,14 +633,9 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
                             A->backend = gr[i]->backend;
                             A->retained = NAN;
                         }
-                        double by = 0, al = 0, ops = 0;
-                        for (size_t q = 0; q < ea->n; q++) {
-                            by += ea->s[q].bytes;
-                            al += ea->s[q].allocs;
-                            ops += ea->s[q].ops;
-                        }
-                        if (by / ops > A->bytes_per_op) A->bytes_per_op = by / ops;
-                        if (al / ops > A->allocs_per_op) A->allocs_per_op = al / ops;
+                        double by = entry_alloc_per_op(ea, 1), al = entry_alloc_per_op(ea, 0);
+                        if (by > A->bytes_per_op) A->bytes_per_op = by;
+                        if (al > A->allocs_per_op) A->allocs_per_op = al;
                         if (!isnan(ea->retained) && (isnan(A->retained) || ea->retained > A->retained))
                             A->retained = ea->retained;
                     }
@@ -628,14 +650,18 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
                 double *va = NULL, *vj = NULL;
                 size_t na2 = 0, nj = 0;
                 const char *rname = NULL, *sname = NULL;
+                double alloc[2][2] = { { 0, 0 }, { 0, 0 } }; /* [aot, jit][bytes, calls]: the worst process's */
                 for (size_t i = 0; i < ngr; i++) {
                     const gr_row *e = find_entry(gr[i], row, subjects.v[s]);
                     double st = entry_stat(e, use_mean);
                     if (isnan(st)) continue;
                     rname = e->name;
                     sname = e->subject;
-                    if (!strcmp(gr[i]->backend, "aot")) { va = realloc(va, (na2 + 1) * sizeof *va); va[na2++] = st; }
-                    if (!strcmp(gr[i]->backend, "jit")) { vj = realloc(vj, (nj + 1) * sizeof *vj); vj[nj++] = st; }
+                    int jit = !strcmp(gr[i]->backend, "jit");
+                    if (!jit && strcmp(gr[i]->backend, "aot")) continue;
+                    if (!jit) { va = realloc(va, (na2 + 1) * sizeof *va); va[na2++] = st; }
+                    else { vj = realloc(vj, (nj + 1) * sizeof *vj); vj[nj++] = st; }
+                    for (int k = 0; k < 2; k++) alloc[jit][k] = fmax(alloc[jit][k], entry_alloc_per_op(e, k == 0));
                 }
                 if (na2 && nj) {
                     ge_xb *X = GROW(res->xb, res->nxb);
@@ -645,6 +671,10 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
                     X->subject = sname;
                     X->aot = gs_median(va, na2);
                     X->jit = gs_median(vj, nj);
+                    X->aot_bytes = alloc[0][0];
+                    X->aot_allocs = alloc[0][1];
+                    X->jit_bytes = alloc[1][0];
+                    X->jit_allocs = alloc[1][1];
                 }
                 free(va);
                 free(vj);

@@ -38,6 +38,9 @@ typedef struct ge_alloc {
 typedef struct ge_xb {
     const char *suite, *retention, *row, *subject;
     double aot, jit;                    /* median over processes of the suite's statistic */
+    /* allocations per op of the worst process on each backend (bytes requested, calls):
+     * the same source, so AOT below JIT is an allocation clang removed (gate.md says so) */
+    double aot_bytes, jit_bytes, aot_allocs, jit_allocs;
 } ge_xb;
 
 typedef struct ge_input {

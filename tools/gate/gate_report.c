@@ -9,7 +9,7 @@
  *   environment { buildType, flags, ... }, flags (top-level, the backend's flags),
  *   samples (requested per row),
  *   rows[]: either one entry per (row, subject):
- *       { subject, name, supported, reason, samples: [ {ns, ops, allocs, bytes, controlNs,
+ *       { subject, name, supported, reason, skipped, samples: [ {ns, ops, allocs, bytes, controlNs,
  *         nsPerOp}, ... ], nsPerOp, meanNsPerOp, medianNsPerOp, allocBytesPerOp, retainedBytes }
  *     or one per row with subjects { "<name>": { ...same entry fields... } }.
  *   A sample may also be a bare number / decimal string (raw ns) with "ops" or
@@ -182,6 +182,8 @@ static void read_entry(gr_report *r, gr_row *row, const cJSON *e)
     const char *st = sfield(e, "status");
     if (st && !strcmp(st, "NA")) row->supported = 0;
     int gated = -1, subtract = 1;
+    bad |= boolean(r, &w, e, "skipped", 0, &row->skipped);
+    if (row->skipped && row->supported) fail(r, "%s: skipped: true on a supported row", at(&w, b, sizeof b));
     if (get(e, "gated")) bad |= boolean(r, &w, e, "gated", 0, &gated);
     row->gated = gated;
     /* an unsupported entry (NA) states no measurement: its null statistics and empty

@@ -33,12 +33,12 @@ static void bl_arm(tb_run *r, int flow, int typed, uint32_t susp, uint32_t n)
     const char *f = flow ? "on" : "off";
     snprintf(lname, sizeof lname, "Lifecycle %s suspensions=%u N=%u flow %s", t, susp, n, f);
     snprintf(rname, sizeof rname, "Resumption %s suspensions=%u N=%u flow %s", t, susp, n, f);
-    if (!tb_want(r, lname) && !tb_want(r, rname)) return;
     if (!td_subject.gates_start) {
         tb_na(r, lname);
         tb_na(r, rname);
         return;
     }
+    if (!tb_want(r, lname) && !tb_want(r, rname)) return;
     uint32_t reps = n == 1 ? (r->quick ? 64 : 4096) : n <= 128 ? (r->quick ? 1 : 32) : (r->quick ? 1 : 2), k = 0;
     int64_t warm = 0;
     bl_unit u = { 0 };

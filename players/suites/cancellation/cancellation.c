@@ -129,12 +129,12 @@ static void cx_arm_rows(tb_run *r, int shape, int typed, uint32_t n)
     const char *t = typed ? "typed" : "untyped";
     snprintf(cname, sizeof cname, "Cancel %s %s N=%u", cx_shapes[shape], t, n);
     snprintf(kname, sizeof kname, "Complete %s %s N=%u", cx_shapes[shape], t, n);
-    if (!tb_want(r, cname) && !tb_want(r, kname)) return;
     if (!td_subject.cancel_start) {
         tb_na(r, cname);
         tb_na(r, kname);
         return;
     }
+    if (!tb_want(r, cname) && !tb_want(r, kname)) return;
     cx_arm a = { 0 };
     a.row = cname;
     a.typed = typed;
@@ -156,13 +156,15 @@ static void cx_arm_rows(tb_run *r, int shape, int typed, uint32_t n)
     tb_emit(r, kname, &a.complete, (uint64_t)n * k, a.check, 0, 0, 0, a.complete.retained);
 }
 
-/* 1 when a single-row function runs: the filter wants the row and the subject supports it
- * (else the row is NA, with the subject's reason). */
+/* 1 when a single-row function runs: the subject supports the row (else it is NA, with the
+ * subject's reason) and the row is wanted (tb_want). */
 static int cx_row_runs(const tb_run *r, const char *name, int supported)
 {
-    if (!tb_want(r, name)) return 0;
-    if (!supported) tb_na(r, name);
-    return supported;
+    if (!supported) {
+        tb_na(r, name);
+        return 0;
+    }
+    return tb_want(r, name);
 }
 
 static void cx_transition_row(tb_run *r)

@@ -35,11 +35,11 @@ static int primary_sync_unit(tb_run *r, void *arg)
 
 static void primary_sync_row(tb_run *r, const char *name, primary_sync_fn fn, uint32_t n, int64_t want, int control)
 {
-    if (!tb_want(r, name)) return;
     if (!fn && !control) {
         tb_na(r, name);
         return;
     }
+    if (!tb_want(r, name)) return;
     primary_sync u = { name, fn, n, want, 0, { 0 } };
     tb_meter *m = &u.m;
     uint32_t k = tb_sample(r, &m, 1, 1, primary_sync_unit, &u);
@@ -86,12 +86,12 @@ static void primary_frame_rows(tb_run *r, int wl, uint32_t n, int flow)
     char sname[128], gname[128];
     snprintf(sname, sizeof sname, "%s scheduling N=%u%s", primary_wl_names[wl], n, flow ? " flow on" : "");
     snprintf(gname, sizeof gname, "%s get-result N=%u%s", primary_wl_names[wl], n, flow ? " flow on" : "");
-    if (!tb_want(r, sname) && !tb_want(r, gname)) return;
     if (!td_subject.wait_schedule) {
         tb_na(r, sname);
         tb_na(r, gname);
         return;
     }
+    if (!tb_want(r, sname) && !tb_want(r, gname)) return;
     uint32_t reps = r->quick ? 1 : (n <= 128 ? 64 : 4), k = 0;
     int64_t warm = 0;
     primary_frames u = { 0 };

@@ -62,11 +62,11 @@ static int tp_unit_run(tb_run *r, void *arg)
 
 static void tp_arm(tb_run *r, const char *name, int kind, uint32_t n)
 {
-    if (!tb_want(r, name)) return;
     if (!td_subject.loops_start) {
         tb_na(r, name);
         return;
     }
+    if (!tb_want(r, name)) return;
     uint32_t reps = r->quick ? 1 : 4, k = 0;
     int64_t warm = 0;
     tp_unit u = { 0 };

@@ -29,11 +29,11 @@ static void wa_row(tb_run *r, int typed, uint32_t inputs)
 {
     char name[96];
     snprintf(name, sizeof name, "WhenAny %s inputs=%u", typed ? "typed" : "untyped", inputs);
-    if (!tb_want(r, name)) return;
     if (!td_subject.whenany) {
         tb_na(r, name);
         return;
     }
+    if (!tb_want(r, name)) return;
     uint32_t reps = r->quick ? 64 : 65536 / inputs;
     int64_t per = typed ? 100 + (int64_t)inputs - 1 : (int64_t)inputs - 1;
     tb_check(r, name, "warm-up winner checksum", per * 16, td_subject.whenany(typed, inputs, 16));
