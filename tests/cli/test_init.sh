@@ -60,11 +60,14 @@ open(p, "w").write(s)
 PY
 "$T" attempt --project mylib --quick --out "$W/a2" >"$W/out" 2>&1
 rc=$?
-[ $rc = 0 ] || [ $rc = 3 ] || { fail "second attempt: exit $rc, expected a verdict (0 or 3)"; tail -20 "$W/out"; }
-python3 - "$W/a2" <<'PY' || fail "second attempt: the filled row is not measured on both backends (see above)"
+# a verdict, or INVALID for a busy host alone (a parallel ctest run: tests/lib/busy_invalid.py)
+busy=$(python3 "$(dirname "$0")/../lib/busy_invalid.py" "$W/a2")
+[ $rc = 0 ] || [ $rc = 3 ] || { [ $rc = 1 ] && [ "$busy" = True ]; } ||
+  { fail "second attempt: exit $rc, expected a verdict (0 or 3)"; tail -20 "$W/out"; }
+python3 - "$W/a2" "$busy" <<'PY' || fail "second attempt: the filled row is not measured on both backends (see above)"
 import json, sys
 d = json.load(open(sys.argv[1] + "/gate/gate-summary.json"))
-assert d["verdict"] in ("PASS", "FAIL"), d["verdict"]
+assert d["verdict"] in ("PASS", "FAIL") or (d["verdict"] == "INVALID" and sys.argv[2] == "True"), d["verdict"]
 row = "Async method completed get-result"
 gated = {r["backend"]: r for r in d["rows"] if r["row"] == row and r["kind"] != "report-only" and r["retention"] == "matched"}
 assert set(gated) == {"aot", "jit"}, gated.keys()

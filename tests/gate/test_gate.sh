@@ -9,12 +9,7 @@ fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
 # True when ATTEMPT's gate is INVALID for the busy host alone (gate_busy.c), else False
-busy_invalid() {
-  python3 -c "import json,sys
-try: inv = json.load(open(sys.argv[1] + '/gate/gate-summary.json'))['invalid']
-except Exception: inv = []
-print(len(inv) == 1 and inv[0].startswith('every FAIL rests on processes observed busy'))" "$1"
-}
+busy_invalid() { python3 "$(dirname "$0")/../lib/busy_invalid.py" "$1"; }
 
 case $MODE in
 outputs)
