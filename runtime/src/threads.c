@@ -209,25 +209,32 @@ static int threads_on_main(void)
     return loop != NULL && td_thread_self() == td_loop_thread(loop);
 }
 
-/* Off the main thread with no main loop to post to (none, or retired), the switch cannot
- * happen: the task reads FAULTED with TD_ERR_NO_LOOP (no main loop, as a wait without one,
- * loop.h) or CANCELED (retired, as a wait on a retired loop), never SUCCEEDED on the wrong
- * thread. TD_PENDING while the switch is still possible. */
+/* Why the main thread cannot be reached through `loop` (td_loop_main()'s answer), for a
+ * switch to it and for run-on-pool's return to it (threads.h): no main loop, FAULTED with
+ * TD_ERR_NO_LOOP (as a wait without one, loop.h); a retired one, CANCELED (as a wait on a
+ * retired loop); TD_PENDING, e untouched, while it can be reached. */
+static td_status threads_main_unreachable(const td_loop *loop, td_error *e)
+{
+    if (loop != NULL && !td_loop_is_retired(loop))
+        return TD_PENDING;
+    e->cancel = NULL;
+    if (loop == NULL) {
+        e->code = TD_ERR_NO_LOOP;
+        e->message = "no main loop to reach the main thread";
+        return TD_FAULTED;
+    }
+    e->code = TD_ERR_CANCELED;
+    e->message = "the main loop was retired";
+    return TD_CANCELED;
+}
+
+/* The switch's outcome off the main thread: never SUCCEEDED on the wrong thread once the
+ * main thread cannot be reached; TD_PENDING (out untouched) while the switch can happen. */
 static td_status threads_main_switch_outcome(td_outcome *out)
 {
-    td_loop *loop = td_loop_main();
-    td_status st = TD_PENDING;
-    td_error e = { TD_ERR_NONE, NULL, NULL };
-    if (loop == NULL) {
-        st = TD_FAULTED;
-        e.code = TD_ERR_NO_LOOP;
-        e.message = "switch to the main thread: no main loop";
-    } else if (td_loop_is_retired(loop)) {
-        st = TD_CANCELED;
-        e.code = TD_ERR_CANCELED;
-        e.message = "switch to the main thread: the main loop was retired";
-    }
-    if (out) {
+    td_error e;
+    td_status st = threads_main_unreachable(td_loop_main(), &e);
+    if (out && st != TD_PENDING) {
         memset(out, 0, sizeof(*out));
         out->status = st;
         out->error = e;
@@ -332,20 +339,13 @@ static int threads_work_post_to_main(threads_work *w)
     if (rc == TD_OK)
         return 1;
     w->value = 0;
-    if (loop == NULL) {
-        w->status = TD_FAULTED;
-        w->error.code = TD_ERR_NO_LOOP;
-        w->error.message = "run on the thread pool: no main loop to return to";
-    } else if (rc == TD_E_RETIRED) {
-        w->status = TD_CANCELED;
-        w->error.code = TD_ERR_CANCELED;
-        w->error.message = "run on the thread pool: the main loop was retired";
-    } else {
+    w->status = threads_main_unreachable(loop, &w->error);
+    if (w->status == TD_PENDING) {      /* reachable, but the post failed (its allocation) */
         w->status = TD_FAULTED;
         w->error.code = rc;
         w->error.message = "run on the thread pool: the post to the main loop failed";
+        w->error.cancel = NULL;
     }
-    w->error.cancel = NULL;
     return 0;
 }
 
