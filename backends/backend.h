@@ -34,6 +34,9 @@ typedef struct td_tu_spec {
                                       entry table); NULL: the subject. A baseline revision
                                       of the runtime is built from players/subjects/tandem
                                       but reports "tandem@<rev>" (tools/baseline.c) */
+    uint64_t layout_seed;          /* 0: the default layout; else a pad of td_layout_lines()
+                                      cache lines before each source (players/include/
+                                      td_layout.h): another layout of the same code */
 } td_tu_spec;
 
 /* The TU text (malloc'd, caller frees) and, optionally, the root-relative paths it
@@ -44,6 +47,21 @@ typedef struct td_tu_spec {
  * only when the subject or one of them uses it: tandem_player.h, "THE TU"). */
 int td_tu_generate(const td_tu_spec *spec, char **text, char ***included, char *err, size_t errlen);
 void td_tu_free_list(char **list);
+
+/* ---- layouts (issue 42): the same code at other addresses ------------------------- */
+
+/* Seeds are below 2^53, so that a JSON number (manifests, reports) holds one exactly. */
+#define TD_LAYOUT_SEED_MAX ((1ull << 53) - 1)
+/* The pad before source `id` (its place in the unit, from 0) under `seed`: 0 for seed 0,
+ * else splitmix64(seed + (id + 1) * 0x9E3779B97F4A7C15) % 64 cache lines. */
+unsigned td_layout_lines(uint64_t seed, unsigned id);
+/* Layout k's seed of an attempt seed: 0 (the default layout) for k == 0, else
+ * splitmix64(attempt_seed + k) & TD_LAYOUT_SEED_MAX (1 if that is 0). */
+uint64_t td_layout_seed_derive(uint64_t attempt_seed, unsigned k);
+/* A generated unit's text re-laid with `seed`: every "TD_LAYOUT_FILE_START(lines, id)" line
+ * gets td_layout_lines(seed, id) (what td_tu_generate writes with that seed; the JIT's
+ * --layout-seed). Malloc'd text in *out; 0, or -1 (out of memory, or no such line). */
+int td_tu_relayout(const char *text, uint64_t seed, char **out);
 /* Conventional TU file name for a subject: "tandem-player-<subject>.c". */
 void td_tu_file_name(const char *subject, char *buf, size_t len);
 
@@ -66,6 +84,8 @@ typedef struct td_backend_options {
     const td_backend_symbol *symbols;  /* JIT: host symbols to bind, {NULL,NULL}-ended */
     int emit_ir;                       /* AOT build: also write <name>.ll */
     int emit_remarks;                  /* AOT build: also write <name>.opt.yaml */
+    uint64_t layout_seed;              /* JIT: non-zero compiles the TU re-laid with this seed
+                                          (td_tu_relayout; tandem-player --layout-seed) */
 } td_backend_options;
 
 typedef struct td_backend_result {

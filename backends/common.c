@@ -314,12 +314,61 @@ void td_tu_file_name(const char *subject, char *buf, size_t len)
     snprintf(buf, len, "tandem-player-%s.c", subject ? subject : "none");
 }
 
-/* Before each source of the unit, for tcc (which aligns no function, not even with
- * __attribute__((aligned)); its assembler honours .p2align at file scope, in order): the
- * next file's code starts on a 64-byte line, so a change in one file does not move another
- * file's code within its cache lines (a subject's loop landing elsewhere after the runtime
- * changed: issue 42). clang aligns each function and loop itself (backends/aot/aot.c). */
-#define TD_TU_ALIGN "#ifdef __TINYC__\n__asm__(\".p2align 6\");\n#endif\n"
+/* ---- layouts -------------------------------------------------------------------------
+ * Before each source of the unit: TD_LAYOUT_FILE_START(lines, id) (players/include/
+ * td_layout.h: 64-byte alignment under tcc, which aligns nothing itself, and a pad of `lines`
+ * cache lines on both compilers). The order of the sources is never shuffled: in one unit a
+ * source may rely on what an earlier one declared, and a pad moves the code as far without
+ * changing what is compiled. */
+
+static uint64_t splitmix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+unsigned td_layout_lines(uint64_t seed, unsigned id)
+{
+    return seed ? (unsigned)(splitmix64(seed + (uint64_t)(id + 1) * 0x9E3779B97F4A7C15ull) % 64) : 0;
+}
+
+uint64_t td_layout_seed_derive(uint64_t attempt_seed, unsigned k)
+{
+    if (!k) return 0;
+    uint64_t s = splitmix64(attempt_seed + k) & TD_LAYOUT_SEED_MAX;
+    return s ? s : 1;
+}
+
+#define TD_LAYOUT_LINE "TD_LAYOUT_FILE_START("
+
+int td_tu_relayout(const char *text, uint64_t seed, char **out)
+{
+    td_buf b = { 0 };
+    int seen = 0;
+    *out = NULL;
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p + 1) : strlen(p);
+        unsigned lines, id;
+        int end = 0;
+        if (!strncmp(p, TD_LAYOUT_LINE, strlen(TD_LAYOUT_LINE)) &&
+            sscanf(p, TD_LAYOUT_LINE "%u, %u)%n", &lines, &id, &end) == 2 && end > 0 && (p[end] == '\n' || !p[end])) {
+            buf_printf(&b, TD_LAYOUT_LINE "%u, %u)%s", td_layout_lines(seed, id), id, p[end] ? "\n" : "");
+            seen++;
+        } else {
+            buf_printf(&b, "%.*s", (int)len, p);
+        }
+        p += len;
+    }
+    if (b.oom || !seen) {
+        free(b.p);
+        return -1;
+    }
+    *out = b.p;
+    return 0;
+}
 
 int td_tu_generate(const td_tu_spec *spec, char **text, char ***included, char *err, size_t errlen)
 {
@@ -419,6 +468,7 @@ int td_tu_generate(const td_tu_spec *spec, char **text, char ***included, char *
                !nruntime ? "" : subject_rt ? "; the runtime is always compiled: the subject uses it"
                                            : "; the runtime then only with a suite that uses it",
                label, spec->subject);
+    buf_printf(&b, "#include \"td_layout.h\"\n");
     buf_printf(&b, "#ifndef TD_PLAYER_SUITES_CHOSEN\n");
     for (size_t i = 0; i < suites.n; i++) buf_printf(&b, "#define TD_PLAYER_SUITE_%s 1\n", suites.v[i]);
     buf_printf(&b, "#endif\n\n");
@@ -427,16 +477,18 @@ int td_tu_generate(const td_tu_spec *spec, char **text, char ***included, char *
         for (size_t i = 0; i < rt_suites.n; i++) buf_printf(&b, " || defined(TD_PLAYER_SUITE_%s)", rt_suites.v[i]);
         buf_printf(&b, "\n");
     }
-    for (size_t i = 0; i < nruntime; i++) buf_printf(&b, "%s#include \"%s\"\n", TD_TU_ALIGN, files.v[i]);
+#define TD_TU_SOURCE(k) buf_printf(&b, TD_LAYOUT_LINE "%u, %zu)\n#include \"%s\"\n", \
+                                   td_layout_lines(spec->layout_seed, (unsigned)(k)), (size_t)(k), files.v[k])
+    for (size_t i = 0; i < nruntime; i++) TD_TU_SOURCE(i);
     if (nruntime && !subject_rt) buf_printf(&b, "#endif\n");
     td_tu_free_list(rt_suites.v);
-    for (size_t i = nruntime; i < nsubject; i++) buf_printf(&b, "%s#include \"%s\"\n", TD_TU_ALIGN, files.v[i]);
+    for (size_t i = nruntime; i < nsubject; i++) TD_TU_SOURCE(i);
     for (size_t i = 0; i < suites.n; i++) {
         buf_printf(&b, "#ifdef TD_PLAYER_SUITE_%s\n", suites.v[i]);
-        for (size_t k = i ? suite_end[i - 1] : nsubject; k < suite_end[i]; k++)
-            buf_printf(&b, "%s#include \"%s\"\n", TD_TU_ALIGN, files.v[k]);
+        for (size_t k = i ? suite_end[i - 1] : nsubject; k < suite_end[i]; k++) TD_TU_SOURCE(k);
         buf_printf(&b, "#endif\n");
     }
+#undef TD_TU_SOURCE
     buf_printf(&b,
                "\n/* ---- registration: the suites compiled in ---- */\n"
                "#include \"tandem_player.h\"\n\n");

@@ -98,6 +98,11 @@ static const tl_opt attempt_opts[] = {
       "gate-summary.json add the baseline verdict (no regression, improved\n"
       "rows); REV unknown, a runtime folder outside the project's folder, or\n"
       "not buildable as a subject: exit 1" },
+    { "layouts", 0, TL_OPT_INT, "K", 1, 8, "with --baseline: each side built in K layouts (default 2; the\n"
+      "first the default one, the others a pad before each source from\n"
+      "a seed), processes alternating between them (SAMPLES.md)" },
+    { "layout-seed", 0, TL_OPT_INT, "S", 0, 9007199254740991.0, "the attempt seed the layouts' seeds derive from\n"
+      "(default: drawn, printed and in attempt.json): reproduces them" },
     /* hidden, tests only: crash@N|hang@N, honoured with TANDEM_TEST_FAULTS=1 */
     { "quiet", 0, TL_OPT_FLAG, NULL, 0, 0, "nothing on stdout: errors on stderr, the exit code says the rest" },
     { "json", 0, TL_OPT_FLAG, NULL, 0, 0, "stdout: one line, the summary object (exit code, verdict,\nreports); what it prints otherwise goes to stderr" },
@@ -350,6 +355,13 @@ static int attempt_options(att *a, int argc, char **argv)
     a->report_only = tl_opt_str(&o, "report-only", a->report_only_default);
     a->from_git = tl_opt_str(&o, "from-git", NULL);
     a->baseline = tl_opt_str(&o, "baseline", NULL);
+    a->layouts = (int)tl_opt_int(&o, "layouts", a->baseline ? 2 : 1);
+    a->layout_seed = tl_opt_given(&o, "layout-seed") ? tl_opt_int(&o, "layout-seed", 0) : -1;
+    if (a->layouts > 1 && !a->baseline) {
+        tl_opt_free(&o);
+        fprintf(stderr, "tandem attempt: --layouts: layouts are compared against a baseline: give --baseline REV\n");
+        return 2;
+    }
     const char *subjects = tl_opt_str(&o, "subjects", a->def_subjects);
     /* --subjects names its own peers: every one after the first but the lower bound */
     a->subjects_given = tl_opt_given(&o, "subjects") > 0;
@@ -496,6 +508,7 @@ static int attempt_run(att *a)
     if (att_stage_staging(a) || tl_stop_signal) return attempt_stopped(a);
     if (att_stage_players(a) || tl_stop_signal) return attempt_stopped(a);
     if (att_stage_baseline(a) || tl_stop_signal) return attempt_stopped(a);
+    if (att_stage_layouts(a) || tl_stop_signal) return attempt_stopped(a);
     if (att_stage_smoke(a) || tl_stop_signal) return attempt_stopped(a);
     att_stage_plan(a);
     if (att_stage_processes(a) || tl_stop_signal) return attempt_stopped(a);

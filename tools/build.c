@@ -52,6 +52,9 @@ static const tl_opt build_opts[] = {
     { "shell", 0, TL_OPT_PATH, "PATH", 0, 0, "the tandem-player binary (default: next to tandem)" },
     { "label", 0, TL_OPT_STR, "NAME", 0, 0, "with one --subject: the name its module reports and\n"
       "player-<backend>.json lists (a baseline revision: tandem@<rev>)" },
+    { "layout-seed", 0, TL_OPT_INT, "N", 0, (double)TD_LAYOUT_SEED_MAX, "another layout of the same code: a pad of\n"
+      "0..63 cache lines before each source of the unit, from N (0: the default layout;\n"
+      "in the flags, the build id and the binary manifest)" },
     { NULL, 0, 0, NULL, 0, 0, NULL }
 };
 
@@ -148,6 +151,7 @@ int td_verb_build(int argc, char **argv)
     staging = tl_opt_str(&o, "staging", NULL);
     shell_arg = tl_opt_str(&o, "shell", NULL);
     const char *label = tl_opt_str(&o, "label", NULL);
+    uint64_t layout_seed = (uint64_t)tl_opt_int(&o, "layout-seed", 0);
     int nv;
     const char *const *vals = tl_opt_all(&o, "subject", &nv);
     for (int i = 0; i < nv; i++) tl_strlist_push(&subjects, vals[i]);
@@ -239,7 +243,13 @@ int td_verb_build(int argc, char **argv)
         free(hdr);
         if (!have_hdr) goto done;
     }
-    tl_build_id(staging_hash, be->name, be->identity(), be->flags(), build_id);
+    /* a seeded layout is another build of the same sources: in the flags, so in the build
+     * id (the reuse rule never takes one for another) and the manifest */
+    char flags[1024];
+    snprintf(flags, sizeof flags, "%s", be->flags());
+    if (layout_seed) snprintf(flags + strlen(flags), sizeof flags - strlen(flags), " layout-seed=%llu",
+                              (unsigned long long)layout_seed);
+    tl_build_id(staging_hash, be->name, be->identity(), flags, build_id);
 
     desc = cJSON_CreateObject();
     cJSON_AddNumberToObject(desc, "schemaVersion", 1);
@@ -249,7 +259,8 @@ int td_verb_build(int argc, char **argv)
     cJSON_AddStringToObject(desc, "stagingHash", staging_hash);
     cJSON_AddStringToObject(desc, "stagingDir", root);
     cJSON_AddStringToObject(desc, "compiler", be->identity());
-    cJSON_AddStringToObject(desc, "flags", be->flags());
+    cJSON_AddStringToObject(desc, "flags", flags);
+    cJSON_AddNumberToObject(desc, "layoutSeed", (double)layout_seed);
     cJSON_AddStringToObject(desc, "shell", "tandem-player");
     cJSON *jsuites = cJSON_AddArrayToObject(desc, "suites");
     for (size_t i = 0; i < suites.n; i++) cJSON_AddItemToArray(jsuites, cJSON_CreateString(suites.v[i]));
@@ -262,7 +273,7 @@ int td_verb_build(int argc, char **argv)
         if (suites.n > BUILD_MAX) { tl_error(root, "--suite", "more than %d suites", BUILD_MAX); goto done; }
         for (size_t i = 0; i < suites.n; i++) sv[i] = suites.v[i];
         sv[suites.n] = NULL;
-        td_tu_spec spec = { root, subject, sv, 0, label };
+        td_tu_spec spec = { root, subject, sv, 0, label, layout_seed };
         if (td_tu_generate(&spec, &text, &included, err, sizeof err)) {
             tl_error(root, subject, "%s", err);
             goto done;
@@ -378,7 +389,7 @@ int td_verb_build(int argc, char **argv)
             outfiles.v[w++] = outfiles.v[i];
         }
         outfiles.n = w;
-        if (tl_manifest_write(outabs, be->name, root, be->identity(), be->flags(),
+        if (tl_manifest_write(outabs, be->name, root, be->identity(), flags,
                               (const char *const *)outfiles.v, outfiles.n, mid))
             goto done;
         if (strcmp(mid, build_id)) {

@@ -100,11 +100,10 @@ static const char *jit_identity(void)
 
 static const char *jit_flags(void)
 {
-    /* the unit's alignment (backends/common.c TD_TU_ALIGN) is part of the build: in the build id */
+    /* the unit's alignment (players/include/td_layout.h) is part of the build: in the build id */
     return "libtcc TCC_OUTPUT_MEMORY -DNDEBUG (no optimiser), each source 64-byte aligned";
 }
 
-/* Compile + relocate; on success *out is the live state and *entry the entry table. */
 /* The TU's absolute path and its source root (o->root, else the TU's folder). 0, or -1
  * with err. */
 static int jit_paths(const char *tu, const td_backend_options *o, char *root, char *tuabs, char *err,
@@ -126,11 +125,65 @@ static int jit_paths(const char *tu, const td_backend_options *o, char *root, ch
     return 0;
 }
 
-static int jit_compile(const char *tu, const td_backend_options *o, TCCState **out,
-                       const td_player_module **entry, uint64_t *ns, char *err, size_t errlen)
+/* With o->layout_seed: the TU re-laid with that seed (td_tu_relayout) in a private
+ * temporary folder, under the TU's own file name (it names the subject); its quoted
+ * includes find nothing beside it and go to the root's include folders, as the TU's own.
+ * tuabs becomes that copy's path and dir the folder to remove (jit_relaid_done). */
+static int jit_relaid(char *tuabs, const td_backend_options *o, char *dir, char *err, size_t errlen)
 {
-    char root[PATH_MAX], tuabs[PATH_MAX];
-    if (jit_paths(tu, o, root, tuabs, err, errlen)) return -1;
+    dir[0] = 0;
+    if (!o || !o->layout_seed) return 0;
+    char *text = NULL, *laid = NULL;
+    size_t len = 0;
+    FILE *f = fopen(tuabs, "rb");
+    if (f) {
+        fseek(f, 0, SEEK_END);
+        long n = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        if (n >= 0 && (text = malloc((size_t)n + 1)) && fread(text, 1, (size_t)n, f) == (size_t)n) text[len = (size_t)n] = 0;
+        else len = 0;
+        fclose(f);
+    }
+    if (!len || strlen(text) != len || td_tu_relayout(text, o->layout_seed, &laid)) {
+        snprintf(err, errlen, "jit: --layout-seed: %s is not a generated unit with layout lines (TD_LAYOUT_FILE_START)",
+                 tuabs);
+        free(text);
+        return -1;
+    }
+    free(text);
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, PATH_MAX, "%s/tandem-jit-layout-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    char path[PATH_MAX + 300];
+    int made = mkdtemp(dir) != NULL, ok = made;
+    if (ok) {
+        snprintf(path, sizeof path, "%s/%s", dir, strrchr(tuabs, '/') + 1);
+        f = fopen(path, "wb");
+        ok = f && fputs(laid, f) >= 0;
+        if (f && fclose(f)) ok = 0;
+    }
+    free(laid);
+    if (!ok) {
+        snprintf(err, errlen, "jit: --layout-seed: cannot write the re-laid unit of %s under %s", tuabs, dir);
+        if (made) { unlink(path); rmdir(dir); }
+        dir[0] = 0;
+        return -1;
+    }
+    snprintf(tuabs, PATH_MAX, "%s", path);
+    return 0;
+}
+
+static void jit_relaid_done(const char *tuabs, const char *dir)
+{
+    if (!dir[0]) return;
+    unlink(tuabs);
+    rmdir(dir);
+}
+
+/* Compile + relocate the unit at tuabs; on success *out is the live state and *entry the
+ * entry table. */
+static int jit_compile_at(const char *root, const char *tuabs, const td_backend_options *o, TCCState **out,
+                          const td_player_module **entry, uint64_t *ns, char *err, size_t errlen)
+{
     jit_errors errs = { err, errlen, 0, 0 };
     uint64_t t0 = td_backend_now_ns();
     TCCState *s = jit_new_state(root, o, &errs, TCC_OUTPUT_MEMORY);
@@ -181,6 +234,16 @@ static int jit_compile(const char *tu, const td_backend_options *o, TCCState **o
     return 0;
 }
 
+static int jit_compile(const char *tu, const td_backend_options *o, TCCState **out,
+                       const td_player_module **entry, uint64_t *ns, char *err, size_t errlen)
+{
+    char root[PATH_MAX], tuabs[PATH_MAX], dir[PATH_MAX];
+    if (jit_paths(tu, o, root, tuabs, err, errlen) || jit_relaid(tuabs, o, dir, err, errlen)) return -1;
+    int rc = jit_compile_at(root, tuabs, o, out, entry, ns, err, errlen);
+    jit_relaid_done(tuabs, dir);
+    return rc;
+}
+
 static int jit_build(const td_backend_options *o, td_backend_result *r, char *err, size_t errlen)
 {
     TCCState *s;
@@ -219,7 +282,7 @@ static void jit_unload(td_backend_module *m)
 static int jit_functions(const td_backend_module *m, const char *path, const td_backend_options *o,
                          td_backend_function **out, size_t *n, char *err, size_t errlen)
 {
-    char root[PATH_MAX], tuabs[PATH_MAX], obj[PATH_MAX];
+    char root[PATH_MAX], tuabs[PATH_MAX], obj[PATH_MAX], dir[PATH_MAX];
     const char *tmp = getenv("TMPDIR");
     *out = NULL;
     *n = 0;
@@ -234,11 +297,17 @@ static int jit_functions(const td_backend_module *m, const char *path, const td_
         snprintf(err, errlen, "jit: %s: cannot create a temporary object file", obj);
         return -1;
     }
+    if (jit_relaid(tuabs, o, dir, err, errlen)) { /* the layout the loaded code has */
+        close(fd);
+        unlink(obj);
+        return -1;
+    }
     close(fd);
     jit_errors errs = { err, errlen, 0, 0 };
     TCCState *s = jit_new_state(root, o, &errs, TCC_OUTPUT_OBJ);
     int rc = s && tcc_add_file(s, tuabs) == 0 && errs.count == 0 && tcc_output_file(s, obj) == 0 ? 0 : -1;
     if (s) tcc_delete(s);
+    jit_relaid_done(tuabs, dir);
     if (rc) {
         size_t l = strlen(err);
         snprintf(err + l, errlen - l, "%sjit: tcc could not compile %s to an object", l ? "\n" : "", tuabs);

@@ -79,6 +79,7 @@ typedef struct pl_state {
     int skip_na_first;    /* --skip-na-of-first (skip.c) */
     int load_reverse;     /* --load-reverse: subjects loaded last to first (their code lands in
                              the other order; S.subjects keeps the command line's order) */
+    long long layout_seed; /* --layout-seed (backends/backend.h td_tu_relayout; report only on AOT) */
     char root_prefix[PATH_MAX];
     /* bench settings and validation */
     const char *retention;
@@ -477,6 +478,7 @@ static int bench_report(cJSON *root, int passed)
     cJSON_AddStringToObject(st, "flow", S.flow ? "on" : "off");
     cJSON_AddBoolToObject(st, "quick", S.quick);
     cJSON_AddStringToObject(st, "loadOrder", S.load_reverse ? "reverse" : "forward");
+    cJSON_AddNumberToObject(st, "layoutSeed", (double)S.layout_seed);
     cJSON_AddNumberToObject(st, "samples", S.samples);
     cJSON_AddNumberToObject(st, "warmup", S.warmup);
     if (S.settings) {
@@ -688,6 +690,8 @@ static const tl_opt player_opts[] = {
       "(its first subject is the gate subject)" },
     { "load-reverse", 0, TL_OPT_FLAG, NULL, 0, 0, "load the subjects last to first (where each one's code lands;\n"
       "the report's subject order is unchanged): `tandem attempt` alternates it between processes" },
+    { "layout-seed", 0, TL_OPT_INT, "N", 0, 9007199254740991.0, "JIT: compile each unit with the pads of layout seed N\n"
+      "(tandem build --layout-seed); AOT: the seed the modules were built with, reported only" },
     { "meter", 0, TL_OPT_STR, "M", 0, 0, "bench: time (default) or instructions: run under valgrind --tool=callgrind\n"
       "--collect-atstart=no --dump-instr=yes --dump-line=no --compress-pos=no\n"
       "--compress-strings=no --callgrind-out-file=F, one subject, at most 64 samples" },
@@ -755,6 +759,7 @@ int main(int argc, char **argv)
     list_only = tl_opt_given(&o, "subjects") > 0;
     S.quick = tl_opt_given(&o, "quick") > 0;
     S.load_reverse = tl_opt_given(&o, "load-reverse") > 0;
+    S.layout_seed = tl_opt_int(&o, "layout-seed", 0);
     S.skip_na_first = tl_opt_given(&o, "skip-na-of-first") > 0;
     S.meter_out = tl_opt_str(&o, "meter-out", S.meter_out);
     const char *retention = tl_opt_str(&o, "retention", NULL), *flow = tl_opt_str(&o, "flow", NULL);
@@ -817,6 +822,7 @@ int main(int argc, char **argv)
     td_backend_options opt = { 0 };
     opt.root = S.root;
     opt.symbols = td_player_alloc_symbols;
+    if (!strcmp(S.backend_name, "jit")) opt.layout_seed = (uint64_t)S.layout_seed;
     /* JIT: compile only the suite this process runs (the TU's TD_PLAYER_SUITES_CHOSEN; the
      * runtime too only when the subject or that suite uses it). --subjects lists them all. */
     char suite_define[128];

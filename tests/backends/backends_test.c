@@ -70,7 +70,7 @@ static int gen_tu(const char *root, const char *subject, const char *tu_path)
 {
     char err[8192], *text;
     const char *suites[] = { "check", NULL };
-    td_tu_spec spec = { root, subject, suites, 0, NULL };
+    td_tu_spec spec = { root, subject, suites, 0, NULL, 0 };
     if (td_tu_generate(&spec, &text, NULL, err, sizeof err)) {
         fprintf(stderr, "td_tu_generate: %s\n", err);
         return -1;
@@ -714,15 +714,15 @@ static void test_jit_chosen(void)
                "{ host->expect_cases(ctx, 1); td_player_run_case(host, ctx, \"plain\", plain_case, NULL); return 0; }\n");
     snprintf(tu, sizeof tu, "%s/chosen/tandem-player-alpha.c", g_work);
     const char *suites[] = { "check", "plain", NULL };
-    td_tu_spec spec = { root, "alpha", suites, 0, NULL };
+    td_tu_spec spec = { root, "alpha", suites, 0, NULL, 0 };
     char *text = NULL;
     CHECK(td_tu_generate(&spec, &text, NULL, err, sizeof err) == 0, "generate: %s", err);
     if (!text) return;
     CHECK(strstr(text, "#if !defined(TD_PLAYER_SUITES_CHOSEN) || defined(TD_PLAYER_SUITE_check)\n") != NULL,
           "the runtime is not under check's condition:\n%s", text);
-    /* each source aligned for tcc first (the layout control of issue 42, common.c) */
-    CHECK(strstr(text, "#ifdef TD_PLAYER_SUITE_plain\n#ifdef __TINYC__\n__asm__(\".p2align 6\");\n#endif\n"
-                       "#include \"players/suites/plain/plain.c\"\n#endif\n") != NULL,
+    /* each source aligned for tcc first (the layout control of issue 42, players/include/td_layout.h) */
+    CHECK(strstr(text, "#ifdef TD_PLAYER_SUITE_plain\nTD_LAYOUT_FILE_START(0, ") != NULL &&
+          strstr(text, ")\n#include \"players/suites/plain/plain.c\"\n#endif\n") != NULL,
           "plain's sources are not under its condition:\n%s", text);
     write_text(g_work, "chosen/tandem-player-alpha.c", text);
     free(text);
@@ -791,6 +791,152 @@ static void test_jit_chosen(void)
     CHECK(rc != 0 && strstr(err, "the runtime was compiled"), "aot build with the poisoned runtime: %d '%s'", rc, err);
 }
 
+/* ---- layouts (issue 42): tandem build --layout-seed, tandem-player --layout-seed ------------ */
+
+static char *gen_text(const char *root, uint64_t seed)
+{
+    char err[8192], *text = NULL;
+    const char *suites[] = { "check", NULL };
+    td_tu_spec spec = { root, "alpha", suites, 0, NULL, seed };
+    if (td_tu_generate(&spec, &text, NULL, err, sizeof err)) fprintf(stderr, "td_tu_generate: %s\n", err);
+    return text;
+}
+
+/* The unit as the generator wrote it before layout seeds: no td_layout.h, and before each
+ * source tcc's alignment spelled out where the seed-0 unit says TD_LAYOUT_FILE_START(0, id). */
+static char *unit_before_seeds(const char *text)
+{
+    size_t cap = strlen(text) * 2 + 1, n = 0;
+    char *out = malloc(cap);
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p + 1) : strlen(p);
+        if (!strncmp(p, "#include \"td_layout.h\"\n", len)) {
+        } else if (!strncmp(p, "TD_LAYOUT_FILE_START(0, ", 24)) {
+            n += (size_t)sprintf(out + n, "#ifdef __TINYC__\n__asm__(\".p2align 6\");\n#endif\n");
+        } else {
+            memcpy(out + n, p, len);
+            n += len;
+        }
+        p += len;
+    }
+    out[n] = 0;
+    return out;
+}
+
+/* The unit text at tu compiled by tcc to an object file's bytes (*obj, *len). */
+static int tcc_object(const char *root, const char *tu, const char *obj, char **bytes, size_t *len)
+{
+    TCCState *s = tcc_new();
+    char *dirs[8];
+    int nd = td_backend_include_dirs(root, dirs, 8);
+    tcc_set_output_type(s, TCC_OUTPUT_OBJ);
+    for (int i = 0; i < nd; i++) { tcc_add_include_path(s, dirs[i]); free(dirs[i]); }
+    tcc_define_symbol(s, "NDEBUG", "1");
+    int rc = tcc_add_file(s, tu) == 0 && tcc_output_file(s, obj) == 0 ? 0 : -1;
+    tcc_delete(s);
+    return rc ? rc : read_file(obj, bytes, len);
+}
+
+/* Seed 0 compiles to what the unit before seeds compiled to, byte for byte: the clang module
+ * and the tcc object of both texts, written in turn at one path (the file's name is in both). */
+static void layouts_seed0_is_today(const char *root, const char *t0)
+{
+    char tu[4096], dir[2][4096], obj[4096], err[16384];
+    char *mod[2] = { NULL, NULL }, *o[2] = { NULL, NULL };
+    size_t lm[2] = { 0, 0 }, lo[2] = { 0, 0 };
+    char *old = unit_before_seeds(t0);
+    CHECK(strstr(old, "TD_LAYOUT") == NULL && strstr(old, "__asm__(\".p2align 6\")"), "the unit before seeds:\n%s", old);
+    snprintf(tu, sizeof tu, "%s/today/tandem-player-alpha.c", g_work);
+    snprintf(obj, sizeof obj, "%s/today/alpha.o", g_work);
+    for (int v = 0; v < 2; v++) {
+        write_text(g_work, "today/tandem-player-alpha.c", v ? t0 : old);
+        snprintf(dir[v], sizeof dir[v], "%s/today/%s", g_work, v ? "seed0" : "before");
+        mkdir(dir[v], 0777);
+        td_backend_options ob = { 0 };
+        td_backend_result r;
+        ob.root = root;
+        ob.tu_path = tu;
+        ob.out_dir = dir[v];
+        ob.name = "alpha";
+        CHECK(td_backend_aot.build(&ob, &r, err, sizeof err) == 0 && read_file(r.module_path, &mod[v], &lm[v]) == 0,
+              "aot build %d: %s", v, err);
+        CHECK(tcc_object(root, tu, obj, &o[v], &lo[v]) == 0, "tcc object %d", v);
+    }
+    CHECK(mod[0] && mod[1] && lm[0] == lm[1] && !memcmp(mod[0], mod[1], lm[0]),
+          "seed 0: the clang module differs from the unit before seeds' (%zu / %zu bytes)", lm[1], lm[0]);
+    CHECK(o[0] && o[1] && lo[0] == lo[1] && !memcmp(o[0], o[1], lo[0]),
+          "seed 0: the tcc object differs from the unit before seeds' (%zu / %zu bytes)", lo[1], lo[0]);
+    for (int v = 0; v < 2; v++) { free(mod[v]); free(o[v]); }
+    free(old);
+}
+
+static void test_layouts(void)
+{
+    char root[4096], err[16384], tu[4096], out[4096], rep[4096];
+    make_root("layouts", root, sizeof root);
+    char *t0 = gen_text(root, 0), *t7 = gen_text(root, 7), *t7b = gen_text(root, 7), *t8 = gen_text(root, 8), *re = NULL;
+    CHECK(t0 && t7 && t7b && t8, "generate");
+    if (!t0 || !t7 || !t7b || !t8) return;
+    CHECK(!strcmp(t7, t7b), "seed 7 twice: two texts");
+    CHECK(strcmp(t7, t8) && strcmp(t7, t0), "seeds 0, 7 and 8: not three texts");
+    CHECK(td_tu_relayout(t0, 7, &re) == 0 && re && !strcmp(re, t7), "seed 0's unit re-laid with 7 is not seed 7's");
+    free(re);
+    int padded = 0;
+    for (unsigned id = 0; id < 64; id++) {
+        char line[64];
+        snprintf(line, sizeof line, "\nTD_LAYOUT_FILE_START(%u, %u)\n", td_layout_lines(7, id), id);
+        if (!strstr(t7, line)) break;
+        padded += td_layout_lines(7, id) > 0;
+    }
+    CHECK(padded > 0 && td_layout_lines(0, 3) == 0 && td_layout_lines(7, 3) < 64, "seed 7: %d padded sources", padded);
+    CHECK(td_layout_seed_derive(5, 0) == 0 && td_layout_seed_derive(5, 1) == td_layout_seed_derive(5, 1) &&
+          td_layout_seed_derive(5, 1) != td_layout_seed_derive(5, 2) && td_layout_seed_derive(5, 2) <= TD_LAYOUT_SEED_MAX,
+          "td_layout_seed_derive");
+    layouts_seed0_is_today(root, t0);
+
+    /* clang compiles a seeded unit; its pads are not exported and the suite passes */
+    snprintf(out, sizeof out, "%s/seed7", g_work);
+    mkdir(out, 0777);
+    write_text(g_work, "seed7/tandem-player-alpha.c", t7);
+    snprintf(tu, sizeof tu, "%s/seed7/tandem-player-alpha.c", g_work);
+    td_backend_options o = { 0 };
+    td_backend_result r;
+    o.root = root;
+    o.tu_path = tu;
+    o.out_dir = out;
+    o.name = "alpha";
+    CHECK(td_backend_aot.build(&o, &r, err, sizeof err) == 0, "aot build of seed 7: %s", err);
+    void *h = dlopen(r.module_path, RTLD_NOW | RTLD_LOCAL);
+    CHECK(h && dlsym(h, TD_PLAYER_MODULE_SYMBOL) && !dlsym(h, "td_layout_pad_0") && !dlsym(h, "td_layout_pad_1"),
+          "seed 7 module: entry table, no exported pad (%s)", h ? "" : dlerror());
+    if (h) dlclose(h);
+    snprintf(rep, sizeof rep, "%s/seed7/aot.json", g_work);
+    char *aot[] = { (char *)g_shell, "--backend", "aot", "--module", r.module_path, "--suite", "check", "--out", rep,
+                    "--samples", "2", "--layout-seed", "7", NULL };
+    run_result rr;
+    run(aot, NULL, &rr);
+    CHECK(rr.exited && rr.code == 0, "aot seed 7: exit %d", rr.code);
+
+    /* tcc: the player re-lays the seed-0 unit itself */
+    snprintf(tu, sizeof tu, "%s/seed0/tandem-player-alpha.c", g_work);
+    write_text(g_work, "seed0/tandem-player-alpha.c", t0);
+    snprintf(rep, sizeof rep, "%s/seed0/jit7.json", g_work);
+    char *jit[] = { (char *)g_shell, "--backend", "jit", "--tu", tu, "--root", root, "--suite", "check", "--out", rep,
+                    "--samples", "2", "--layout-seed", "7", NULL };
+    run(jit, NULL, &rr);
+    CHECK(rr.exited && rr.code == 0, "jit --layout-seed 7: exit %d\n%s", rr.code, rr.out);
+    /* (a bench report says settings.layoutSeed: tests/tools/layout_seed.sh) */
+    /* a unit without layout lines cannot be re-laid: said, not compiled as it is */
+    write_text(g_work, "seed0/tandem-player-alpha.c", "int x;\n");
+    run(jit, NULL, &rr);
+    CHECK(rr.exited && rr.code == 3, "jit --layout-seed on a unit without layout lines: exit %d", rr.code);
+    free(t0);
+    free(t7);
+    free(t7b);
+    free(t8);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) return 2;
@@ -811,7 +957,7 @@ int main(int argc, char **argv)
         { "jit_error", test_jit_error }, { "jit_two", test_jit_two }, { "alloc", test_alloc },
         { "fail_report", test_fail_report }, { "crash_marker", test_crash_marker },
         { "timeout_marker", test_timeout_marker }, { "build_cli", test_build_cli }, { "abi", test_abi },
-        { "jit_chosen", test_jit_chosen },
+        { "jit_chosen", test_jit_chosen }, { "layouts", test_layouts },
     };
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
         if (strcmp(tests[i].name, test)) continue;

@@ -1,4 +1,4 @@
-"""The baseline verdict over layouts (issue 42, items 2-3), on the real runs of the
+"""The baseline verdict over layouts (issue 42, items 2-3: load orders and seeded layouts), on the real runs of the
 hotpaths-18 packet (tandem against tandem@6fe3228, one layout, 15 time "regressions" at
 identical or fewer instructions under the one-layout rule) with one thing altered at a time.
 
@@ -43,10 +43,10 @@ def second_layout(doc):
             e["subject"] = "tandem"
 
 
-def slower(factor, row=ROW):
+def slower(factor, row=ROW, subjects=("tandem",)):
     def fn(doc):
         for e in doc["rows"]:
-            if e["subject"] != "tandem" or e["name"] != row or not e.get("supported", True):
+            if e["subject"] not in subjects or e["name"] != row or not e.get("supported", True):
                 continue
             for s in e["sampleRecords"]:
                 s["ns"] = round(s["ns"] * factor)
@@ -175,6 +175,36 @@ d = runs("bad-order")
 each_report(d, lambda doc: doc["settings"].__setitem__("loadOrder", "sideways"), "p01-*.json")
 rc, out, b = gate(d)
 expect("loadOrder sideways: INVALID", rc == 1 and "loadOrder" in out, f"rc {rc}\n{out[-400:]}")
+
+# 7. seeded layouts (tandem attempt --layouts 2): r2 runs both sides built with a layout seed,
+#    where the same code is 15% slower on both sides (the ratio unchanged). A change of the
+#    current runtime's time that stays inside that same-code spread, in every layout, is
+#    layout; one beyond it in every layout is a regression.
+def seeded(doc):
+    second_layout(doc)
+    doc["settings"]["layoutSeed"] = 4503599627370497
+
+
+for factor, want in ((1.08, "layout"), (1.25, "regression")):
+    d = runs(f"seeded-{factor}")
+    each_report(d, seeded, "p*-r2.json")
+    each_report(d, slower(1.15, subjects=("tandem", BASE)), "p*-r2.json")
+    each_report(d, slower(factor))
+    rc, out, b = gate(d, instructions=False)
+    r = rows(b) if b else []
+    expect(f"seeded layouts, current x{factor}: {want}",
+           b and r and all(x["result"] == want and x["layouts"] == 2 and x["sameCodeLayoutSpread"] >= 0.12
+                           for x in r),
+           f"{b and b['counts']} {json.dumps(r)[:700]}")
+md = open(os.path.join(d, "out", "gate.md")).read()
+expect("seeded layouts: gate.md has the same code's layout spread beside the ratio", "same code's layout spread" in md,
+       "missing column")
+
+# 8. a layout seed that is not an integer: the report is refused
+d = runs("bad-seed")
+each_report(d, lambda doc: doc["settings"].__setitem__("layoutSeed", -3), "p01-*.json")
+rc, out, b = gate(d)
+expect("layoutSeed -3: INVALID", rc == 1 and "layoutSeed" in out, f"rc {rc}\n{out[-400:]}")
 
 print(f"gate layout: {'FAIL ' + ', '.join(failures) if failures else 'all passed'}")
 sys.exit(1 if failures else 0)

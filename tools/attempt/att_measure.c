@@ -41,7 +41,7 @@ int att_player_argv(const att *a, int b, const aproc *q, const char *report, cha
     int bad = tl_json_load(pj, &d);
     free(pj);
     if (bad) return -1;
-    int n = 0;
+    int n = 0, lk = att_layout_of(a, q);
     size_t k = 0;
 #define PUT(s) (argv[n++] = store + k, k += (size_t)snprintf(store + k, slen - k, "%s", (s)) + 1)
     char tmp[PATH_MAX];
@@ -61,12 +61,13 @@ int att_player_argv(const att *a, int b, const aproc *q, const char *report, cha
         if (!cJSON_IsString(mod)) { cJSON_Delete(d); return -2; }
         PUT(!strcmp(a->backends[b], "aot") ? "--module" : "--tu");
         snprintf(tmp, sizeof tmp, "%s/%s", a->players[b], mod->valuestring);
+        if (s == 0) att_layout_module(a, b, lk, 0, tmp, sizeof tmp); /* the gate subject in this layout */
         PUT(tmp);
     }
     const char *bmod = a->bl ? td_baseline_module(a->bl, a->backends[b]) : NULL;
     if (bmod) { /* the baseline revision, last: the first subject stays the current runtime */
         PUT(!strcmp(a->backends[b], "aot") ? "--module" : "--tu");
-        PUT(bmod);
+        PUT(att_layout_module(a, b, lk, 1, tmp, sizeof tmp) ? tmp : bmod);
     }
     if (!strcmp(a->backends[b], "jit") && !bmod) { /* with a baseline each TU's folder is its own root */
         PUT("--root");
@@ -93,6 +94,11 @@ int att_player_argv(const att *a, int b, const aproc *q, const char *report, cha
      * the baseline runtime land (always first and last otherwise) is a measured factor, not a
      * bias in one direction (gate_baseline.c reads the ratio per layout; issue 42) */
     if (bmod && q->round % 2 == 0 && q->round > 0) PUT("--load-reverse");
+    if (a->seeds[lk]) { /* JIT: the units re-laid; AOT: the seed of the modules above, reported */
+        PUT("--layout-seed");
+        snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)a->seeds[lk]);
+        PUT(tmp);
+    }
     PUT("--out");
     PUT(report);
 #undef PUT

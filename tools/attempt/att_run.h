@@ -18,6 +18,7 @@
 #define MAXS 8
 
 #define ATT_MAX_GATED 8
+#define ATT_MAX_LAYOUTS 8
 typedef struct aproc {
     int idx, round;               /* round 0 = report-only processes */
     char suite[32], backend[8], retention[16];
@@ -50,6 +51,9 @@ typedef struct att {
     int rounds, require_quiet, instructions;
     char *instr_dir;              /* the instruction arm's summaries, when it ran */
     const char *baseline;         /* --baseline REV (att_baseline.c) */
+    int layouts;                  /* --layouts K: builds of each side per layout (att_layouts.c) */
+    long long layout_seed;        /* --layout-seed S, else drawn: the attempt seed of the layouts */
+    uint64_t seeds[ATT_MAX_LAYOUTS]; /* layout k's seed (td_layout_seed_derive; 0 for k = 0) */
     struct td_baseline *bl;       /* prepared: the subject tandem@<rev> beside the others */
     /* the project (tandem.json, att_project.c): its folder, gate and suites */
     char project[PATH_MAX];
@@ -89,6 +93,15 @@ int att_stage_players(att *a);
 /* --baseline: stage and build (or reuse) REV's runtime as tandem@<rev> into baseline/;
  * 0 go on (also without --baseline), 1 refused (REV unknown or not buildable) */
 int att_stage_baseline(att *a);
+/* --baseline with --layouts K > 1: the layouts' seeds (printed, in the manifest) and the AOT
+ * modules of the gate subject and the baseline built in each seeded layout (layouts/);
+ * 0 go on, 1 a build failed (att_layouts.c) */
+int att_stage_layouts(att *a);
+/* the layout of process q: 0 (the default) for report-only processes, else its round's */
+int att_layout_of(const att *a, const aproc *q);
+/* layout k's module of backend b for the gate subject (side 0) or the baseline (side 1):
+ * a path in store, or NULL where the default one runs (k = 0, JIT) */
+const char *att_layout_module(const att *a, int b, int k, int side, char *store, size_t len);
 /* after the gate: the baseline verdict from gate/gate-summary.json, logged and recorded */
 void att_baseline_verdict(att *a);
 int att_run_smoke(att *a);

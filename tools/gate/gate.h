@@ -149,7 +149,8 @@ typedef struct gr_report {
     int completed;
     char *failure;                              /* NULL when none */
     int samples;                                /* requested samples; -1 unknown */
-    int layout;                                 /* settings.loadOrder: 0 forward (absent), 1 reverse */
+    int layout;                                 /* the layout key: settings.loadOrder (bit 0: 0 forward
+                                                   or absent, 1 reverse) + 2 x settings.layoutSeed folded */
     char **subjects;
     size_t nsubjects;
     gr_row *rows;

@@ -3,14 +3,15 @@
  * itself ("<A>@<rev>", built by tools/baseline.c and measured in the same processes).
  *
  * gate_eval.c computes the per-process ratios A / baseline exactly as it does for a peer
- * (res->blines, the baseline's own thresholds, each process's layout = its load order);
+ * (res->blines, the baseline's own thresholds, each process's layout = its build's layout
+ * seed and its load order, and each side's own statistic);
  * here each gated row (sync rows included) x backend gets one result from two arms:
  *   regression     instructions per op A / baseline > baselineInstructions (1.005), or time
  *                  grown in every layout beyond the noise: each layout's median ratio >
- *                  baselineMedian (1.02) and > 1 + the row's process spread, no process
- *                  below 1.00 (time_arm);
+ *                  baselineMedian (1.02) and > 1 + the band (the larger of the row's process
+ *                  spread and the same code's layout spread), no process below 1.00 (time_arm);
  *   improved       symmetrically: instructions <= 2 - baselineInstructions, or every layout's
- *                  median <= 2 - baselineMedian and < 1 / (1 + spread), every process below 1.00;
+ *                  median <= 2 - baselineMedian and < 1 / (1 + band), every process below 1.00;
  *   layout         a time ratio the one-layout rule (median > 1.02 or worst > 1.05) would have
  *                  called a regression (or improvement) but that is not beyond the band in
  *                  every layout; or, with one layout measured, a time verdict the instruction
@@ -69,44 +70,67 @@ const char *gb_kind_name(int k)
          : k == GB_LAYOUT ? "layout" : k == GB_BUSY ? "busy" : "NA";
 }
 
-/* The time arm of one row over its layouts (the processes' load orders, att_player_argv):
- * per layout the median of its processes' ratios. Identical code at two addresses differs
+/* The time arm of one row over its layouts (a process's layout is its build's layout seed
+ * and its load order: att_player_argv, att_layouts.c): per layout the median of its
+ * processes' ratios, and of each side's own time. Identical code at two addresses differs
  * by up to 10% (issue 42), the same way in every process of one layout, so one layout's
- * verdict is a verdict on placement. Time regressed only when every layout's median is
- * beyond baselineMedian and no process saw the current runtime faster (process noise);
- * improved symmetrically. A ratio that the one-layout rule (median, worst) would have
- * called a regression or an improvement but that fails this test is "layout". Processes
- * observed busy are left out; when every one is, the time arm cannot decide ("busy"). */
+ * verdict is a verdict on placement. The band a time move must leave is the larger of the
+ * process noise (the row's spread over its processes) and the same code's layout spread
+ * (per side, its highest layout median over its lowest, the larger side's): time regressed
+ * only when every layout's median ratio is beyond baselineMedian and that band and no
+ * process saw the current runtime faster; improved symmetrically. A ratio that the
+ * one-layout rule (median, worst) would have called a regression or an improvement but
+ * that fails this test is "layout". Processes observed busy are left out; when every one
+ * is, the time arm cannot decide ("busy"). */
 typedef struct gb_time {
     int kind, nlayouts;
-    double lo, hi;          /* lowest and highest layout median */
-    double spread;          /* hi / lo - 1: the layout spread (0 with one layout) */
+    double lo, hi;          /* lowest and highest layout median ratio */
+    double spread;          /* hi / lo - 1: the ratio's layout spread (0 with one layout) */
+    double code_spread;     /* the same code's layout spread, the larger side's (0 with one) */
 } gb_time;
+
+/* lo/hi of one layout median, and the spread hi / lo - 1 they make (NaN without both). */
+static void lohi(double m, double *lo, double *hi)
+{
+    if (!isfinite(m)) return;
+    if (isnan(*lo) || m < *lo) *lo = m;
+    if (isnan(*hi) || m > *hi) *hi = m;
+}
+
+static double lohi_spread(double lo, double hi)
+{
+    return lo > 0 && isfinite(hi) ? hi / lo - 1 : NAN;
+}
 
 static gb_time time_arm(const gate_result *res, const ge_line *B)
 {
     const gate_config *c = res->cfg;
-    gb_time t = { GB_NA, 0, NAN, NAN, NAN };
+    gb_time t = { GB_NA, 0, NAN, NAN, NAN, NAN };
     if (!strcmp(B->result, "NA") || !B->nproc) return t;
-    double pmin = NAN, pmax = NAN;
+    double pmin = NAN, pmax = NAN, alo = NAN, ahi = NAN, blo = NAN, bhi = NAN;
     size_t nbusy = 0;
-    double *v = malloc(B->nproc * sizeof *v);
-    for (int l = 0; l < 2; l++) {
-        size_t n = 0;
-        for (size_t p = 0; p < B->nproc; p++) {
+    double *v = malloc(3 * B->nproc * sizeof *v), *va = v + B->nproc, *vb = va + B->nproc;
+    for (size_t first = 0; first < B->nproc; first++) {
+        int key = B->layout ? B->layout[first] : 0, again = 0;
+        for (size_t e = 0; e < first && !again; e++) again = B->layout && B->layout[e] == key;
+        if (again) continue; /* each layout once, from its first process */
+        size_t n = 0, na = 0, nb = 0;
+        for (size_t p = first; p < B->nproc; p++) {
             double r = B->ratio[p];
-            if (isnan(r) || (B->layout ? B->layout[p] : 0) != l) continue;
+            if (isnan(r) || (B->layout ? B->layout[p] : 0) != key) continue;
             /* a busy process measured the host (outliers of 5-10x under the mean statistic) */
             if (gate_process_busy(res, B->proc[p])) { nbusy++; continue; }
             v[n++] = r;
+            if (B->stat_a && isfinite(B->stat_a[p])) va[na++] = B->stat_a[p];
+            if (B->stat_b && isfinite(B->stat_b[p])) vb[nb++] = B->stat_b[p];
             if (isnan(pmin) || r < pmin) pmin = r;
             if (isnan(pmax) || r > pmax) pmax = r;
         }
         if (!n) continue;
-        double m = gs_median(v, n);
         t.nlayouts++;
-        if (isnan(t.lo) || m < t.lo) t.lo = m;
-        if (isnan(t.hi) || m > t.hi) t.hi = m;
+        lohi(gs_median(v, n), &t.lo, &t.hi);
+        if (na) lohi(gs_median(va, na), &alo, &ahi);
+        if (nb) lohi(gs_median(vb, nb), &blo, &bhi);
     }
     free(v);
     if (!t.nlayouts && nbusy) { /* every process busy: the time arm cannot decide */
@@ -116,14 +140,18 @@ static gb_time time_arm(const gate_result *res, const ge_line *B)
     }
     if (!t.nlayouts || !(t.lo > 0)) return t;
     t.spread = t.hi / t.lo - 1;
+    double sa = lohi_spread(alo, ahi), sb = lohi_spread(blo, bhi);
+    t.code_spread = isnan(sa) ? sb : isnan(sb) ? sa : fmax(sa, sb);
     int one = gb_time_kind(c, B->median, B->worst); /* the one-layout rule, for "layout" */
     /* the process noise: the row's spread over all its processes (worst / best - 1). A move
-     * counts only when even the nearer layout is farther from 1.00 than that spread: with
-     * three processes a rule on signs alone fires on noise for one row in eight (an A/A on a
-     * loaded host: 5 of 58 rows "regressed" at identical instructions) */
+     * counts only when even the nearer layout is farther from 1.00 than that spread and the
+     * same code's layout spread: with three processes a rule on signs alone fires on noise
+     * for one row in eight (an A/A on a loaded host: 5 of 58 rows "regressed" at identical
+     * instructions) */
     double noise = isfinite(B->spread) && B->spread > 0 ? B->spread : 0;
-    if (t.lo > c->base_median && t.lo > 1 + noise && pmin > 1.0) t.kind = GB_REGRESSION;
-    else if (t.hi <= 2 - c->base_median && t.hi < 1 / (1 + noise) && pmax < 1.0) t.kind = GB_IMPROVED;
+    double band = isfinite(t.code_spread) && t.code_spread > noise ? t.code_spread : noise;
+    if (t.lo > c->base_median && t.lo > 1 + band && pmin > 1.0) t.kind = GB_REGRESSION;
+    else if (t.hi <= 2 - c->base_median && t.hi < 1 / (1 + band) && pmax < 1.0) t.kind = GB_IMPROVED;
     else t.kind = one == GB_REGRESSION || one == GB_IMPROVED ? GB_LAYOUT : one;
     return t;
 }
@@ -190,7 +218,9 @@ static void baseline_md_head(gate_buf *m, const gate_config *c, const cJSON *sub
         char *e = gate_md_escape(s->valuestring);
         gate_buf_printf(m, "Baseline **%s**: the same harness, suites and player shell, its own runtime, measured in the\n"
                            "same processes as %s (sample by sample, alternating order; the second process of each suite\n"
-                           "and backend loads and runs the subjects in reverse order: a second layout). ",
+                           "and backend loads and runs the subjects in reverse order, and with `--layouts K` round r runs\n"
+                           "both sides built in layout (r - 1) %% K, a pad before each source from a seed: each\n"
+                           "(seed, load order) is one layout). ",
                         e, a);
         free(e);
     }
@@ -198,8 +228,10 @@ static void baseline_md_head(gate_buf *m, const gate_config *c, const cJSON *sub
                        "%zu gated row(s) x backend: %zu regression(s), %zu improved, %zu layout. One verdict from two\n"
                        "arms: a row regressed when its instructions per op grew beyond %.3f (where the instruction\n"
                        "meter ran: %zu row(s)), or when its time grew in every layout beyond the noise: each layout's\n"
-                       "median ratio > %.3f and > 1 + the row's process spread, no process below 1.00. Improved\n"
-                       "symmetrically (instructions <= %.3f, or every layout's median <= %.3f and < 1 / (1 + spread),\n"
+                       "median ratio > %.3f and > 1 + the band, no process below 1.00; the band is the larger of the\n"
+                       "row's process spread and the same code's layout spread (per side, its highest layout median\n"
+                       "time over its lowest). Improved\n"
+                       "symmetrically (instructions <= %.3f, or every layout's median <= %.3f and < 1 / (1 + band),\n"
                        "every process below 1.00). A time ratio beyond median %.3f or worst %.3f that\n"
                        "is not beyond them in every layout is *layout*: where the code landed, never a regression.\n"
                        "\"decided by\" names the arm(s). This verdict is reported; the exit code is the peer verdict's.\n"
@@ -207,8 +239,9 @@ static void baseline_md_head(gate_buf *m, const gate_config *c, const cJSON *sub
                     a, n[0], n[1], n[2], n[3], c->base_instr, n[4], c->base_median, 2 - c->base_instr,
                     2 - c->base_median, c->base_median, c->base_worst);
     gate_buf_printf(m, "| suite | row | backend | peer, median | baseline | median | worst | layouts: median low .. high | "
-                       "layout spread | ins/op (current / baseline) | ins ratio | result | decided by |\n"
-                       "| --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |\n");
+                       "layout spread | same code's layout spread | ins/op (current / baseline) | ins ratio | result | "
+                       "decided by |\n"
+                       "| --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |\n");
     free(a);
 }
 
@@ -238,7 +271,7 @@ int gate_baseline_eval(gate_result *res, const char *instr_dir)
     cJSON *rows = cJSON_CreateArray(), *regs = cJSON_CreateArray(), *imps = cJSON_CreateArray();
     gate_buf t = { 0 };
     size_t ngated = 0, nreg = 0, nimp = 0, nins = 0, nlay = 0, nbusy = 0;
-    char f[9][32];
+    char f[10][32];
     for (size_t i = 0; i < res->nblines && !bad; i++) {
         const ge_line *B = &res->blines[i];
         if (B->kind == GL_REPORT) continue;
@@ -279,10 +312,11 @@ int gate_baseline_eval(gate_result *res, const char *instr_dir)
                                                                                  : "no regression";
         const ge_line *P = peer_of(res, B);
         char *row = gate_md_escape(B->row), *peer = gate_md_escape(P ? P->peer : "-"), *base = gate_md_escape(B->peer);
-        gate_buf_printf(&t, "| %s | %s | %s | %s %s | %s | %s | %s | %d: %s .. %s | %s | %s / %s | %s | %s | %s |\n",
+        gate_buf_printf(&t, "| %s | %s | %s | %s %s | %s | %s | %s | %d: %s .. %s | %s | %s | %s / %s | %s | %s | %s |\n",
                         B->suite, row, B->backend, peer, cell(f[0], 32, P ? P->median : NAN, "%.4f"), base,
                         cell(f[1], 32, B->median, "%.4f"), cell(f[2], 32, B->worst, "%.4f"), tm.nlayouts,
                         cell(f[6], 32, tm.lo, "%.4f"), cell(f[7], 32, tm.hi, "%.4f"), cell(f[8], 32, tm.spread * 100, "%.1f%%"),
+                        cell(f[9], 32, tm.code_spread * 100, "%.1f%%"),
                         cell(f[3], 32, ia, "%.1f"), cell(f[4], 32, ib, "%.1f"), cell(f[5], 32, ir, "%.4f"),
                         reg ? "REGRESSION" : rname, by);
         free(row);
@@ -303,6 +337,7 @@ int gate_baseline_eval(gate_result *res, const char *instr_dir)
         cJSON_AddItemToObject(o, "layoutMedianLow", num6(tm.lo));
         cJSON_AddItemToObject(o, "layoutMedianHigh", num6(tm.hi));
         cJSON_AddItemToObject(o, "layoutSpread", num6(tm.spread));
+        cJSON_AddItemToObject(o, "sameCodeLayoutSpread", num6(tm.code_spread));
         cJSON_AddStringToObject(o, "time", gb_kind_name(tk));
         cJSON_AddStringToObject(o, "instructions", gb_kind_name(ik));
         cJSON_AddStringToObject(o, "result", rname);
@@ -337,7 +372,7 @@ int gate_baseline_eval(gate_result *res, const char *instr_dir)
     size_t cnts[5] = { ngated, nreg, nimp, nlay, nins };
     baseline_md_head(&m, c, subs, cnts);
     if (t.p) gate_buf_printf(&m, "%s", t.p);
-    else gate_buf_printf(&m, "| - | (no gated row) | - | - | - | - | - | - | - | - | - | - | - |\n");
+    else gate_buf_printf(&m, "| - | (no gated row) | - | - | - | - | - | - | - | - | - | - | - | - |\n");
     gate_buf_printf(&m, "\n");
     free(t.p);
     res->base_md = m.p;

@@ -547,6 +547,10 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
                         L->proc[L->nproc] = gr[i]->file;
                         L->layout[L->nproc] = gr[i]->layout;
                         double sa = entry_stat(ea, use_mean), sb = entry_stat(eb, use_mean);
+                        L->stat_a = realloc(L->stat_a, (L->nproc + 1) * sizeof *L->stat_a);
+                        L->stat_b = realloc(L->stat_b, (L->nproc + 1) * sizeof *L->stat_b);
+                        L->stat_a[L->nproc] = sa;
+                        L->stat_b[L->nproc] = sb;
                         if ((ea && ea->supported && !(isfinite(sa) && sa > 0)) ||
                             (eb && eb->supported && !(isfinite(sb) && sb > 0)))
                             invalid(res, "%s: row '%s': a statistic that is not a finite positive number (%s %g, %s %g)",
@@ -705,12 +709,16 @@ void gate_result_free(gate_result *res)
         free(res->lines[i].ratio);
         free(res->lines[i].proc);
         free(res->lines[i].layout);
+        free(res->lines[i].stat_a);
+        free(res->lines[i].stat_b);
     }
     free(res->lines);
     for (size_t i = 0; i < res->nblines; i++) {
         free(res->blines[i].ratio);
         free(res->blines[i].proc);
         free(res->blines[i].layout);
+        free(res->blines[i].stat_a);
+        free(res->blines[i].stat_b);
     }
     free(res->blines);
     free(res->base_md);

@@ -18,7 +18,9 @@ typedef struct ge_line {
     size_t nproc;
     double *ratio;              /* per process (NaN: NA) */
     const char **proc;          /* report file per process */
-    int *layout;                /* per process: its report's load order (0 forward, 1 reverse) */
+    int *layout;                /* per process: its report's layout key (gr_report.layout) */
+    double *stat_a, *stat_b;    /* per process: the row's statistic of subject A and of the peer
+                                   (NaN: none): the same code's time across layouts */
     double median, worst;
     double thr_median, thr_worst; /* NaN when not checked */
     gs_mw mw;

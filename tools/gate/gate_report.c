@@ -354,6 +354,13 @@ void gr_report_load(const char *runs_dir, const char *rel, gr_report *r)
     s = sfield(settings, "loadOrder");
     if (s && strcmp(s, "forward") && strcmp(s, "reverse")) { fail(r, "settings.loadOrder: expected \"forward\" or \"reverse\""); goto out; }
     r->layout = s && !strcmp(s, "reverse");
+    /* and the build's layout seed (tandem-player --layout-seed; absent: 0, the default): one
+     * layout is one (seed, load order); the seed is folded into the key (two seeds collide
+     * with odds of 1 in 10^9) */
+    const cJSON *ls = cJSON_GetObjectItemCaseSensitive(settings, "layoutSeed");
+    if (ls && (!cJSON_IsNumber(ls) || !(ls->valuedouble >= 0) || ls->valuedouble > 9007199254740991.0 ||
+               ls->valuedouble != floor(ls->valuedouble))) { fail(r, "settings.layoutSeed: expected an integer 0 .. 2^53 - 1"); goto out; }
+    if (ls) r->layout += 2 * (int)fmod(ls->valuedouble, 1000000007.0);
     s = sfield(env, "buildType");
     if (!s) s = sfield(doc, "buildType");
     r->build_type = s ? xdup(s) : NULL;

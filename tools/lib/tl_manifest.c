@@ -561,6 +561,8 @@ int tl_manifest_write(const char *player_dir, const char *backend, const char *s
     cJSON_AddStringToObject(doc, "stagingDir", sdir);
     cJSON_AddStringToObject(doc, "compiler", compiler_identity ? compiler_identity : "");
     cJSON_AddStringToObject(doc, "flags", flags ? flags : "");
+    const char *ls = flags ? strstr(flags, " layout-seed=") : NULL; /* tandem build --layout-seed */
+    cJSON_AddNumberToObject(doc, "layoutSeed", ls ? strtod(ls + 13, NULL) : 0);
     cJSON_AddItemToObject(doc, "files", files_to_json(recs, nfiles));
     rc = tl_json_save(mpath, doc);
     cJSON_Delete(doc);

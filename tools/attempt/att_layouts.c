@@ -1,0 +1,121 @@
+/*
+ * att_layouts.c - `tandem attempt --baseline REV --layouts K` (issue 42): the gate subject
+ * and the baseline each measured in K layouts of the same code, so that the baseline verdict
+ * reads a time ratio across layouts (gate_baseline.c) and not one placement's luck.
+ *
+ * Layout 0 is the default one: the players and the baseline as built. Layout k > 0 has the
+ * seed td_layout_seed_derive(S, k) of one attempt seed S (--layout-seed S, else drawn;
+ * printed and in attempt.json "layouts"): a pad before each source of the unit
+ * (players/include/td_layout.h). The JIT player re-lays its units itself (--layout-seed);
+ * AOT modules are built once per seeded layout and side into layouts/<k>/<side>-aot/.
+ * Gated round r runs layout (r - 1) % K, the load order still alternating (att_player_argv);
+ * report-only processes run the default layout. Only the layouts some round runs are built.
+ */
+#include "att.h"
+#include "att_run.h"
+#include "../baseline.h"
+#include "backend.h"
+#include "tl_safe.h"
+
+#include <cjson/cJSON.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The layouts some gated round runs: min(K, rounds). */
+static int layouts_used(const att *a)
+{
+    return a->layouts < a->rounds ? a->layouts : a->rounds;
+}
+
+int att_layout_of(const att *a, const aproc *q)
+{
+    return q->round > 0 && a->layouts > 1 ? (q->round - 1) % a->layouts : 0;
+}
+
+static int layout_side_dir(const att *a, int b, int k, int side, char *out, size_t len)
+{
+    return snprintf(out, len, "%s/layouts/%d/%s-%s", a->dir, k, side ? "baseline" : "current", a->backends[b]) >=
+           (int)len;
+}
+
+const char *att_layout_module(const att *a, int b, int k, int side, char *store, size_t len)
+{
+    char dir[PATH_MAX];
+    if (k <= 0 || k >= ATT_MAX_LAYOUTS || !a->seeds[k] || strcmp(a->backends[b], "aot") || (side && !a->bl) ||
+        layout_side_dir(a, b, k, side, dir, sizeof dir))
+        return NULL;
+    snprintf(store, len, "%s/%s.so", dir, side ? a->bl->subject : a->subjects[0]);
+    return store;
+}
+
+/* `tandem build` of one side's AOT module in layout k. 0 ok. */
+static int layout_build(att *a, int b, int k, int side)
+{
+    char out[PATH_MAX], seed[32];
+    layout_side_dir(a, b, k, side, out, sizeof out);
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)a->seeds[k]);
+    char *sd = att_path(a, "staging"), *args[80];
+    int n = 0;
+    args[n++] = "build";
+    args[n++] = "--backend";
+    args[n++] = (char *)a->backends[b];
+    args[n++] = "--staging";
+    args[n++] = side ? a->bl->staging : sd;
+    args[n++] = "--out";
+    args[n++] = out;
+    args[n++] = "--subject";
+    args[n++] = side ? a->bl->subject : a->subjects[0];
+    if (side) { args[n++] = "--label"; args[n++] = a->bl->name; }
+    args[n++] = "--layout-seed";
+    args[n++] = seed;
+    const char *suites[TL_PROJECT_MAX + 1];
+    int nsuites = tl_project_measured_suites(&a->proj, suites, TL_PROJECT_MAX + 1);
+    for (int s = 0; s < nsuites && n < 78; s++) { args[n++] = "--suite"; args[n++] = (char *)suites[s]; }
+    args[n] = NULL;
+    int r = att_run_tool(a, args);
+    free(sd);
+    if (r && !tl_stop_signal)
+        att_log(a, 1, "layout %d (seed %s): the %s build of the %s failed (exit %d); see attempt.log", k, seed,
+                a->backends[b], side ? a->bl->name : a->subjects[0], r);
+    return r != 0;
+}
+
+int att_stage_layouts(att *a)
+{
+    if (!a->bl || a->layouts < 2) return 0;
+    att_manifest_set_str(a, "stage", "layouts");
+    if (a->layout_seed < 0) /* drawn: the time and the process, reproducible through the manifest */
+        a->layout_seed = (long long)((att_now_ns() ^ ((uint64_t)getpid() << 32)) & TD_LAYOUT_SEED_MAX);
+    int used = layouts_used(a);
+    cJSON *jl = cJSON_CreateObject(), *js = cJSON_CreateArray();
+    cJSON_AddNumberToObject(jl, "count", a->layouts);
+    cJSON_AddNumberToObject(jl, "measured", used);
+    cJSON_AddNumberToObject(jl, "seed", (double)a->layout_seed);
+    for (int k = 0; k < a->layouts; k++) {
+        a->seeds[k] = td_layout_seed_derive((uint64_t)a->layout_seed, (unsigned)k);
+        cJSON_AddItemToArray(js, cJSON_CreateNumber((double)a->seeds[k]));
+    }
+    cJSON_AddItemToObject(jl, "seeds", js);
+    cJSON_DeleteItemFromObjectCaseSensitive(a->man, "layouts");
+    cJSON_AddItemToObject(a->man, "layouts", jl);
+    printf("attempt: %d layouts (%d measured in %d round(s)), seed %lld (--layout-seed %lld reproduces them)\n",
+           a->layouts, used, a->rounds, a->layout_seed, a->layout_seed);
+    att_log(a, 0, "layouts: %d, attempt seed %lld, measured %d", a->layouts, a->layout_seed, used);
+    uint64_t t0 = att_now_ns();
+    int bad = 0;
+    for (int k = 1; k < used && !bad; k++)
+        for (int b = 0; b < a->nb && !bad; b++)
+            for (int side = 0; side < 2 && !bad; side++) {
+                char m[PATH_MAX];
+                if (!att_layout_module(a, b, k, side, m, sizeof m)) continue;
+                att_log(a, 1, "layout %d (seed %llu): building the %s %s module", k, (unsigned long long)a->seeds[k],
+                        a->backends[b], side ? a->bl->name : a->subjects[0]);
+                bad = layout_build(a, b, k, side) || tl_stop_signal;
+            }
+    cJSON_AddNumberToObject(jl, "buildSeconds", (double)((att_now_ns() - t0) / 1000000) / 1000);
+    if (bad) att_manifest_set_str(a, "stage", "layouts-failed");
+    return bad;
+}
