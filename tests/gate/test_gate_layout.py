@@ -176,26 +176,27 @@ each_report(d, lambda doc: doc["settings"].__setitem__("loadOrder", "sideways"),
 rc, out, b = gate(d)
 expect("loadOrder sideways: INVALID", rc == 1 and "loadOrder" in out, f"rc {rc}\n{out[-400:]}")
 
-# 7. seeded layouts (tandem attempt --layouts 2): r2 runs both sides built with a layout seed,
-#    where the same code is 15% slower on both sides (the ratio unchanged). A change of the
-#    current runtime's time that stays inside that same-code spread, in every layout, is
-#    layout; one beyond it in every layout is a regression.
+# 7. seeded layouts (tandem attempt --layouts 2): r2 runs both sides built with a layout seed.
+#    The current runtime 15% slower in every process: a regression while the same code
+#    times alike in both layouts (the packet's own spread between them is 9% on AOT); layout
+#    when the seeded layout alone moves the same code by more (both sides 35% slower in r2,
+#    the ratio unchanged); a regression again when the change is beyond that spread (60%).
 def seeded(doc):
     second_layout(doc)
     doc["settings"]["layoutSeed"] = 4503599627370497
 
 
-for factor, want in ((1.08, "layout"), (1.25, "regression")):
-    d = runs(f"seeded-{factor}")
+for factor, code, want in ((1.15, 1.0, "regression"), (1.15, 1.35, "layout"), (1.60, 1.35, "regression")):
+    d = runs(f"seeded-{factor}-{code}")
     each_report(d, seeded, "p*-r2.json")
-    each_report(d, slower(1.15, subjects=("tandem", BASE)), "p*-r2.json")
+    each_report(d, slower(code, subjects=("tandem", BASE)), "p*-r2.json")
     each_report(d, slower(factor))
     rc, out, b = gate(d, instructions=False)
     r = rows(b) if b else []
-    expect(f"seeded layouts, current x{factor}: {want}",
-           b and r and all(x["result"] == want and x["layouts"] == 2 and x["sameCodeLayoutSpread"] >= 0.12
-                           for x in r),
-           f"{b and b['counts']} {json.dumps(r)[:700]}")
+    expect(f"seeded layouts, current x{factor}, same code x{code} in one layout: {want}",
+           b and r and all(x["result"] == want and x["layouts"] == 2 and x["sameCodeLayoutSpread"] is not None
+                           and (want != "layout" or x["sameCodeLayoutSpread"] > factor - 1) for x in r),
+           f"{b and b['counts']} {[(x['backend'], x['result'], x['layoutMedianLow'], x['sameCodeLayoutSpread']) for x in r]}")
 md = open(os.path.join(d, "out", "gate.md")).read()
 expect("seeded layouts: gate.md has the same code's layout spread beside the ratio", "same code's layout spread" in md,
        "missing column")
