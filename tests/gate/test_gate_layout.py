@@ -182,8 +182,10 @@ expect("loadOrder sideways: INVALID", rc == 1 and "loadOrder" in out, f"rc {rc}\
 #    when the seeded layout alone moves the same code by more (both sides 35% slower in r2,
 #    the ratio unchanged); a regression again when the change is beyond that spread (60%).
 def seeded(doc):
+    """An r2 process of a seeded layout: its own AOT build (build id), its seed in the report."""
     second_layout(doc)
     doc["settings"]["layoutSeed"] = 4503599627370497
+    doc["buildId"] = "0" * 63 + "7"
 
 
 for factor, code, want in ((1.15, 1.0, "regression"), (1.15, 1.35, "layout"), (1.60, 1.35, "regression")):
@@ -201,7 +203,12 @@ md = open(os.path.join(d, "out", "gate.md")).read()
 expect("seeded layouts: gate.md has the same code's layout spread beside the ratio", "same code's layout spread" in md,
        "missing column")
 
-# 8. a layout seed that is not an integer: the report is refused
+# 8. a layout seed that is not an integer: the report is refused; two builds in one layout
+#    seed are still mixed builds
+d = runs("mixed-in-seed")
+each_report(d, lambda doc: doc.__setitem__("buildId", "0" * 63 + "8"), "p01-*.json")
+rc, out, b = gate(d)
+expect("two build ids in one layout seed: INVALID", rc == 1 and "mixed build id" in out, f"rc {rc}\n{out[-400:]}")
 d = runs("bad-seed")
 each_report(d, lambda doc: doc["settings"].__setitem__("layoutSeed", -3), "p01-*.json")
 rc, out, b = gate(d)

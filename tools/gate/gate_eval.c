@@ -390,17 +390,20 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
             if (res->reps[i].ok && res->reps[j].ok && !strcmp(res->reps[i].sha256, res->reps[j].sha256))
                 invalid(res, "%s and %s are byte-identical reports (one process's report replayed)", res->reps[i].file,
                         res->reps[j].file);
-    /* mixed build id within a backend */
+    /* mixed build id within a backend and layout seed (tandem attempt --layouts: a seeded AOT
+     * layout is a build of its own; gr_report.layout / 2 is the folded seed) */
     for (int b = 0; b < cfg->nbackends; b++) {
-        const char *first = NULL, *ff = NULL;
         for (size_t i = 0; i < res->nreps; i++) {
-            const gr_report *r = &res->reps[i];
+            const gr_report *r = &res->reps[i], *f = NULL;
             if (!r->ok || strcmp(r->backend, cfg->backends[b])) continue;
             if (!r->build_id || !r->build_id[0]) { invalid(res, "%s: no buildId", r->file); continue; }
-            if (!first) { first = r->build_id; ff = r->file; }
-            else if (strcmp(first, r->build_id))
-                invalid(res, "mixed build id within backend %s: %s has %.16s..., %s has %.16s...", cfg->backends[b], ff,
-                        first, r->file, r->build_id);
+            for (size_t j = 0; j < i && !f; j++)
+                if (res->reps[j].ok && !strcmp(res->reps[j].backend, r->backend) && res->reps[j].layout / 2 == r->layout / 2 &&
+                    res->reps[j].build_id && res->reps[j].build_id[0])
+                    f = &res->reps[j];
+            if (f && strcmp(f->build_id, r->build_id))
+                invalid(res, "mixed build id within backend %s: %s has %.16s..., %s has %.16s...", cfg->backends[b], f->file,
+                        f->build_id, r->file, r->build_id);
         }
     }
     /* process counts */
