@@ -1,7 +1,8 @@
 /*
  * pack.c - `tandem pack`: files.sha256 and a reproducible archive of a folder (zip or
  * tar.zst via libarchive); --check verifies a folder or archive against its
- * files.sha256; --extract extracts an archive safely.
+ * files.sha256; --extract extracts an archive safely. A published packet's raw archive
+ * (runs.zip, kept outside the repository) is listed with its members: pack_raw.h.
  */
 #include "tl_archive.h"
 #include "tl_err.h"
@@ -9,7 +10,9 @@
 #include "tl_fs.h"
 #include "tl_hash.h"
 #include "tl_manifest.h"
+#include "tl_json.h"
 #include "tl_redact.h"
+#include "pack_raw.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -26,6 +29,8 @@ static const tl_opt pack_opts[] = {
     { "format", 0, TL_OPT_STR, "zip|tar.zst", 0, 0, "archive format (default: from --out's extension, else zip)" },
     { "out", 0, TL_OPT_PATH, "PATH", 0, 0, "the archive to write (pack), or the folder to extract into" },
     { "check", 0, TL_OPT_PATH, "DIR|ARCHIVE", 0, 0, "verify files.sha256 of a folder or an archive" },
+    { "raw", 0, TL_OPT_PATH, "DIR", 0, 0, "with --check: the folder holding the packet's raw archive\n(runs.zip) when the packet does not" },
+    { "raw-archive", 0, TL_OPT_PATH, "FILE", 0, 0, "with DIR: a raw archive kept outside DIR (runs.zip); files.sha256\nlists it and each member as <name>/<member>" },
     { "extract", 0, TL_OPT_PATH, "ARCHIVE", 0, 0, "extract an archive safely into --out DIR" },
     { "redact", 0, TL_OPT_PATH, "DIR", 0, 0, "replace machine paths in DIR (with --path)" },
     { "path", 0, TL_OPT_PATH, "PATH=<name>", 0, 0, "with --redact: a path and its placeholder (repeatable, at most 16)" },
@@ -37,8 +42,8 @@ static const tl_opt pack_opts[] = {
 
 static const tl_optspec pack_spec = {
     "tandem pack",
-    "DIR [--format zip|tar.zst] [--out FILE]\n"
-    "--check DIR|ARCHIVE [LIMITS]\n"
+    "DIR [--format zip|tar.zst] [--out FILE] [--raw-archive FILE]\n"
+    "--check DIR|ARCHIVE [--raw DIR] [LIMITS]\n"
     "--extract ARCHIVE --out DIR [LIMITS]\n"
     "--redact DIR --path PATH=<name> [--path PATH=<name>...]",
     "Pack: write DIR/files.sha256 (\"<sha256>  <path>\" per file, sorted by path, itself\n"
@@ -59,6 +64,17 @@ static const tl_optspec pack_spec = {
     "file (the ratio guards the disk, and holes take none). SIGINT/SIGTERM stop it and the\n"
     "temporary folder of --check is removed (exit 1).\n"
     "\n"
+    "Raw archives (a published packet's runs.zip, kept outside the repository):\n"
+    "--raw-archive FILE lists FILE in DIR/files.sha256 under its name, and each of its\n"
+    "members as <name>/<member>; the archive written leaves it out, and a FILE of the\n"
+    "same name inside DIR is refused. Packing a folder whose files.sha256 lists a raw\n"
+    "archive without giving it is refused (its hashes would be lost). --check verifies a\n"
+    "raw archive found in the folder or in --raw DIR: its own hash and every member's\n"
+    "(changed, missing, extra: named with both hashes); one that is in neither is said on\n"
+    "stdout (\"raw runs not present: ... not verified\") and the exit is 0 when the rest\n"
+    "verifies; --raw DIR without it there is a mismatch. In a packet (files.sha256 lists\n"
+    "gate/gate-summary.json and attempt-manifest.json) every listed *.json file must parse.\n"
+    "\n"
     "--redact: replace machine paths by placeholders in a folder about to be published\n"
     "(scripts/publish-packet.sh): in every *.json file (each string and key, through cJSON,\n"
     "rewritten only when changed) and *.md, *.txt, *.svg, *.log, *.csv file (bytes), each PATH\n"
@@ -66,7 +82,7 @@ static const tl_optspec pack_spec = {
     "as they are. A file other than an archive that still holds a PATH afterwards, or a\n"
     "*.json file that is not JSON, is refused (named). Run it before packing: files.sha256\n"
     "then lists the published bytes.",
-    pack_opts, "Exit: 0 ok, 1 refused, invalid or mismatching, 2 usage.", 0, 1
+    pack_opts, "Exit: 0 ok (raw archives not present included), 1 refused, invalid or mismatching,\n2 usage.", 0, 1
 };
 
 static int ends_with(const char *s, const char *suf)
@@ -154,19 +170,63 @@ static int read_sums(const char *dir, tl_file_rec **out, size_t *nout)
     return 0;
 }
 
-static int check_dir(const char *dir, const char *label)
+/* Does the listing hold what `tandem history` reads of a published packet? */
+static int is_packet(const tl_file_rec *v, size_t n)
+{
+    int found = 0;
+    for (size_t i = 0; i < n; i++)
+        found += !strcmp(v[i].path, "gate/gate-summary.json") || !strcmp(v[i].path, "attempt-manifest.json");
+    return found == 2;
+}
+
+/* In a packet every listed *.json file must parse: history and the gate read them. */
+static void check_json(const char *dir, const tl_file_rec *c, size_t nc, tl_report *rep)
+{
+    for (size_t i = 0; i < nc; i++) {
+        if (!ends_with(c[i].path, ".json"))
+            continue;
+        char *p = tl_join(dir, c[i].path);
+        cJSON *doc = NULL;
+        if (tl_is_file(p) && tl_json_load(p, &doc))
+            tl_mismatch(rep, "invalid", p, "not JSON (above)");
+        cJSON_Delete(doc);
+        free(p);
+    }
+}
+
+/* Verify dir against its files.sha256: the committed lines in the folder, the raw
+ * archives (pack_raw.h) where they are found. 0 ok, 1 mismatching or invalid. */
+static int check_dir(const char *dir, const char *label, const char *raw_dir, const tl_extract_limits *lim)
 {
     tl_file_rec *v;
     size_t n;
     if (read_sums(dir, &v, &n))
         return 1;
-    static const char *const skip[] = { SUMS, NULL };
+    unsigned char *kind = calloc(n + 1, 1);
+    size_t nraw = pk_classify(v, n, kind), nc = 0, ns = 0;
+    tl_file_rec *c = calloc(n + 1, sizeof *c);
+    const char **skip = calloc(nraw + 2, sizeof *skip);
+    skip[ns++] = SUMS;
+    for (size_t i = 0; i < n; i++) {
+        if (kind[i] == PK_COMMITTED)
+            c[nc++] = v[i];
+        else if (kind[i] == PK_RAW)
+            skip[ns++] = v[i].path; /* top-level; verified by pk_check_raw when present */
+    }
     tl_report rep = { stdout, NULL, NULL, 0, 0 };
-    tl_files_check(dir, v, n, skip, NULL, &rep);
+    tl_files_check(dir, c, nc, skip, NULL, &rep);
+    if (is_packet(v, n))
+        check_json(dir, c, nc, &rep);
+    pk_check_raw(dir, label, raw_dir, v, n, kind, lim, &rep);
+    if (raw_dir && !nraw)
+        printf("pack --check %s: --raw %s: files.sha256 lists no raw archive\n", label, raw_dir);
     printf("pack --check %s: %zu files listed, %u mismatch(es)\n", label, n, rep.count);
     for (size_t i = 0; i < n; i++)
         free(v[i].path);
     free(v);
+    free(c);
+    free(kind);
+    free(skip);
     return rep.count ? 1 : 0;
 }
 
@@ -203,7 +263,54 @@ static char *real_out(const char *out)
     return r;
 }
 
-static int do_pack(const char *dir, const char *fmt_arg, const char *out_arg)
+/* The name a raw archive is listed under: FILE's own. */
+static const char *raw_name(const char *raw_arg)
+{
+    const char *slash = strrchr(raw_arg, '/');
+    return slash ? slash + 1 : raw_arg;
+}
+
+/* A raw archive listed in DIR/files.sha256 now stays listed: packing again without it
+ * would drop its hashes. One inside DIR would be listed twice. 0 ok, 1 refused. */
+static int raw_guard(const char *dir, const char *raw_arg, const tl_strlist *files)
+{
+    const char *name = raw_arg ? raw_name(raw_arg) : NULL;
+    if (name && (!*name || !strcmp(name, SUMS) || !strcmp(name, ".") || !strcmp(name, ".."))) {
+        tl_error(raw_arg, "--raw-archive", "must name an archive file");
+        return 1;
+    }
+    for (size_t i = 0; name && i < files->n; i++)
+        if (!strcmp(files->v[i], name)) {
+            tl_error(dir, "--raw-archive", "holds a file named '%s': a raw archive is kept outside the packed folder",
+                     name);
+            return 1;
+        }
+    char *sp = tl_join(dir, SUMS);
+    tl_file_rec *v = NULL;
+    size_t n = 0;
+    tl_err_capture(NULL, 0, 1);
+    int unread = !tl_is_file(sp) || read_sums(dir, &v, &n); /* one that does not parse is rewritten, as before */
+    tl_err_capture(NULL, 0, 0);
+    unsigned char *kind = calloc(n + 1, 1);
+    int rc = 0;
+    if (!unread)
+        pk_classify(v, n, kind);
+    for (size_t i = 0; i < n; i++) {
+        if (kind[i] == PK_RAW && (!name || strcmp(name, v[i].path))) {
+            tl_error(sp, NULL, "lists the raw archive '%s' and its members: give it with --raw-archive FILE, or "
+                     "their hashes would be lost", v[i].path);
+            rc = 1;
+        }
+        free(v[i].path);
+    }
+    free(v);
+    free(kind);
+    free(sp);
+    return rc;
+}
+
+static int do_pack(const char *dir, const char *fmt_arg, const char *out_arg, const char *raw_arg,
+                   const tl_extract_limits *lim)
 {
     if (!tl_is_dir(dir)) {
         tl_error(dir, NULL, "not a folder");
@@ -244,6 +351,8 @@ static int do_pack(const char *dir, const char *fmt_arg, const char *out_arg)
     char **full = NULL;
     tl_hash_result *res = NULL;
     const char **sha = NULL;
+    tl_file_rec *lines = NULL; /* files.sha256: the folder's files, and a raw archive's lines */
+    size_t nlines = 0;
     if (tl_walk(adir, NULL, TL_WALK_REFUSE_SYMLINKS, NULL, skip, &files))
         goto out;
     tl_strlist_sort(&files);
@@ -253,20 +362,25 @@ static int do_pack(const char *dir, const char *fmt_arg, const char *out_arg)
     for (size_t i = 0; i < files.n; i++)
         full[i] = tl_join(adir, files.v[i]);
     tl_hash_files((const char *const *)full, files.n, res, 0);
-    size_t cap = 1024, len = 0;
-    char *sums = malloc(cap);
     for (size_t i = 0; i < files.n; i++) {
         if (res[i].err) {
             tl_error(full[i], NULL, "cannot read: %s", tl_strerror(res[i].err));
-            free(sums);
             goto out;
         }
-        size_t need = 64 + 2 + strlen(files.v[i]) + 2;
+        pk_push(&lines, &nlines, strdup(files.v[i]), res[i].hex);
+    }
+    if (raw_guard(adir, raw_arg, &files) || (raw_arg && pk_raw_recs(raw_arg, raw_name(raw_arg), lim, &lines, &nlines)))
+        goto out;
+    qsort(lines, nlines, sizeof *lines, tl_file_rec_cmp);
+    size_t cap = 1024, len = 0;
+    char *sums = malloc(cap);
+    for (size_t i = 0; i < nlines; i++) {
+        size_t need = 64 + 2 + strlen(lines[i].path) + 2;
         if (len + need >= cap) {
             cap = (len + need) * 2;
             sums = realloc(sums, cap);
         }
-        len += (size_t)sprintf(sums + len, "%s  %s\n", res[i].hex, files.v[i]);
+        len += (size_t)sprintf(sums + len, "%s  %s\n", lines[i].sha256, lines[i].path);
     }
     char *sums_path = tl_join(adir, SUMS);
     int e = tl_write_atomic(sums_path, sums, len, 0644);
@@ -291,9 +405,14 @@ static int do_pack(const char *dir, const char *fmt_arg, const char *out_arg)
     }
     rc = tl_pack_write(adir, &entries, sha, fmt, out);
     tl_strlist_free(&entries);
+    if (rc == 0 && raw_arg)
+        printf("listed the raw archive %s (%s, %zu lines) in %s\n", raw_name(raw_arg), raw_arg, nlines - files.n, SUMS);
     if (rc == 0)
         printf("packed %zu files + %s from %s into %s\n", files.n, SUMS, adir, out);
 out:
+    for (size_t i = 0; i < nlines; i++)
+        free(lines[i].path);
+    free(lines);
     if (full)
         for (size_t i = 0; i < files.n; i++)
             free(full[i]);
@@ -361,6 +480,7 @@ int td_verb_pack(int argc, char **argv)
     const char *dir = o.npos ? o.pos[0] : NULL, *fmt = tl_opt_str(&o, "format", NULL);
     const char *out = tl_opt_str(&o, "out", NULL), *check = tl_opt_str(&o, "check", NULL);
     const char *extract = tl_opt_str(&o, "extract", NULL), *redact = tl_opt_str(&o, "redact", NULL);
+    const char *raw = tl_opt_str(&o, "raw", NULL), *raw_archive = tl_opt_str(&o, "raw-archive", NULL);
     int n_all = 0;
     const char *const *all = tl_opt_all(&o, "path", &n_all);
     char *paths[16];
@@ -394,6 +514,10 @@ int td_verb_pack(int argc, char **argv)
         fprintf(stderr, "tandem pack: --redact needs at least one --path PATH=<name>, and --path needs --redact\n");
         return 2;
     }
+    if ((raw && !check) || (raw_archive && !dir)) {
+        fprintf(stderr, "tandem pack: %s\n", raw ? "--raw goes with --check" : "--raw-archive goes with DIR");
+        return 2;
+    }
     if (redact)
         return do_redact(redact, paths, npaths, out || fmt);
     if (check) {
@@ -402,25 +526,19 @@ int td_verb_pack(int argc, char **argv)
             return 2;
         }
         if (tl_is_dir(check))
-            return check_dir(check, check);
+            return check_dir(check, check, raw, &lim);
         int code = tl_check_regular(check, TL_OPEN_FOLLOW);
         if (code) {
             tl_error(check, "--check", "not a folder or an archive: %s", tl_strerror(code));
             return 1;
         }
-        const char *tmpd = getenv("TMPDIR");
-        char *tmpl = tl_join(tmpd && *tmpd ? tmpd : "/tmp", "tandem-check-XXXXXX");
-        tl_catch_stop_signals(); /* before the folder exists: a signal never leaves it behind */
-        if (!mkdtemp(tmpl)) {
-            tl_error(tmpl, NULL, "cannot create a temporary folder: %s", tl_strerror(errno));
+        char *tmpl;
+        int rc = pk_extract_tmp(check, &lim, &tmpl);
+        if (rc == 0) {
+            rc = check_dir(tmpl, check, raw, &lim);
+            tl_rm_rf(tmpl);
             free(tmpl);
-            return 1;
         }
-        int rc = tl_archive_extract(check, tmpl, &lim);
-        if (rc == 0 && !tl_stop_signal)
-            rc = check_dir(tmpl, check);
-        tl_rm_rf(tmpl);
-        free(tmpl);
         if (interrupted("--check"))
             return 1;
         return rc ? 1 : 0;
@@ -438,7 +556,7 @@ int td_verb_pack(int argc, char **argv)
         struct stat st;
         int has = lstat(sp, &st) == 0; /* whatever it is: check_dir refuses a folder or link */
         free(sp);
-        return has ? check_dir(out, out) : 0;
+        return has ? check_dir(out, out, NULL, &lim) : 0;
     }
-    return do_pack(dir, fmt, out);
+    return do_pack(dir, fmt, out, raw_archive, &lim);
 }
