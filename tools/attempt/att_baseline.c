@@ -6,7 +6,7 @@
  * instruction arm; the gate judges it apart from the peers (gate_baseline.c).
  */
 #include "att_run.h"
-#include "../baseline.h"
+#include "../baseline/baseline.h"
 
 #include "tl_fs.h"
 #include "tl_json.h"

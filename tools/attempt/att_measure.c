@@ -4,8 +4,8 @@
  */
 #include "att.h"
 #include "att_run.h"
-#include "../baseline.h"
-#include "../bench_icount.h"
+#include "../baseline/baseline.h"
+#include "../bench/bench_icount.h"
 #include "../gate/gate.h"
 
 #include "tl_err.h"

@@ -8,7 +8,7 @@
  *
  * Exit: 0 every rule holds, 3 a rule fails, 1 unusable inputs, 2 usage.
  */
-#include "inspect/inspect.h"
+#include "inspect.h"
 #include "inspect_auto.h"
 #include "tl_fs.h"
 #include "tl_opt.h"

@@ -11,7 +11,7 @@
  * suites in the same interleaved processes, sample by sample with alternating order.
  */
 #include "baseline.h"
-#include "stage_project.h"
+#include "stage/stage_project.h"
 
 #include "tl_archive.h"
 #include "tl_err.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 
-#include "baseline.h"
+#include "baseline/baseline.h"
 #include "bench_icount.h"
 #include "gate/gate.h"
 #include "tl_err.h"
@@ -26,7 +26,7 @@
 #include "tl_proc.h"
 #include "tl_project.h"
 
-#include "stage_project.h"
+#include "stage/stage_project.h"
 
 int td_verb_build(int argc, char **argv);
 int td_baseline_bench_verdict(const gate_config *cfg, const cJSON *doc, int instructions, const char *suite,
