@@ -8,7 +8,7 @@
  *
  * Modules: contract.c (load/validate the contract), aot.c (IR + remarks), jit.c (tcc
  * object), report.c (Markdown/JSON), util.c (string lists, messages); the verb itself
- * is tools/inspect.c.
+ * is tools/inspect/inspect.c.
  */
 #ifndef TD_INSPECT_H
 #define TD_INSPECT_H

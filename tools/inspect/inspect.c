@@ -8,7 +8,7 @@
  *
  * Exit: 0 every rule holds, 3 a rule fails, 1 unusable inputs, 2 usage.
  */
-#include "inspect/inspect.h"
+#include "inspect.h"
 #include "inspect_auto.h"
 #include "tl_fs.h"
 #include "tl_opt.h"
@@ -161,166 +161,215 @@ static void inspect_summary(int code, int nrules, const char *out)
     free(abs);
 }
 
-int td_verb_inspect(int argc, char **argv)
+/* The state of one `tandem inspect`, shared by its phases in the order td_verb_inspect runs
+ * them. */
+typedef struct inspect_run {
+    ti_options o;
+    ti_auto au;                      /* a bare run's staged project (inspect_auto.h) */
+    const char *project;
+    int json, given_out, given_inc;
+    ti_contract c;
+    ti_remarks rm;
+    char *ll, *yaml, *obj;           /* the AOT IR and remarks read, the JIT object written */
+    char err[8192];
+} inspect_run;
+
+/* The options into g->o. 0 ok, else the verb's exit code (help: 0 through *exit_now). */
+static int inspect_options(inspect_run *g, int argc, char **argv, int *exit_now)
 {
-    ti_options o = { 0 };
-    o.out = "out/inspect";
-    o.clang = getenv("TANDEM_CLANG") ? getenv("TANDEM_CLANG") : TD_INSPECT_CLANG;
-    o.tcc_lib = TD_INSPECT_TCC_LIB;
-    int rc = 2;
-    ti_auto au = { 0 };
+    ti_options *o = &g->o;
     tl_optres r;
+    *exit_now = 1;
     int prc = tl_opt_parse(&inspect_spec, argc, argv, &r);
     if (prc) {
         tl_opt_free(&r);
-        rc = prc == TL_OPT_HELP ? 0 : 2;
-        goto done;
+        return prc == TL_OPT_HELP ? 0 : 2;
     }
-    const char *project = tl_opt_str(&r, "project", NULL);
-    o.contract = tl_opt_str(&r, "contract", NULL);
-    o.tu = tl_opt_str(&r, "tu", NULL);
-    o.ir = tl_opt_str(&r, "ir", NULL);
-    o.remarks = tl_opt_str(&r, "remarks", NULL);
-    o.out = tl_opt_str(&r, "out", o.out);
-    o.clang = tl_opt_str(&r, "clang", o.clang);
-    o.tcc_lib = tl_opt_str(&r, "tcc-lib", o.tcc_lib);
+    g->project = tl_opt_str(&r, "project", NULL);
+    o->contract = tl_opt_str(&r, "contract", NULL);
+    o->tu = tl_opt_str(&r, "tu", NULL);
+    o->ir = tl_opt_str(&r, "ir", NULL);
+    o->remarks = tl_opt_str(&r, "remarks", NULL);
+    o->out = tl_opt_str(&r, "out", o->out);
+    o->clang = tl_opt_str(&r, "clang", o->clang);
+    o->tcc_lib = tl_opt_str(&r, "tcc-lib", o->tcc_lib);
     int nv;
     const char *const *vals = tl_opt_all(&r, "include", &nv);
-    for (int i = 0; i < nv; i++) ti_sl_add(&o.includes, vals[i]);
+    for (int i = 0; i < nv; i++) ti_sl_add(&o->includes, vals[i]);
     vals = tl_opt_all(&r, "define", &nv);
     for (int i = 0; i < nv; i++) {
         if (!vals[i][0]) {
             fprintf(stderr, "tandem inspect: --define: empty name\n");
             tl_opt_free(&r);
-            goto done;
+            return 2;
         }
-        ti_sl_add(&o.defines, vals[i]);
+        ti_sl_add(&o->defines, vals[i]);
     }
-    o.no_jit = tl_opt_given(&r, "no-jit") > 0;
-    o.jit_strict = tl_opt_given(&r, "jit-strict") > 0;
-    o.quiet = tl_opt_given(&r, "quiet") > 0;
-    int json = tl_opt_given(&r, "json") > 0;
-    int given_out = tl_opt_given(&r, "out") > 0, given_inc = tl_opt_given(&r, "include") > 0;
+    o->no_jit = tl_opt_given(&r, "no-jit") > 0;
+    o->jit_strict = tl_opt_given(&r, "jit-strict") > 0;
+    o->quiet = tl_opt_given(&r, "quiet") > 0;
+    g->json = tl_opt_given(&r, "json") > 0;
+    g->given_out = tl_opt_given(&r, "out") > 0, g->given_inc = tl_opt_given(&r, "include") > 0;
     tl_opt_free(&r);
-    if (tl_out_begin("tandem inspect", 0, json)) goto done;
-    if (project && (o.tu || o.ir)) {
-        fprintf(stderr, "tandem inspect: --project is for a bare run (no --tu, no --ir)\n");
-        goto done;
-    }
-    /* bare (no --tu, no --ir): the project's runtime as the AOT player compiles it */
-    if (!o.tu && !o.ir) {
-        if (ti_auto_prepare(&au, project, o.contract != NULL)) {
-            rc = 1;
-            goto done;
-        }
-        if (!o.contract) o.contract = au.contract;
-        o.tu = au.tu;
-        o.ir = au.ir;
-        o.remarks = au.remarks;
-        if (!given_out) o.out = au.out;
-        for (int i = 0; i < au.ninc && !given_inc; i++) ti_sl_add(&o.includes, au.inc[i]);
-    }
-    if (!o.contract) {
-        fprintf(stderr, "tandem inspect: --contract is required\n");
-        goto done;
-    }
-    if (!o.tu && (!o.ir || !o.no_jit)) {
-        fprintf(stderr, "tandem inspect: --tu is required (unless --ir, --remarks and --no-jit are given)\n");
-        goto done;
-    }
-    if (!o.ir != !o.remarks) {
-        fprintf(stderr, "tandem inspect: --ir and --remarks go together\n");
-        goto done;
-    }
-    if (!ti_sl_has(&o.defines, "NDEBUG"))
-        ti_sl_add(&o.defines, "NDEBUG");
+    *exit_now = 0;
+    return 0;
+}
 
-    rc = 1;
-    char err[8192] = "";
-    ti_contract c;
-    ti_remarks rm = { 0 };
-    char *ll = NULL, *yaml = NULL, *obj = NULL;
-    if (ti_contract_load(o.contract, &c, err, sizeof err)) {
-        fprintf(stderr, "tandem inspect: %s\n", err);
-        ti_contract_free(&c);
-        goto done;
+/* What is inspected: the given TU, IR and remarks, or bare (no --tu, no --ir) the project's
+ * runtime as the AOT player compiles it. 0 ok, else the verb's exit code (reported). */
+static int inspect_inputs(inspect_run *g)
+{
+    ti_options *o = &g->o;
+    if (g->project && (o->tu || o->ir)) {
+        fprintf(stderr, "tandem inspect: --project is for a bare run (no --tu, no --ir)\n");
+        return 2;
     }
-    if (o.tu && !file_ok(o.tu)) {
-        fprintf(stderr, "tandem inspect: %s: no such file (--tu)\n", o.tu);
-        goto fail;
+    if (!o->tu && !o->ir) {
+        if (ti_auto_prepare(&g->au, g->project, o->contract != NULL))
+            return 1;
+        if (!o->contract) o->contract = g->au.contract;
+        o->tu = g->au.tu;
+        o->ir = g->au.ir;
+        o->remarks = g->au.remarks;
+        if (!g->given_out) o->out = g->au.out;
+        for (int i = 0; i < g->au.ninc && !g->given_inc; i++) ti_sl_add(&o->includes, g->au.inc[i]);
     }
-    if (mkdir_p(o.out)) {
-        fprintf(stderr, "tandem inspect: %s: cannot create the output folder: %s\n", o.out, strerror(errno));
-        goto fail;
+    if (!o->contract) {
+        fprintf(stderr, "tandem inspect: --contract is required\n");
+        return 2;
     }
-    if (o.ir) {
-        if (!file_ok(o.ir)) {
-            fprintf(stderr, "tandem inspect: %s: no such file (--ir)\n", o.ir);
-            goto fail;
+    if (!o->tu && (!o->ir || !o->no_jit)) {
+        fprintf(stderr, "tandem inspect: --tu is required (unless --ir, --remarks and --no-jit are given)\n");
+        return 2;
+    }
+    if (!o->ir != !o->remarks) {
+        fprintf(stderr, "tandem inspect: --ir and --remarks go together\n");
+        return 2;
+    }
+    if (!ti_sl_has(&o->defines, "NDEBUG"))
+        ti_sl_add(&o->defines, "NDEBUG");
+    return 0;
+}
+
+/* The TU, the output folder, and the AOT IR and remarks: given, or produced by clang into
+ * the output folder. 0 ok, 1 unusable (reported). */
+static int inspect_aot_inputs(inspect_run *g)
+{
+    const ti_options *o = &g->o;
+    if (o->tu && !file_ok(o->tu)) {
+        fprintf(stderr, "tandem inspect: %s: no such file (--tu)\n", o->tu);
+        return 1;
+    }
+    if (mkdir_p(o->out)) {
+        fprintf(stderr, "tandem inspect: %s: cannot create the output folder: %s\n", o->out, strerror(errno));
+        return 1;
+    }
+    if (o->ir) {
+        if (!file_ok(o->ir)) {
+            fprintf(stderr, "tandem inspect: %s: no such file (--ir)\n", o->ir);
+            return 1;
         }
-        if (!file_ok(o.remarks)) {
-            fprintf(stderr, "tandem inspect: %s: no such file (--remarks)\n", o.remarks);
-            goto fail;
+        if (!file_ok(o->remarks)) {
+            fprintf(stderr, "tandem inspect: %s: no such file (--remarks)\n", o->remarks);
+            return 1;
         }
-        ll = ti_strdup(o.ir);
-        yaml = ti_strdup(o.remarks);
-    } else {
-        ll = ti_fmt("%s/aot.ll", o.out);
-        yaml = ti_fmt("%s/aot.remarks.yaml", o.out);
-        if (run_clang(&o, ll, yaml, err, sizeof err)) {
-            fprintf(stderr, "tandem inspect: %s\n", err);
-            goto fail;
+        g->ll = ti_strdup(o->ir);
+        g->yaml = ti_strdup(o->remarks);
+        return 0;
+    }
+    g->ll = ti_fmt("%s/aot.ll", o->out);
+    g->yaml = ti_fmt("%s/aot.remarks.yaml", o->out);
+    if (run_clang(o, g->ll, g->yaml, g->err, sizeof g->err)) {
+        fprintf(stderr, "tandem inspect: %s\n", g->err);
+        return 1;
+    }
+    return 0;
+}
+
+/* Every rule checked on both sides (the JIT side skipped with --no-jit). 0 ok, 1 the
+ * inputs are unusable (reported). */
+static int inspect_check(inspect_run *g)
+{
+    ti_contract *c = &g->c;
+    int bad = ti_settings_resolve(c, &g->o, g->err, sizeof g->err) ||
+              ti_remarks_load(g->yaml, &g->rm, g->err, sizeof g->err) ||
+              ti_aot_check(c, g->ll, &g->rm, g->err, sizeof g->err);
+    if (!bad && g->o.no_jit) {
+        for (int k = 0; k < c->nrules; k++) {
+            c->rules[k].jit.status = TI_SKIPPED;
+            c->rules[k].jit.summary = ti_strdup("JIT side not run (--no-jit)");
         }
+    } else if (!bad) {
+        g->obj = ti_fmt("%s/jit.o", g->o.out);
+        bad = ti_jit_check(c, &g->o, &g->rm, g->obj, g->err, sizeof g->err);
     }
-    if (ti_settings_resolve(&c, &o, err, sizeof err)) {
-        fprintf(stderr, "tandem inspect: %s\n", err);
-        goto fail;
+    if (bad)
+        fprintf(stderr, "tandem inspect: %s\n", g->err);
+    return bad ? 1 : 0;
+}
+
+/* The per-rule table (unless --quiet); the header says which column is which backend. */
+static void inspect_print_rules(const ti_contract *c)
+{
+    if (c->nrules) printf("%-4s %-4s %-28s %-14s %s\n", "AOT", "JIT", "function", "rule", "argument");
+    for (int k = 0; k < c->nrules; k++) {
+        const ti_rule *r = &c->rules[k];
+        printf("%-4s %-4s %-28s %-14s %s%s%s\n", ti_status_name(r->aot.status), ti_status_name(r->jit.status),
+               r->function, ti_rule_name(r->kind), r->callee ? r->callee : "",
+               r->aot.status == TI_FAIL ? "  AOT: " : "", r->aot.status == TI_FAIL ? r->aot.summary : "");
+        if (r->jit.status == TI_FAIL)
+            printf("          JIT: %s\n", r->jit.summary);
     }
-    if (ti_remarks_load(yaml, &rm, err, sizeof err) || ti_aot_check(&c, ll, &rm, err, sizeof err)) {
-        fprintf(stderr, "tandem inspect: %s\n", err);
-        goto fail;
+}
+
+/* Load the contract, check it, write the reports and say the verdict. The verb's exit code. */
+static int inspect_contract(inspect_run *g)
+{
+    ti_options *o = &g->o;
+    ti_contract *c = &g->c;
+    if (ti_contract_load(o->contract, c, g->err, sizeof g->err)) {
+        fprintf(stderr, "tandem inspect: %s\n", g->err);
+        return 1;
     }
-    if (o.no_jit) {
-        for (int k = 0; k < c.nrules; k++) {
-            c.rules[k].jit.status = TI_SKIPPED;
-            c.rules[k].jit.summary = ti_strdup("JIT side not run (--no-jit)");
-        }
-    } else {
-        obj = ti_fmt("%s/jit.o", o.out);
-        if (ti_jit_check(&c, &o, &rm, obj, err, sizeof err)) {
-            fprintf(stderr, "tandem inspect: %s\n", err);
-            goto fail;
-        }
+    if (inspect_aot_inputs(g) || inspect_check(g))
+        return 1;
+    int code = ti_exit_code(c, o->jit_strict);
+    if (ti_report_write(c, o, g->ll, g->yaml, g->obj, code, g->err, sizeof g->err)) {
+        fprintf(stderr, "tandem inspect: %s\n", g->err);
+        return 1;
     }
-    int code = ti_exit_code(&c, o.jit_strict);
-    if (ti_report_write(&c, &o, ll, yaml, obj, code, err, sizeof err)) {
-        fprintf(stderr, "tandem inspect: %s\n", err);
-        goto fail;
-    }
-    if (!o.quiet) {   /* the header says which column is which backend */
-        if (c.nrules) printf("%-4s %-4s %-28s %-14s %s\n", "AOT", "JIT", "function", "rule", "argument");
-        for (int k = 0; k < c.nrules; k++) {
-            const ti_rule *r = &c.rules[k];
-            printf("%-4s %-4s %-28s %-14s %s%s%s\n", ti_status_name(r->aot.status), ti_status_name(r->jit.status),
-                   r->function, ti_rule_name(r->kind), r->callee ? r->callee : "",
-                   r->aot.status == TI_FAIL ? "  AOT: " : "", r->aot.status == TI_FAIL ? r->aot.summary : "");
-            if (r->jit.status == TI_FAIL)
-                printf("          JIT: %s\n", r->jit.summary);
-        }
-    }
+    if (!o->quiet)
+        inspect_print_rules(c);
     printf("inspect: %s (%d rules, %d must-inline sites satisfied on AOT); report: %s/inspect.md, %s/inspect.json\n",
-           code ? "FAIL" : "PASS", c.nrules, ti_aot_sites_satisfied(&c), o.out, o.out);
-    rc = code;
-    inspect_summary(code, c.nrules, o.out);
-fail:
-    ti_remarks_free(&rm);
-    ti_contract_free(&c);
-    free(ll);
-    free(yaml);
-    free(obj);
-done:
-    ti_auto_free(&au);
-    ti_sl_free(&o.includes);
-    ti_sl_free(&o.defines);
+           code ? "FAIL" : "PASS", c->nrules, ti_aot_sites_satisfied(c), o->out, o->out);
+    inspect_summary(code, c->nrules, o->out);
+    return code;
+}
+
+int td_verb_inspect(int argc, char **argv)
+{
+    inspect_run *g = calloc(1, sizeof *g);
+    if (!g) {
+        fprintf(stderr, "tandem inspect: out of memory\n");
+        return 1;
+    }
+    ti_options *o = &g->o;
+    o->out = "out/inspect";
+    o->clang = getenv("TANDEM_CLANG") ? getenv("TANDEM_CLANG") : TD_INSPECT_CLANG;
+    o->tcc_lib = TD_INSPECT_TCC_LIB;
+    int exit_now, rc = inspect_options(g, argc, argv, &exit_now);
+    if (!exit_now)
+        rc = tl_out_begin("tandem inspect", 0, g->json) ? 2 : inspect_inputs(g);
+    if (!exit_now && !rc)
+        rc = inspect_contract(g);
+    ti_remarks_free(&g->rm);
+    ti_contract_free(&g->c);
+    free(g->ll);
+    free(g->yaml);
+    free(g->obj);
+    ti_auto_free(&g->au);
+    ti_sl_free(&o->includes);
+    ti_sl_free(&o->defines);
+    free(g);
     return tl_out_end(rc);
 }

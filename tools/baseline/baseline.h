@@ -1,7 +1,7 @@
 /*
  * baseline.h - a baseline revision of the project's runtime as a subject (DESIGN.md
  * "subjects"): `tandem bench --baseline REV` and `tandem attempt --baseline REV`
- * (tools/baseline.c). REV is a revision of the git repository the current staging came
+ * (baseline.c). REV is a revision of the git repository the current staging came
  * from (its staging.json sourceRoot: the project's folder).
  *
  * FOLDER/staging/       the project's runtime at REV (`git archive REV` of its folders named

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 
-#include "baseline.h"
+#include "baseline/baseline.h"
 #include "bench_icount.h"
 #include "gate/gate.h"
 #include "tl_err.h"
@@ -26,7 +26,7 @@
 #include "tl_proc.h"
 #include "tl_project.h"
 
-#include "stage_project.h"
+#include "stage/stage_project.h"
 
 int td_verb_build(int argc, char **argv);
 int td_baseline_bench_verdict(const gate_config *cfg, const cJSON *doc, int instructions, const char *suite,
@@ -324,215 +324,273 @@ static void bench_summary(const char *suite, const char *backend, const char *re
     }
 }
 
-int td_verb_bench(int argc, char **argv)
+/* The state of one `tandem bench`, shared by its phases in the order td_verb_bench runs them. */
+typedef struct bench_run {
+    /* the options (bench_options) */
+    const char *suite, *backend, *subjects_arg, *retention, *flow, *out, *work, *staging;
+    const char *filter, *samples, *warmup, *timeout, *meter, *project, *baseline_rev;
+    int quick, quiet, json, functions, icount;
+    long long nsamples;
+    char subject_list[1024], project_subjects[1024];
+    tl_project p;   /* its subjects, suites, gate subject (a baseline is a revision of it) and gate */
+    const char *measured[TL_PROJECT_MAX + 1];
+    int nmeasured;
+    /* the subjects measured, in the order given (bench_subjects); their names live in list */
+    char *subjects[BENCH_MAX_SUBJECTS];
+    int nsub;
+    char *list;
+    /* the players and the baseline (bench_prepare) */
+    td_baseline bl;
+    gate_config gcfg;   /* the project's gate: its gated rows and baseline thresholds */
+    const char *bl_module;
+    char staged[4096], dir[4096], report[4096];
+} bench_run;
+
+/* The options and the project into r. 0 ok, else the verb's exit code (help: 0 through
+ * *exit_now). */
+static int bench_options(bench_run *r, int argc, char **argv, int *exit_now)
 {
-    const char *suite = NULL, *backend = NULL, *subjects_arg = "tandem,callback,fcontext,ucontext";
-    const char *retention = "matched", *flow = "off", *out = NULL, *work = "out/bench", *staging = NULL;
-    const char *filter = NULL, *samples = NULL, *warmup = "1", *timeout = "1200", *meter = "time";
-    char subject_list[1024] = "";
     tl_optres o;
+    *exit_now = 1;
     int orc = tl_opt_parse(&bench_spec, argc, argv, &o);
     if (orc) { tl_opt_free(&o); return orc == TL_OPT_HELP ? 0 : 2; }
-    suite = tl_opt_str(&o, "suite", suite);
-    backend = tl_opt_str(&o, "backend", backend);
-    const char *project = tl_opt_str(&o, "project", NULL);
-    char project_subjects[1024] = "";
-    tl_project p;   /* its subjects, suites, gate subject (a baseline is a revision of it) and gate */
-    if (tl_project_open(project, tl_home(), &p)) {
-        tl_project_free(&p);
+    r->suite = tl_opt_str(&o, "suite", r->suite);
+    r->backend = tl_opt_str(&o, "backend", r->backend);
+    r->project = tl_opt_str(&o, "project", NULL);
+    if (tl_project_open(r->project, tl_home(), &r->p)) {
         tl_opt_free(&o);
         return 1;
     }
-    tl_project_subject_list(&p, project_subjects, sizeof project_subjects);
-    subjects_arg = project_subjects;
-    subjects_arg = tl_opt_str(&o, "subjects", subjects_arg);
-    meter = tl_opt_str(&o, "meter", meter);
-    retention = tl_opt_str(&o, "retention", retention);
-    flow = tl_opt_str(&o, "flow", flow);
-    samples = tl_opt_str(&o, "samples", samples);
-    warmup = tl_opt_str(&o, "warmup", warmup);
-    out = tl_opt_str(&o, "out", out);
-    work = tl_opt_str(&o, "work", work);
-    staging = tl_opt_str(&o, "staging", staging);
-    filter = tl_opt_str(&o, "filter", filter);
-    timeout = tl_opt_str(&o, "timeout", timeout);
-    int quick = tl_opt_given(&o, "quick") > 0;
-    int quiet = tl_opt_given(&o, "quiet") > 0, json = tl_opt_given(&o, "json") > 0;
-    int functions = (int)tl_opt_int(&o, "functions", 0);
-    const char *baseline_rev = tl_opt_str(&o, "baseline", NULL);
-    if (baseline_rev && !tl_opt_given(&o, "subjects") && !tl_opt_given(&o, "subject")) subjects_arg = p.gate_subject;
-    long long nsamples = tl_opt_int(&o, "samples", 0);
+    tl_project_subject_list(&r->p, r->project_subjects, sizeof r->project_subjects);
+    r->subjects_arg = r->project_subjects;
+    r->subjects_arg = tl_opt_str(&o, "subjects", r->subjects_arg);
+    r->meter = tl_opt_str(&o, "meter", r->meter);
+    r->retention = tl_opt_str(&o, "retention", r->retention);
+    r->flow = tl_opt_str(&o, "flow", r->flow);
+    r->samples = tl_opt_str(&o, "samples", r->samples);
+    r->warmup = tl_opt_str(&o, "warmup", r->warmup);
+    r->out = tl_opt_str(&o, "out", r->out);
+    r->work = tl_opt_str(&o, "work", r->work);
+    r->staging = tl_opt_str(&o, "staging", r->staging);
+    r->filter = tl_opt_str(&o, "filter", r->filter);
+    r->timeout = tl_opt_str(&o, "timeout", r->timeout);
+    r->quick = tl_opt_given(&o, "quick") > 0;
+    r->quiet = tl_opt_given(&o, "quiet") > 0, r->json = tl_opt_given(&o, "json") > 0;
+    r->functions = (int)tl_opt_int(&o, "functions", 0);
+    r->baseline_rev = tl_opt_str(&o, "baseline", NULL);
+    if (r->baseline_rev && !tl_opt_given(&o, "subjects") && !tl_opt_given(&o, "subject"))
+        r->subjects_arg = r->p.gate_subject;
+    r->nsamples = tl_opt_int(&o, "samples", 0);
     int nv;
     const char *const *one = tl_opt_all(&o, "subject", &nv);
+    char *sl = r->subject_list;
     for (int i = 0; i < nv; i++) {
         const char *v = one[i];
-        if (!v[0] || strchr(v, ',') || strlen(subject_list) + strlen(v) + 2 > sizeof subject_list) {
+        if (!v[0] || strchr(v, ',') || strlen(sl) + strlen(v) + 2 > sizeof r->subject_list) {
             fprintf(stderr, "tandem bench: --subject '%s': one subject name\n", v);
             tl_opt_free(&o);
-            tl_project_free(&p);
             return 2;
         }
-        if (subject_list[0]) strcat(subject_list, ",");
-        strcat(subject_list, v);
+        if (sl[0]) strcat(sl, ",");
+        strcat(sl, v);
     }
     tl_opt_free(&o);
-    const char *measured[TL_PROJECT_MAX + 1];
-    int nmeasured = tl_project_measured_suites(&p, measured, TL_PROJECT_MAX + 1);
+    *exit_now = 0;
+    return 0;
+}
+
+/* The choices checked against what the project and the player offer, and the subjects
+ * measured (a baseline's first is the gate subject). 0 ok, 2 usage (reported). */
+static int bench_subjects(bench_run *r)
+{
+    r->nmeasured = tl_project_measured_suites(&r->p, r->measured, TL_PROJECT_MAX + 1);
     static const char *const backends[] = { "aot", "jit" }, *const retentions[] = { "matched", "default" };
     static const char *const flows[] = { "on", "off" }, *const meters[] = { "time", "instructions" };
-    if (bench_choice("--suite", suite, measured, (size_t)nmeasured, p.file) ||
-        bench_choice("--backend", backend, backends, 2, NULL) ||
-        bench_choice("--retention", retention, retentions, 2, NULL) || bench_choice("--flow", flow, flows, 2, NULL) ||
-        bench_choice("--meter", meter, meters, 2, NULL)) {
-        tl_project_free(&p);
+    if (bench_choice("--suite", r->suite, r->measured, (size_t)r->nmeasured, r->p.file) ||
+        bench_choice("--backend", r->backend, backends, 2, NULL) ||
+        bench_choice("--retention", r->retention, retentions, 2, NULL) ||
+        bench_choice("--flow", r->flow, flows, 2, NULL) || bench_choice("--meter", r->meter, meters, 2, NULL))
         return 2;
-    }
-    int icount = !strcmp(meter, "instructions");
-    if (functions && !icount) {
+    r->icount = !strcmp(r->meter, "instructions");
+    if (r->functions && !r->icount) {
         fprintf(stderr, "tandem bench: --functions needs --meter instructions\n");
-        tl_project_free(&p);
         return 2;
     }
-    if (icount && nsamples > 64) {
+    if (r->icount && r->nsamples > 64) {
         fprintf(stderr, "tandem bench: --meter instructions takes at most 64 samples\n");
-        tl_project_free(&p);
         return 2;
     }
-    if (subject_list[0]) subjects_arg = subject_list;
-    char *subjects[BENCH_MAX_SUBJECTS];
-    int nsub = 0;
-    char *list = strdup(subjects_arg);
-    for (char *tok = strtok(list, ","); tok && nsub < BENCH_MAX_SUBJECTS; tok = strtok(NULL, ","))
-        if (*tok) subjects[nsub++] = tok;
-    if (!nsub) {
-        free(list);
-        tl_project_free(&p);
+    if (r->subject_list[0]) r->subjects_arg = r->subject_list;
+    r->list = strdup(r->subjects_arg);
+    for (char *tok = strtok(r->list, ","); tok && r->nsub < BENCH_MAX_SUBJECTS; tok = strtok(NULL, ","))
+        if (*tok) r->subjects[r->nsub++] = tok;
+    if (!r->nsub) {
         fprintf(stderr, "tandem bench: --subjects is empty\n");
         return 2;
     }
-    if (baseline_rev && (strcmp(subjects[0], p.gate_subject) || nsub >= BENCH_MAX_SUBJECTS)) {
+    if (r->baseline_rev && (strcmp(r->subjects[0], r->p.gate_subject) || r->nsub >= BENCH_MAX_SUBJECTS)) {
         fprintf(stderr, "tandem bench: --baseline: the first subject must be the project's gate subject %s (the "
-                        "baseline is a revision of it, %s), with at most %d subjects\n", p.gate_subject, p.file,
+                        "baseline is a revision of it, %s), with at most %d subjects\n", r->p.gate_subject, r->p.file,
                 BENCH_MAX_SUBJECTS - 1);
-        free(list);
-        tl_project_free(&p);
         return 2;
     }
-    if (tl_out_begin("tandem bench", quiet, json)) {
-        free(list);
-        tl_project_free(&p);
-        return 2;
-    }
-    td_baseline bl;
-    static gate_config gcfg;   /* the project's gate: its gated rows and baseline thresholds */
-    const char *bl_module = NULL;
-    int rc = 1;
-    char staged[4096], dir[4096], report[4096] = "";
-    if (tl_mkdirs(work)) {
-        tl_error(work, "--work", "cannot create the folder");
-        goto done;
-    }
-    if (!staging) {
-        snprintf(staged, sizeof staged, "%s/staging", work);
-        fflush(stdout);
-        if (stage_project_run(project, staged) != 0) goto done;
-        staging = staged;
-    }
-    if (bench_player(backend, work, staging, suite, measured, subjects, nsub, dir, sizeof dir)) goto done;
-    if (baseline_rev) {
-        /* REV's runtime as the subject <gate subject>@<rev>, in its own player folder, built
-         * with every measured suite (so one baseline folder serves them all) */
-        char *repo = td_baseline_repo(staging), folder[4200];
-        int brc = td_baseline_resolve(repo, &p, baseline_rev, &bl);
-        if (!brc) {
-            const char *bes[] = { backend };
-            snprintf(folder, sizeof folder, "%s/baseline-%.7s", work, bl.commit);
-            brc = td_baseline_prepare(&bl, staging, folder, bes, 1, measured);
-        }
-        free(repo);
-        if (brc) goto done;
-        gate_config_default(&gcfg);
-        if (gate_config_from_project(&gcfg, &p)) goto done;
-        bl_module = td_baseline_module(&bl, backend);
-        subjects[nsub++] = bl.name;
-    }
-    if (icount) {
-        bench_icount_spec sp = { dir, backend, suite, work, out, samples ? samples : quick ? "1" : "2", warmup,
-                                 retention, flow, timeout, filter, quick, bl_module ? bl.name : NULL, bl_module,
-                                 functions };
-        rc = bench_icount_run(&sp, subjects, nsub);
-        if (rc == 0 && bl_module) {
-            char sum[4400];
-            cJSON *sd = NULL;
-            if (out) snprintf(sum, sizeof sum, "%s", out);
-            else snprintf(sum, sizeof sum, "%s/icount/%s-%s-instructions.json", work, suite, backend);
-            if (tl_json_load(sum, &sd)) rc = 1;
-            else rc = td_baseline_bench_verdict(&gcfg, sd, 1, suite, backend, subjects[0], bl.name);
-            cJSON_Delete(sd);
-        }
-        goto done;
-    }
-    if (out) snprintf(report, sizeof report, "%s", out);
-    else snprintf(report, sizeof report, "%s/%s-%s.json", work, suite, backend);
+    return 0;
+}
 
-    char *pargv[64], mods[BENCH_MAX_SUBJECTS][4200], player[4200], root[4200];
-    int n = 0;
-    snprintf(player, sizeof player, "%s/tandem-player", dir);
+/* The staging (unless given), the player (built or reused) and, with --baseline, REV's
+ * runtime as the subject <gate subject>@<rev> in its own player folder, built with every
+ * measured suite (so one baseline folder serves them all). 0 ok, 1 failed (reported). */
+static int bench_prepare(bench_run *r)
+{
+    if (tl_mkdirs(r->work)) {
+        tl_error(r->work, "--work", "cannot create the folder");
+        return 1;
+    }
+    if (!r->staging) {
+        snprintf(r->staged, sizeof r->staged, "%s/staging", r->work);
+        fflush(stdout);
+        if (stage_project_run(r->project, r->staged) != 0) return 1;
+        r->staging = r->staged;
+    }
+    if (bench_player(r->backend, r->work, r->staging, r->suite, r->measured, r->subjects, r->nsub, r->dir,
+                     sizeof r->dir))
+        return 1;
+    if (!r->baseline_rev)
+        return 0;
+    char *repo = td_baseline_repo(r->staging), folder[4200];
+    int brc = td_baseline_resolve(repo, &r->p, r->baseline_rev, &r->bl);
+    if (!brc) {
+        const char *bes[] = { r->backend };
+        snprintf(folder, sizeof folder, "%s/baseline-%.7s", r->work, r->bl.commit);
+        brc = td_baseline_prepare(&r->bl, r->staging, folder, bes, 1, r->measured);
+    }
+    free(repo);
+    if (brc) return 1;
+    gate_config_default(&r->gcfg);
+    if (gate_config_from_project(&r->gcfg, &r->p)) return 1;
+    r->bl_module = td_baseline_module(&r->bl, r->backend);
+    r->subjects[r->nsub++] = r->bl.name;
+    return 0;
+}
+
+/* --meter instructions: the callgrind arm (bench_icount.h), and a baseline's verdict on its
+ * summary. The verb's exit code. */
+static int bench_run_icount(bench_run *r)
+{
+    bench_icount_spec sp = { r->dir, r->backend, r->suite, r->work, r->out,
+                             r->samples ? r->samples : r->quick ? "1" : "2", r->warmup, r->retention, r->flow,
+                             r->timeout, r->filter, r->quick, r->bl_module ? r->bl.name : NULL, r->bl_module,
+                             r->functions };
+    int rc = bench_icount_run(&sp, r->subjects, r->nsub);
+    if (rc == 0 && r->bl_module) {
+        char sum[4400];
+        cJSON *sd = NULL;
+        if (r->out) snprintf(sum, sizeof sum, "%s", r->out);
+        else snprintf(sum, sizeof sum, "%s/icount/%s-%s-instructions.json", r->work, r->suite, r->backend);
+        if (tl_json_load(sum, &sd)) rc = 1;
+        else rc = td_baseline_bench_verdict(&r->gcfg, sd, 1, r->suite, r->backend, r->subjects[0], r->bl.name);
+        cJSON_Delete(sd);
+    }
+    return rc;
+}
+
+/* The player's command line: every subject's module (aot) or TU (jit), the suite and the
+ * sampling options; the strings it points to live in r and in mods/root. */
+static void bench_player_argv(bench_run *r, char **pargv, char mods[][4200], char *player, char *root)
+{
+    int n = 0, aot = !strcmp(r->backend, "aot");
+    snprintf(player, 4200, "%s/tandem-player", r->dir);
     pargv[n++] = player;
     pargv[n++] = "--backend";
-    pargv[n++] = (char *)backend;
-    for (int i = 0; i < nsub; i++) {
-        if (bl_module && subjects[i] == bl.name) snprintf(mods[i], sizeof mods[i], "%s", bl_module);
-        else if (!strcmp(backend, "aot")) snprintf(mods[i], sizeof mods[i], "%s/%s.so", dir, subjects[i]);
-        else snprintf(mods[i], sizeof mods[i], "%s/src/tandem-player-%s.c", dir, subjects[i]);
-        pargv[n++] = !strcmp(backend, "aot") ? "--module" : "--tu";
+    pargv[n++] = (char *)r->backend;
+    for (int i = 0; i < r->nsub; i++) {
+        if (r->bl_module && r->subjects[i] == r->bl.name) snprintf(mods[i], 4200, "%s", r->bl_module);
+        else if (aot) snprintf(mods[i], 4200, "%s/%s.so", r->dir, r->subjects[i]);
+        else snprintf(mods[i], 4200, "%s/src/tandem-player-%s.c", r->dir, r->subjects[i]);
+        pargv[n++] = aot ? "--module" : "--tu";
         pargv[n++] = mods[i];
     }
-    if (!strcmp(backend, "jit") && !bl_module) { /* with a baseline each TU's folder is its own root */
-        snprintf(root, sizeof root, "%s/src", dir);
+    if (!aot && !r->bl_module) { /* with a baseline each TU's folder is its own root */
+        snprintf(root, 4200, "%s/src", r->dir);
         pargv[n++] = "--root";
         pargv[n++] = root;
     }
-    pargv[n++] = "--suite";
-    pargv[n++] = (char *)suite;
-    pargv[n++] = "--out";
-    pargv[n++] = report;
-    pargv[n++] = "--samples";
-    pargv[n++] = (char *)(samples ? samples : quick ? "2" : "8");
-    pargv[n++] = "--warmup";
-    pargv[n++] = (char *)warmup;
-    pargv[n++] = "--retention";
-    pargv[n++] = (char *)retention;
-    pargv[n++] = "--flow";
-    pargv[n++] = (char *)flow;
-    pargv[n++] = "--timeout";
-    pargv[n++] = (char *)timeout;
-    if (quick) pargv[n++] = "--quick";
-    if (filter) {
+    const char *rest[][2] = { { "--suite", r->suite }, { "--out", r->report },
+                              { "--samples", r->samples ? r->samples : r->quick ? "2" : "8" },
+                              { "--warmup", r->warmup }, { "--retention", r->retention }, { "--flow", r->flow },
+                              { "--timeout", r->timeout } };
+    for (size_t i = 0; i < sizeof rest / sizeof *rest; i++) {
+        pargv[n++] = (char *)rest[i][0];
+        pargv[n++] = (char *)rest[i][1];
+    }
+    if (r->quick) pargv[n++] = "--quick";
+    if (r->filter) {
         pargv[n++] = "--filter";
-        pargv[n++] = (char *)filter;
+        pargv[n++] = (char *)r->filter;
     }
     pargv[n] = NULL;
+}
+
+/* The time arm: one player process, its report read back and printed as tables, and a
+ * baseline's verdict on it. The verb's exit code. */
+static int bench_run_player(bench_run *r)
+{
+    char *pargv[64], mods[BENCH_MAX_SUBJECTS][4200], player[4200], root[4200];
+    bench_player_argv(r, pargv, mods, player, root);
     fflush(stdout);
     int prc = tl_run_player_argv(pargv);   /* no protocol lines on the terminal */
     cJSON *doc = NULL;
-    if (!tl_is_file(report) || tl_json_load(report, &doc)) {
-        tl_error(report, NULL, "the player (exit %d) wrote no readable report", prc);
-        goto done;
+    if (!tl_is_file(r->report) || tl_json_load(r->report, &doc)) {
+        tl_error(r->report, NULL, "the player (exit %d) wrote no readable report", prc);
+        return 1;
     }
-    bench_print_table(doc, suite, subjects, nsub);
-    bench_print_over_control(doc, subjects, nsub);
+    bench_print_table(doc, r->suite, r->subjects, r->nsub);
+    bench_print_over_control(doc, r->subjects, r->nsub);
     int completed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "completed"));
     const cJSON *f = cJSON_GetObjectItemCaseSensitive(doc, "failure");
     const cJSON *msg = cJSON_GetObjectItemCaseSensitive(f, "message");
-    printf("\nreport: %s  completed: %s%s%s\n", report, completed ? "true" : "false",
+    printf("\nreport: %s  completed: %s%s%s\n", r->report, completed ? "true" : "false",
            cJSON_IsString(msg) ? "  failure: " : "", cJSON_IsString(msg) ? msg->valuestring : "");
-    rc = completed && prc == 0 ? 0 : 1;
-    if (rc == 0 && bl_module) rc = td_baseline_bench_verdict(&gcfg, doc, 0, suite, backend, subjects[0], bl.name);
+    int rc = completed && prc == 0 ? 0 : 1;
+    if (rc == 0 && r->bl_module)
+        rc = td_baseline_bench_verdict(&r->gcfg, doc, 0, r->suite, r->backend, r->subjects[0], r->bl.name);
     cJSON_Delete(doc);
-done:
-    bench_summary(suite, backend, report);
-    free(list);
-    tl_project_free(&p);
+    return rc;
+}
+
+static void bench_run_free(bench_run *r)
+{
+    free(r->list);
+    tl_project_free(&r->p);
+    free(r);
+}
+
+int td_verb_bench(int argc, char **argv)
+{
+    bench_run *r = calloc(1, sizeof *r);
+    if (!r) {
+        tl_error("tandem bench", NULL, "out of memory");
+        return 1;
+    }
+    r->subjects_arg = "tandem,callback,fcontext,ucontext";
+    r->retention = "matched", r->flow = "off", r->work = "out/bench";
+    r->warmup = "1", r->timeout = "1200", r->meter = "time";
+    int exit_now, rc = bench_options(r, argc, argv, &exit_now);
+    if (!exit_now) rc = bench_subjects(r);
+    if (exit_now || rc || tl_out_begin("tandem bench", r->quiet, r->json)) {
+        bench_run_free(r);
+        return exit_now || rc ? rc : 2;
+    }
+    if (bench_prepare(r)) {
+        rc = 1;
+    } else if (r->icount) {
+        rc = bench_run_icount(r);
+    } else {
+        if (r->out) snprintf(r->report, sizeof r->report, "%s", r->out);
+        else snprintf(r->report, sizeof r->report, "%s/%s-%s.json", r->work, r->suite, r->backend);
+        rc = bench_run_player(r);
+    }
+    bench_summary(r->suite, r->backend, r->report);
+    bench_run_free(r);
     return tl_out_end(rc);
 }

@@ -11,7 +11,7 @@
  * suites in the same interleaved processes, sample by sample with alternating order.
  */
 #include "baseline.h"
-#include "stage_project.h"
+#include "stage/stage_project.h"
 
 #include "tl_archive.h"
 #include "tl_err.h"
@@ -141,85 +141,106 @@ static int bl_src_cmp(const void *a, const void *b)
 
 static int has_prefix(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
 
-/* Write b->staging for the adapter ("current" or "revision"). 0 ok; 1 refused with why. */
-static int bl_compose(td_baseline *b, const char *cur_dir, const tl_staging *cur, const char *adapter, char *why,
-                      size_t wlen)
-{
-    tl_mem_file *got[TD_BASELINE_MAX_PARTS + 1] = { 0 };
-    size_t ngot[TD_BASELINE_MAX_PARTS + 1] = { 0 }, total = 0;
-    bl_src *v = NULL;
-    size_t nv = 0;
-    int rc = 1, revision = !strcmp(adapter, "revision");
+/* What bl_compose's phases share: REV's files, the staging's sources, the adapter's place. */
+typedef struct bl_compose_state {
+    tl_mem_file *got[TD_BASELINE_MAX_PARTS + 1];   /* REV's parts, then its adapter folder */
+    size_t ngot[TD_BASELINE_MAX_PARTS + 1];
+    bl_src *v;                                     /* the staging's sources, sorted */
+    size_t nv;
+    int revision;                                  /* the adapter is REV's, not the current one */
     char adapter_dest[128], link_dest[192];
-    snprintf(adapter_dest, sizeof adapter_dest, "players/subjects/%s", b->subject);
-    snprintf(link_dest, sizeof link_dest, "%s/" BL_LINK_LIBS, adapter_dest);
+    char *why;
+    size_t wlen;
+} bl_compose_state;
+
+/* REV's runtime parts and, for the "revision" adapter, its subject folder into c->got.
+ * The number of files read, or -1 refused (c->why says why). */
+static long bl_read_rev(const td_baseline *b, bl_compose_state *c)
+{
+    size_t total = 0;
     for (int i = 0; i < b->nparts; i++) {
         const td_baseline_part *bp = &b->parts[i];
         int folder = strcmp(bp->dest, "runtime/contract.json") != 0;
-        if (stage_git_read_as(b->repo, b->commit, bp->rel, bp->dest, &got[i], &ngot[i]) || !ngot[i]) {
-            snprintf(why, wlen, "revision %s has no %s%s (%s in %s) to build", b->rev, bp->rel, folder ? "/" : "",
-                     bp->field, b->project);
-            goto done;
+        if (stage_git_read_as(b->repo, b->commit, bp->rel, bp->dest, &c->got[i], &c->ngot[i]) || !c->ngot[i]) {
+            snprintf(c->why, c->wlen, "revision %s has no %s%s (%s in %s) to build", b->rev, bp->rel,
+                     folder ? "/" : "", bp->field, b->project);
+            return -1;
         }
-        total += ngot[i];
+        total += c->ngot[i];
     }
-    if (revision) {
-        if (!b->adapter_rel[0]) {
-            snprintf(why, wlen, "the folder of subject %s is not inside the project's folder: REV has no copy of it",
-                     b->subject);
-            goto done;
-        }
-        if (stage_git_read_as(b->repo, b->commit, b->adapter_rel, adapter_dest, &got[b->nparts], &ngot[b->nparts]) ||
-            !ngot[b->nparts]) {
-            snprintf(why, wlen, "revision %s has no %s/ of its own (subject %s)", b->rev, b->adapter_rel, b->subject);
-            goto done;
-        }
-        total += ngot[b->nparts];
+    if (!c->revision)
+        return (long)total;
+    if (!b->adapter_rel[0]) {
+        snprintf(c->why, c->wlen, "the folder of subject %s is not inside the project's folder: REV has no copy of it",
+                 b->subject);
+        return -1;
     }
-    v = calloc(total + cur->nfiles + 1, sizeof *v);
-    if (!v) { snprintf(why, wlen, "out of memory"); goto done; }
+    int n = b->nparts;
+    if (stage_git_read_as(b->repo, b->commit, b->adapter_rel, c->adapter_dest, &c->got[n], &c->ngot[n]) ||
+        !c->ngot[n]) {
+        snprintf(c->why, c->wlen, "revision %s has no %s/ of its own (subject %s)", b->rev, b->adapter_rel,
+                 b->subject);
+        return -1;
+    }
+    return (long)(total + c->ngot[n]);
+}
+
+/* Whether the current staging's file p is staged with REV's: the harness, the runtime parts
+ * REV does not hold (Tandem's port), the current adapter (its link.libs for REV's).
+ * *adapter is set when p is the current adapter's. */
+static int bl_take_current(const td_baseline *b, const bl_compose_state *c, const char *p, int *adapter)
+{
+    int take = 0;
+    for (int k = 0; bl_harness[k]; k++) take |= has_prefix(p, bl_harness[k]);
+    for (int k = 0; k < TD_BASELINE_MAX_PARTS; k++) {
+        int from_rev = 0;
+        for (int i2 = 0; i2 < b->nparts; i2++) from_rev |= !strcmp(b->parts[i2].dest, bl_runtime[k].dest);
+        size_t dl = strlen(bl_runtime[k].dest);
+        if (!from_rev && !strncmp(p, bl_runtime[k].dest, dl) && (p[dl] == '/' || !p[dl])) take = 1;
+    }
+    if (has_prefix(p, c->adapter_dest) && p[strlen(c->adapter_dest)] == '/') {
+        if (!c->revision) take = *adapter = 1;
+        else if (!strcmp(p, c->link_dest)) take = 1;
+    }
+    return take;
+}
+
+/* The staging's sources, sorted, into c->v: REV's files (but its own link.libs: tandem.json's
+ * is current) and the current staging's that go with them. 0 ok, 1 refused (c->why). */
+static int bl_sources(const td_baseline *b, bl_compose_state *c, const char *cur_dir, const tl_staging *cur,
+                      size_t total)
+{
+    c->v = calloc(total + cur->nfiles + 1, sizeof *c->v);
+    if (!c->v) { snprintf(c->why, c->wlen, "out of memory"); return 1; }
     for (int k = 0; k <= b->nparts; k++)
-        for (size_t i = 0; i < ngot[k]; i++) {
-            if (!strcmp(got[k][i].path, link_dest)) continue;   /* REV's own: tandem.json's is current */
-            v[nv].mem = &got[k][i];
-            v[nv].rec.path = got[k][i].path;
-            v[nv].rec.bytes = got[k][i].len;
-            v[nv].exec = got[k][i].exec;
-            tl_sha256_buf(got[k][i].data, got[k][i].len, v[nv].rec.sha256);
-            nv++;
+        for (size_t i = 0; i < c->ngot[k]; i++) {
+            const tl_mem_file *m = &c->got[k][i];
+            if (!strcmp(m->path, c->link_dest)) continue;   /* REV's own: tandem.json's is current */
+            bl_src *e = &c->v[c->nv++];
+            e->mem = m;
+            e->rec.path = m->path;
+            e->rec.bytes = m->len;
+            e->exec = m->exec;
+            tl_sha256_buf(m->data, m->len, e->rec.sha256);
         }
-    int have_adapter = revision;
+    int have_adapter = c->revision;
     for (size_t i = 0; i < cur->nfiles; i++) {
-        const char *p = cur->files[i].path;
-        int take = 0;
-        for (int k = 0; bl_harness[k]; k++) take |= has_prefix(p, bl_harness[k]);
-        /* the runtime parts REV does not hold: the current staging's (Tandem's port) */
-        for (int k = 0; k < TD_BASELINE_MAX_PARTS; k++) {
-            int from_rev = 0;
-            for (int i2 = 0; i2 < b->nparts; i2++) from_rev |= !strcmp(b->parts[i2].dest, bl_runtime[k].dest);
-            size_t dl = strlen(bl_runtime[k].dest);
-            if (!from_rev && !strncmp(p, bl_runtime[k].dest, dl) && (p[dl] == '/' || !p[dl])) take = 1;
-        }
-        if (has_prefix(p, adapter_dest) && p[strlen(adapter_dest)] == '/') {
-            if (!revision) take = have_adapter = 1;
-            else if (!strcmp(p, link_dest)) take = 1;
-        }
-        if (!take) continue;
-        v[nv].rec = cur->files[i];
-        v[nv].from = p;
-        nv++;
+        if (!bl_take_current(b, c, cur->files[i].path, &have_adapter)) continue;
+        c->v[c->nv].rec = cur->files[i];
+        c->v[c->nv].from = cur->files[i].path;
+        c->nv++;
     }
     if (!have_adapter) {
-        snprintf(why, wlen, "the current staging %s has no %s/", cur_dir, adapter_dest);
-        goto done;
+        snprintf(c->why, c->wlen, "the current staging %s has no %s/", cur_dir, c->adapter_dest);
+        return 1;
     }
-    qsort(v, nv, sizeof *v, bl_src_cmp);
-    tl_file_rec *recs = calloc(nv + 1, sizeof *recs);
-    for (size_t i = 0; i < nv; i++) recs[i] = v[i].rec;
-    char hash[TL_SHA256_HEX];
-    tl_staging_hash(recs, nv, hash);
+    qsort(c->v, c->nv, sizeof *c->v, bl_src_cmp);
+    return 0;
+}
 
-    /* the reuse rule: an existing staging with the same hash that still verifies stays */
+/* The reuse rule: an existing staging with the same hash that still verifies stays. */
+static int bl_staging_current(const td_baseline *b, const char *hash)
+{
     tl_staging old;
     memset(&old, 0, sizeof old);
     tl_report rep = { NULL, "staging", NULL, 0, 0 };
@@ -232,62 +253,86 @@ static int bl_compose(td_baseline *b, const char *cur_dir, const tl_staging *cur
     }
     tl_err_capture(NULL, 0, 0);
     free(sj);
-    if (!keep) {
-        if (tl_is_dir(b->staging) && tl_rm_rf(b->staging)) {
-            snprintf(why, wlen, "cannot empty %s", b->staging);
-            free(recs);
-            goto done;
+    return keep;
+}
+
+/* Source e written into the staging: REV's from memory, the current staging's copied and
+ * checked against its hash. 0 ok, 1 failed (c->why). */
+static int bl_write_one(const td_baseline *b, bl_compose_state *c, const char *cur_dir, const bl_src *e)
+{
+    char *to = tl_join(b->staging, e->rec.path);
+    int bad = 0, err = tl_mkdirs_parent(to);
+    if (!err && e->mem) {
+        err = tl_write_atomic(to, e->mem->data, e->mem->len, e->exec ? 0755 : 0644);
+    } else if (!err) {
+        char *from = tl_join(cur_dir, e->from), hex[TL_SHA256_HEX];
+        uint64_t bytes;
+        err = tl_copy_hash(from, to, 0644, hex, &bytes);
+        if (!err && strcmp(hex, e->rec.sha256)) {
+            snprintf(c->why, c->wlen, "%s changed since it was staged (staging.json says %.12s..., the file %.12s...)",
+                     from, e->rec.sha256, hex);
+            bad = 1;
         }
-        for (size_t i = 0; i < nv; i++) {
-            char *to = tl_join(b->staging, v[i].rec.path);
-            int e = tl_mkdirs_parent(to);
-            if (!e && v[i].mem) {
-                e = tl_write_atomic(to, v[i].mem->data, v[i].mem->len, v[i].exec ? 0755 : 0644);
-            } else if (!e) {
-                char *from = tl_join(cur_dir, v[i].from), hex[TL_SHA256_HEX];
-                uint64_t bytes;
-                e = tl_copy_hash(from, to, 0644, hex, &bytes);
-                if (!e && strcmp(hex, v[i].rec.sha256)) {
-                    snprintf(why, wlen, "%s changed since it was staged (staging.json says %.12s..., the file %.12s...)",
-                             from, v[i].rec.sha256, hex);
-                    free(from);
-                    free(to);
-                    free(recs);
-                    goto done;
-                }
-                free(from);
-            }
-            if (e) {
-                snprintf(why, wlen, "cannot write %s: %s", to, tl_strerror(e));
-                free(to);
-                free(recs);
-                goto done;
-            }
-            free(to);
-        }
-        tl_staging st = { 0 };
-        char *paths[] = { "players/include", "players/suites", adapter_dest, "runtime" };
-        st.source_root = b->repo;
-        st.git_head = b->commit;
-        st.git_rev = b->rev;
-        st.dirty = 0;
-        st.paths = paths;
-        st.npaths = 4;
-        st.files = recs;
-        st.nfiles = nv;
-        memcpy(st.staging_hash, hash, sizeof hash);
-        if (tl_staging_save(b->staging, &st)) {
-            snprintf(why, wlen, "cannot write %s/staging.json", b->staging);
-            free(recs);
-            goto done;
-        }
+        free(from);
     }
-    free(recs);
-    b->adapter = revision ? "revision" : "current";
-    rc = 0;
-done:
-    free(v);
-    for (int k = 0; k <= TD_BASELINE_MAX_PARTS; k++) tl_mem_files_free(got[k], ngot[k]);
+    if (!bad && err) {
+        snprintf(c->why, c->wlen, "cannot write %s: %s", to, tl_strerror(err));
+        bad = 1;
+    }
+    free(to);
+    return bad;
+}
+
+/* The staging written afresh: its files and staging.json. 0 ok, 1 failed (c->why). */
+static int bl_write_staging(td_baseline *b, bl_compose_state *c, const char *cur_dir, tl_file_rec *recs,
+                            const char *hash)
+{
+    if (tl_is_dir(b->staging) && tl_rm_rf(b->staging)) {
+        snprintf(c->why, c->wlen, "cannot empty %s", b->staging);
+        return 1;
+    }
+    for (size_t i = 0; i < c->nv; i++)
+        if (bl_write_one(b, c, cur_dir, &c->v[i])) return 1;
+    tl_staging st = { 0 };
+    char *paths[] = { "players/include", "players/suites", c->adapter_dest, "runtime" };
+    st.source_root = b->repo;
+    st.git_head = b->commit;
+    st.git_rev = b->rev;
+    st.dirty = 0;
+    st.paths = paths;
+    st.npaths = 4;
+    st.files = recs;
+    st.nfiles = c->nv;
+    memcpy(st.staging_hash, hash, TL_SHA256_HEX);
+    if (tl_staging_save(b->staging, &st)) {
+        snprintf(c->why, c->wlen, "cannot write %s/staging.json", b->staging);
+        return 1;
+    }
+    return 0;
+}
+
+/* Write b->staging for the adapter ("current" or "revision"). 0 ok; 1 refused with why. */
+static int bl_compose(td_baseline *b, const char *cur_dir, const tl_staging *cur, const char *adapter, char *why,
+                      size_t wlen)
+{
+    bl_compose_state c = { .revision = !strcmp(adapter, "revision"), .why = why, .wlen = wlen };
+    int rc = 1;
+    snprintf(c.adapter_dest, sizeof c.adapter_dest, "players/subjects/%s", b->subject);
+    snprintf(c.link_dest, sizeof c.link_dest, "%s/" BL_LINK_LIBS, c.adapter_dest);
+    long total = bl_read_rev(b, &c);
+    if (total >= 0 && !bl_sources(b, &c, cur_dir, cur, (size_t)total)) {
+        tl_file_rec *recs = calloc(c.nv + 1, sizeof *recs);
+        for (size_t i = 0; i < c.nv; i++) recs[i] = c.v[i].rec;
+        char hash[TL_SHA256_HEX];
+        tl_staging_hash(recs, c.nv, hash);
+        if (bl_staging_current(b, hash) || !bl_write_staging(b, &c, cur_dir, recs, hash)) {
+            b->adapter = c.revision ? "revision" : "current";
+            rc = 0;
+        }
+        free(recs);
+    }
+    free(c.v);
+    for (int k = 0; k <= TD_BASELINE_MAX_PARTS; k++) tl_mem_files_free(c.got[k], c.ngot[k]);
     return rc;
 }
 

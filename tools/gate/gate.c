@@ -1,9 +1,9 @@
 /*
  * gate.c - `tandem gate RUNS_DIR`: the statistical gate over per-process reports
- * (SUITES.md "The gate"). The work is in tools/gate/ (see gate.h).
+ * (SUITES.md "The gate"). The work is in the other files of tools/gate/ (see gate.h).
  */
 #include "ci_out.h"
-#include "gate/gate_int.h"
+#include "gate_int.h"
 
 #include <cjson/cJSON.h>
 

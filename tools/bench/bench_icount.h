@@ -8,8 +8,8 @@ typedef struct bench_icount_spec {
     const char *player_dir, *backend, *suite, *work, *out;
     const char *samples, *warmup, *retention, *flow, *timeout, *filter;
     int quick;
-    /* a baseline revision (tools/baseline.h): the subject of that name is run from its own
-     * module or TU (its folder is its include root), with the same shell */
+    /* a baseline revision (tools/baseline/baseline.h): the subject of that name is run from
+     * its own module or TU (its folder is its include root), with the same shell */
     const char *alt_subject, *alt_module;
     /* --functions N: each row's instructions by function too (the player's --meter-functions),
      * the first N printed per row and subject; 0 off */

@@ -11,7 +11,7 @@
 #include "inspect_auto.h"
 
 #include "backend.h"
-#include "stage_project.h"
+#include "stage/stage_project.h"
 #include "tl_err.h"
 #include "tl_fs.h"
 #include "tl_hash.h"

@@ -18,14 +18,14 @@
  *            attempt.log           every step
  *            files.sha256          every attempt file (sha256sum format)
  *            runs.zip              the runs archive (`tandem pack`)
- * The stages are in tools/attempt/ (att_run.h: att_prepare.c, att_measure.c, att_finish.c;
- * helpers in att.h); this file holds the options, the log and manifest helpers, and the
- * verb: a short sequence of the stages.
+ * The stages are beside it in tools/attempt/ (att_run.h: att_prepare.c, att_measure.c,
+ * att_finish.c; helpers in att.h); this file holds the options, the log and manifest
+ * helpers, and the verb: a short sequence of the stages.
  */
-#include "attempt/att.h"
-#include "attempt/att_run.h"
-#include "baseline.h"
-#include "bench_icount.h"
+#include "att.h"
+#include "att_run.h"
+#include "baseline/baseline.h"
+#include "bench/bench_icount.h"
 #include "gate/gate.h"
 
 #include "tl_err.h"
