@@ -27,6 +27,8 @@ void ti_sl_add(ti_strlist *l, const char *s);
 void ti_sl_addf(ti_strlist *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int ti_sl_has(const ti_strlist *l, const char *s);
 void ti_sl_free(ti_strlist *l);
+/* prefix, then the strings separated by sep, or `empty` when there are none (malloc'd). */
+char *ti_sl_join(const ti_strlist *l, const char *prefix, const char *sep, const char *empty);
 char *ti_strdup(const char *s);
 char *ti_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Trim an LLVM instruction/disassembly print to one line of at most `max` chars,
