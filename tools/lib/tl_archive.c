@@ -558,11 +558,31 @@ int tl_archive_extract(const char *archive_path, const char *out_dir, const tl_e
     return rc;
 }
 
-static int git_archive_read(const char *root, const char *rev, const char *const *paths, size_t npaths,
-                        tl_mem_file **out, size_t *nout)
+/* What git_archive_read gathers from the tar stream: the regular files, the symbolic links
+ * (resolved once every file is known) and whether anything was refused. */
+typedef struct git_read {
+    const char *label;                  /* "git archive REV": the errors' subject */
+    tl_mem_file *v;
+    size_t n, cap;
+    struct { char *path, *target; } *links;
+    size_t nl;
+    int bad;
+} git_read;
+
+static tl_mem_file *git_read_slot(git_read *g)
 {
-    *out = NULL;
-    *nout = 0;
+    if (g->n == g->cap) {
+        g->cap = g->cap ? g->cap * 2 : 64;
+        g->v = realloc(g->v, g->cap * sizeof *g->v);
+    }
+    return &g->v[g->n++];
+}
+
+/* Start `git -C root archive --format=tar rev -- paths...` writing into a pipe; its read
+ * end in *rfd. 0 ok, 1 reported. */
+static int git_archive_spawn(const char *root, const char *rev, const char *const *paths, size_t npaths, int *rfd,
+                             pid_t *pid)
+{
     int pfd[2];
     if (pipe(pfd) != 0) {
         tl_error("git archive", NULL, "pipe: %s", tl_strerror(errno));
@@ -580,15 +600,16 @@ static int git_archive_read(const char *root, const char *rev, const char *const
     for (size_t i = 0; i < npaths; i++)
         argv[k++] = paths[i];
     argv[k] = NULL;
-    pid_t parent = getpid(), pid = fork();
-    if (pid < 0) {
+    pid_t parent = getpid();
+    *pid = fork();
+    if (*pid < 0) {
         tl_error("git archive", NULL, "fork: %s", tl_strerror(errno));
         close(pfd[0]);
         close(pfd[1]);
         free(argv);
         return 1;
     }
-    if (pid == 0) {   /* git and its children die with the tool (tl_spawn.h) */
+    if (*pid == 0) {   /* git and its children die with the tool (tl_spawn.h) */
         if (tl_spawn_child_init(parent)) _exit(127);
         dup2(pfd[1], 1);
         close(pfd[0]);
@@ -597,144 +618,171 @@ static int git_archive_read(const char *root, const char *rev, const char *const
     }
     free(argv);
     close(pfd[1]);
+    *rfd = pfd[0];
+    return 0;
+}
 
+/* One tar entry: a folder is skipped, a symbolic link kept for later, a regular file read
+ * into memory; anything else (absolute, escaping, hard link, device...) refused. */
+static void git_read_entry(git_read *g, struct archive *a, struct archive_entry *e)
+{
+    const char *raw = archive_entry_pathname(e);
+    char *nm = norm_name(raw ? raw : "");
+    mode_t t = archive_entry_filetype(e);
+    const char *why = NULL;
+    if (raw && raw[0] == '/')
+        why = "absolute path";
+    else if (t == AE_IFDIR) {
+        free(nm);
+        return;
+    } else if (!tl_rel_path_ok(nm, &why))
+        ;
+    else if (archive_entry_hardlink(e))
+        why = "hard link entry";
+    else if (t == AE_IFLNK) {
+        g->links = realloc(g->links, (g->nl + 1) * sizeof *g->links);
+        g->links[g->nl].path = nm;
+        g->links[g->nl].target = strdup(archive_entry_symlink(e) ? archive_entry_symlink(e) : "");
+        g->nl++;
+        return;
+    } else if (t != AE_IFREG)
+        why = "not a regular file";
+    if (why) {
+        tl_error(g->label, raw ? raw : "(entry)", "refused: %s", why);
+        g->bad = 1;
+        free(nm);
+        return;
+    }
+    la_int64_t sz = archive_entry_size(e);
+    unsigned char *data = malloc(sz > 0 ? (size_t)sz : 1);
+    size_t got = 0;
+    for (;;) {
+        la_ssize_t rr = archive_read_data(a, data + got, (size_t)sz - got);
+        if (rr < 0) {
+            tl_error(g->label, nm, "read failed: %s", archive_error_string(a));
+            g->bad = 1;
+            break;
+        }
+        if (rr == 0)
+            break;
+        got += (size_t)rr;
+        if (got == (size_t)sz)
+            break;
+    }
+    tl_mem_file *f = git_read_slot(g);
+    f->path = nm;
+    f->data = data;
+    f->len = got;
+    f->exec = (archive_entry_perm(e) & 0111) != 0;
+}
+
+/* Read the tar stream from fd to its end-of-archive blocks. */
+static void git_read_tar(git_read *g, int fd)
+{
     struct archive *a = archive_read_new();
     archive_read_support_format_tar(a);
-    tl_mem_file *v = NULL;
-    size_t n = 0, cap = 0;
-    struct { char *path, *target; } *links = NULL;
-    size_t nl = 0;
-    int bad = 0;
-    char label[256];
-    snprintf(label, sizeof label, "git archive %s", rev);
-    if (archive_read_open_fd(a, pfd[0], 65536) != ARCHIVE_OK) {
-        tl_error(label, NULL, "cannot read the tar stream: %s", archive_error_string(a));
-        bad = 1;
+    if (archive_read_open_fd(a, fd, 65536) != ARCHIVE_OK) {
+        tl_error(g->label, NULL, "cannot read the tar stream: %s", archive_error_string(a));
+        g->bad = 1;
     } else {
         struct archive_entry *e;
         int r;
-        while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
-            const char *raw = archive_entry_pathname(e);
-            char *nm = norm_name(raw ? raw : "");
-            mode_t t = archive_entry_filetype(e);
-            const char *why = NULL;
-            if (raw && raw[0] == '/')
-                why = "absolute path";
-            else if (t == AE_IFDIR) {
-                free(nm);
-                continue;
-            } else if (!tl_rel_path_ok(nm, &why))
-                ;
-            else if (archive_entry_hardlink(e))
-                why = "hard link entry";
-            else if (t == AE_IFLNK) {
-                links = realloc(links, (nl + 1) * sizeof *links);
-                links[nl].path = nm;
-                links[nl].target = strdup(archive_entry_symlink(e) ? archive_entry_symlink(e) : "");
-                nl++;
-                continue;
-            } else if (t != AE_IFREG)
-                why = "not a regular file";
-            if (why) {
-                tl_error(label, raw ? raw : "(entry)", "refused: %s", why);
-                bad = 1;
-                free(nm);
-                continue;
-            }
-            la_int64_t sz = archive_entry_size(e);
-            unsigned char *data = malloc(sz > 0 ? (size_t)sz : 1);
-            size_t got = 0;
-            for (;;) {
-                la_ssize_t rr = archive_read_data(a, data + got, (size_t)sz - got);
-                if (rr < 0) {
-                    tl_error(label, nm, "read failed: %s", archive_error_string(a));
-                    bad = 1;
-                    break;
-                }
-                if (rr == 0)
-                    break;
-                got += (size_t)rr;
-                if (got == (size_t)sz)
-                    break;
-            }
-            if (n == cap) {
-                cap = cap ? cap * 2 : 64;
-                v = realloc(v, cap * sizeof *v);
-            }
-            v[n].path = nm;
-            v[n].data = data;
-            v[n].len = got;
-            v[n].exec = (archive_entry_perm(e) & 0111) != 0;
-            n++;
-        }
+        while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN)
+            git_read_entry(g, a, e);
         if (r != ARCHIVE_EOF) {
-            tl_error(label, NULL, "corrupt tar stream: %s", archive_error_string(a));
-            bad = 1;
+            tl_error(g->label, NULL, "corrupt tar stream: %s", archive_error_string(a));
+            g->bad = 1;
         }
     }
     archive_read_free(a);
-    /* libarchive stops at the end-of-archive blocks; git may still be writing the
-     * record padding. Drain the pipe so git never dies of SIGPIPE. */
-    {
-        char drain[65536];
-        ssize_t got;
-        while ((got = read(pfd[0], drain, sizeof drain)) > 0 || (got < 0 && errno == EINTR))
-            ;
-    }
-    close(pfd[0]);
+}
+
+/* libarchive stops at the end-of-archive blocks; git may still be writing the record
+ * padding. Drain the pipe so git never dies of SIGPIPE, then wait for git. */
+static void git_archive_finish(git_read *g, int fd, pid_t pid, const char *root)
+{
+    char drain[65536];
+    ssize_t got;
+    while ((got = read(fd, drain, sizeof drain)) > 0 || (got < 0 && errno == EINTR))
+        ;
+    close(fd);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        tl_error(label, NULL, "git archive failed (exit %d) in %s", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+        tl_error(g->label, NULL, "git archive failed (exit %d) in %s", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
                  root);
-        bad = 1;
+        g->bad = 1;
     }
-    if (n > 1)
-        qsort(v, n, sizeof *v, mem_cmp);
-    size_t nreg = n;
-    for (size_t i = 0; i < nl; i++) {
-        char *res = resolve_link(links[i].path, links[i].target);
+}
+
+/* Each symbolic link becomes a copy of the regular file it points to, inside the root and
+ * among the paths read; any other link is refused. */
+static void git_read_links(git_read *g)
+{
+    if (g->n > 1)
+        qsort(g->v, g->n, sizeof *g->v, mem_cmp);
+    size_t nreg = g->n;
+    for (size_t i = 0; i < g->nl; i++) {
+        const char *path = g->links[i].path, *target = g->links[i].target;
+        char *res = resolve_link(path, target);
         tl_mem_file key = { res, NULL, 0, 0 };
-        tl_mem_file *hit = res ? bsearch(&key, v, nreg, sizeof *v, mem_cmp) : NULL;
+        tl_mem_file *hit = res ? bsearch(&key, g->v, nreg, sizeof *g->v, mem_cmp) : NULL;
         if (!res) {
-            tl_error(label, links[i].path, "refused: symbolic link points outside the root (to %s)", links[i].target);
-            bad = 1;
+            tl_error(g->label, path, "refused: symbolic link points outside the root (to %s)", target);
+            g->bad = 1;
         } else if (!hit) {
-            tl_error(label, links[i].path,
-                     "refused: symbolic link to %s, which is not a regular file among the staged paths", res);
-            bad = 1;
+            tl_error(g->label, path, "refused: symbolic link to %s, which is not a regular file among the staged paths",
+                     res);
+            g->bad = 1;
         } else {
-            if (n == cap) {
-                cap = cap ? cap * 2 : 64;
-                v = realloc(v, cap * sizeof *v);
-                hit = bsearch(&key, v, nreg, sizeof *v, mem_cmp);
-            }
-            v[n].path = strdup(links[i].path);
-            v[n].data = malloc(hit->len ? hit->len : 1);
-            memcpy(v[n].data, hit->data, hit->len);
-            v[n].len = hit->len;
-            v[n].exec = hit->exec;
-            n++;
+            size_t at = (size_t)(hit - g->v); /* the slot may move the array */
+            tl_mem_file *f = git_read_slot(g);
+            hit = &g->v[at];
+            f->path = strdup(path);
+            f->data = malloc(hit->len ? hit->len : 1);
+            memcpy(f->data, hit->data, hit->len);
+            f->len = hit->len;
+            f->exec = hit->exec;
         }
         free(res);
-        free(links[i].path);
-        free(links[i].target);
+        free(g->links[i].path);
+        free(g->links[i].target);
     }
-    free(links);
-    if (n > 1)
-        qsort(v, n, sizeof *v, mem_cmp);
-    for (size_t i = 1; i < n; i++)
-        if (!strcmp(v[i - 1].path, v[i].path)) {
-            tl_error(label, v[i].path, "refused: entry repeated");
-            bad = 1;
+    free(g->links);
+    g->links = NULL;
+    g->nl = 0;
+}
+
+static int git_archive_read(const char *root, const char *rev, const char *const *paths, size_t npaths,
+                        tl_mem_file **out, size_t *nout)
+{
+    *out = NULL;
+    *nout = 0;
+    int fd;
+    pid_t pid;
+    if (git_archive_spawn(root, rev, paths, npaths, &fd, &pid))
+        return 1;
+    char label[256];
+    snprintf(label, sizeof label, "git archive %s", rev);
+    git_read g = { 0 };
+    g.label = label;
+    git_read_tar(&g, fd);
+    git_archive_finish(&g, fd, pid, root);
+    git_read_links(&g);
+    if (g.n > 1)
+        qsort(g.v, g.n, sizeof *g.v, mem_cmp);
+    for (size_t i = 1; i < g.n; i++)
+        if (!strcmp(g.v[i - 1].path, g.v[i].path)) {
+            tl_error(label, g.v[i].path, "refused: entry repeated");
+            g.bad = 1;
         }
-    if (bad) {
-        tl_mem_files_free(v, n);
+    if (g.bad) {
+        tl_mem_files_free(g.v, g.n);
         return 1;
     }
-    *out = v;
-    *nout = n;
+    *out = g.v;
+    *nout = g.n;
     return 0;
 }
 
