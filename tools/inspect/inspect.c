@@ -322,7 +322,9 @@ static void inspect_print_rules(const ti_contract *c)
     }
 }
 
-/* Load the contract, check it, write the reports and say the verdict. The verb's exit code. */
+/* Load the contract, refuse one that names a function the code does not have (names.c: once
+ * the inputs are known good, before any rule is judged), check it, write the reports and say
+ * the verdict. The verb's exit code. */
 static int inspect_contract(inspect_run *g)
 {
     ti_options *o = &g->o;
@@ -331,7 +333,13 @@ static int inspect_contract(inspect_run *g)
         fprintf(stderr, "tandem inspect: %s\n", g->err);
         return 1;
     }
-    if (inspect_aot_inputs(g) || inspect_check(g))
+    if (inspect_aot_inputs(g))
+        return 1;
+    if (ti_contract_names_check(c, o, g->err, sizeof g->err)) {
+        fprintf(stderr, "tandem inspect: %s\n", g->err);
+        return 1;
+    }
+    if (inspect_check(g))
         return 1;
     int code = ti_exit_code(c, o->jit_strict);
     if (ti_report_write(c, o, g->ll, g->yaml, g->obj, code, g->err, sizeof g->err)) {

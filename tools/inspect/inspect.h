@@ -109,10 +109,10 @@ void ti_contract_free(ti_contract *c);
 int ti_is_guard_name(const ti_contract *c, const char *name);
 int ti_is_init_call(const ti_contract *c, const char *name);
 int ti_is_once_call(const ti_contract *c, const char *name);
-/* Bind the contract to the code inspected, before any rule is judged: refuse a function the
- * code does not have (ti_contract_names_check), then resolve the allowed settings' byte
- * ranges by compiling the TU with libtcc plus offsetof/sizeof probes (settings.c). Returns 0,
- * or -1 naming the contract's field and the reason. */
+/* Bind the contract to the code inspected, before any rule is judged (the verb has refused a
+ * function the code does not have first: ti_contract_names_check): resolve the allowed
+ * settings' byte ranges by compiling the TU with libtcc plus offsetof/sizeof probes
+ * (settings.c). Returns 0, or -1 naming the contract's field and the reason. */
 int ti_settings_resolve(ti_contract *c, const struct ti_options *o, char *err, size_t errsz);
 /* -1 with a message naming the contract, the field functions.NAME and the name when a rule's
  * function is nowhere in the code inspected: the TU and the files it includes, read as text,
