@@ -80,25 +80,26 @@ static const char *gate_num_text(const cJSON *o, const char *key)
 }
 
 /* The baseline verdict's lines (report-only: the exit code stays the peer verdict's). */
+/* One line per row of the baseline verdict's list `key` (regressions or improved), `what`
+ * saying which. */
+static void gate_baseline_print_rows(const cJSON *j, const char *key, const char *what)
+{
+    const cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(j, key))
+        printf("gate: baseline %s (%s): %s / %s [%s] vs %s: median %s worst %s instructions %s\n", what,
+               cJSON_GetObjectItemCaseSensitive(r, "decidedBy")->valuestring,
+               cJSON_GetObjectItemCaseSensitive(r, "suite")->valuestring, cJSON_GetObjectItemCaseSensitive(r, "row")->valuestring,
+               cJSON_GetObjectItemCaseSensitive(r, "backend")->valuestring,
+               cJSON_GetObjectItemCaseSensitive(r, "baseline")->valuestring, gate_num_text(r, "median"),
+               gate_num_text(r, "worst"), gate_num_text(r, "instructionsRatio"));
+}
+
 static void gate_baseline_print(const gate_result *res)
 {
     const cJSON *j = res->base_json;
     if (!j) return;
-    const cJSON *r;
-    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(j, "regressions"))
-        printf("gate: baseline REGRESSION (%s): %s / %s [%s] vs %s: median %s worst %s instructions %s\n",
-               cJSON_GetObjectItemCaseSensitive(r, "decidedBy")->valuestring,
-               cJSON_GetObjectItemCaseSensitive(r, "suite")->valuestring, cJSON_GetObjectItemCaseSensitive(r, "row")->valuestring,
-               cJSON_GetObjectItemCaseSensitive(r, "backend")->valuestring,
-               cJSON_GetObjectItemCaseSensitive(r, "baseline")->valuestring, gate_num_text(r, "median"),
-               gate_num_text(r, "worst"), gate_num_text(r, "instructionsRatio"));
-    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(j, "improved"))
-        printf("gate: baseline improved (%s): %s / %s [%s] vs %s: median %s worst %s instructions %s\n",
-               cJSON_GetObjectItemCaseSensitive(r, "decidedBy")->valuestring,
-               cJSON_GetObjectItemCaseSensitive(r, "suite")->valuestring, cJSON_GetObjectItemCaseSensitive(r, "row")->valuestring,
-               cJSON_GetObjectItemCaseSensitive(r, "backend")->valuestring,
-               cJSON_GetObjectItemCaseSensitive(r, "baseline")->valuestring, gate_num_text(r, "median"),
-               gate_num_text(r, "worst"), gate_num_text(r, "instructionsRatio"));
+    gate_baseline_print_rows(j, "regressions", "REGRESSION");
+    gate_baseline_print_rows(j, "improved", "improved");
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(j, "counts");
     printf("gate: baseline: %s (%d gated rows x backends: %d regression(s), %d improved, %d layout (time moved, not in "
            "every layout: never a regression), %d of them on busy processes only (time not decided); report-only, the "
