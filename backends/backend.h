@@ -33,7 +33,7 @@ typedef struct td_tu_spec {
     const char *label;             /* the name the module reports (TD_PLAYER_SUBJECT, the
                                       entry table); NULL: the subject. A baseline revision
                                       of the runtime is built from players/subjects/tandem
-                                      but reports "tandem@<rev>" (tools/baseline.c) */
+                                      but reports "tandem@<rev>" (tools/baseline/baseline.c) */
     uint64_t layout_seed;          /* 0: the default layout; else a pad of td_layout_lines()
                                       cache lines before each source (players/include/
                                       td_layout.h): another layout of the same code */

@@ -9,7 +9,8 @@
  *
  * Here and not in runtime/port: the unit of every subject includes it, and a baseline
  * revision's or a project's own port layer (tandem.json runtime.port) does not have it,
- * while players/include is always this tree's (tools/baseline.c, tools/stage_project.c).
+ * while players/include is always this tree's (tools/baseline/baseline.c,
+ * tools/stage/stage_project.c).
  *
  *   tcc    aligns no function (not even with __attribute__((aligned))), but its assembler
  *          honours file-scope asm in order: the next source's code starts on a 64-byte line

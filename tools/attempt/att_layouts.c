@@ -13,7 +13,7 @@
  */
 #include "att.h"
 #include "att_run.h"
-#include "../baseline.h"
+#include "../baseline/baseline.h"
 #include "backend.h"
 #include "tl_safe.h"
 
