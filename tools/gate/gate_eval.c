@@ -350,6 +350,7 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
     }
     tl_strlist_free(&files);
     load_observations(runs_dir, res);
+    gate_seq_load(runs_dir, res); /* the sequential rule's added processes (gate_sequential.c) */
 
     /* ---- per-report rules ---- */
     for (size_t i = 0; i < res->nreps; i++) {
@@ -416,9 +417,10 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
                     !is_report_only_retention(cfg, r->retention))
                     n++;
             }
-            if (n != cfg->processes)
+            int extra = gate_seq_extra(res, cfg->suites[s].name, cfg->backends[b]);
+            if (n != cfg->processes + extra)
                 invalid(res, "process count: suite %s backend %s has %d gated processes, expected %d", cfg->suites[s].name,
-                        cfg->backends[b], n, cfg->processes);
+                        cfg->backends[b], n, cfg->processes + extra);
         }
     }
 
@@ -577,19 +579,9 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
                     gs_mann_whitney(pa, npa, pb, npb, &L->mw);
                     free(pa);
                     free(pb);
-                    double *ok = malloc((L->nproc + 1) * sizeof *ok);
+                    gate_line_stats(L);
                     size_t nok = 0;
-                    for (size_t p = 0; p < L->nproc; p++)
-                        if (!isnan(L->ratio[p])) ok[nok++] = L->ratio[p];
-                    L->median = nok ? gs_median(ok, nok) : NAN;
-                    L->worst = NAN;
-                    double lo = NAN;
-                    for (size_t p = 0; p < nok; p++) {
-                        if (isnan(L->worst) || ok[p] > L->worst) L->worst = ok[p];
-                        if (isnan(lo) || ok[p] < lo) lo = ok[p];
-                    }
-                    L->spread = nok && lo > 0 ? L->worst / lo - 1 : 0;
-                    free(ok);
+                    for (size_t p = 0; p < L->nproc; p++) nok += !isnan(L->ratio[p]);
                     if (!is_base && L->kind != GL_REPORT && a_unsup && !cfg->unsupported_na && !row_may_be_unsupported(sc, row))
                         invalid(res, "%s %s: subject '%s' leaves gated row '%s' unsupported", suite, backends.v[b],
                                 cfg->subject, row);
@@ -608,7 +600,7 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
                         L->result = "REPORT";
                         res->n_report++;
                     } else {
-                        int pass = L->median <= L->thr_median && (isnan(L->thr_worst) || L->worst <= L->thr_worst);
+                        int pass = gate_line_pass(L);
                         L->result = pass ? "PASS" : "FAIL";
                         res->n_gated++;
                         if (pass) res->n_pass++;
@@ -692,8 +684,10 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
     size_t alloc_fail = 0;
     for (size_t i = 0; i < res->nallocs; i++) alloc_fail += !strcmp(res->allocs[i].result, "FAIL");
     if (!res->n_gated && !res->ninvalid) invalid(res, "no gated row: nothing to decide");
+    gate_seq_judge(res); /* each row at its first look where it is not borderline */
     char *busy = gate_busy_judge(res); /* a FAIL that measured the host is not a clean FAIL */
     if (busy) invalid(res, "%s", busy);
+    res->busy_invalid = busy != NULL;
     free(busy);
     res->verdict = res->ninvalid ? GATE_INVALID : (res->n_fail || alloc_fail) ? GATE_FAIL : GATE_PASS;
     return 0;
@@ -728,6 +722,7 @@ void gate_result_free(gate_result *res)
     }
     free(res->obs);
     free(res->pregate_status);
+    gate_seq_free(res);
     for (size_t i = 0; i < res->nreps; i++) gr_report_free(&res->reps[i]);
     free(res->reps);
     memset(res, 0, sizeof *res);
