@@ -9,8 +9,7 @@
 set -uo pipefail
 T=$1
 W=$2
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib_runs.sh"   # fails, fail
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
 busy_invalid() { python3 "$(dirname "$0")/../lib/busy_invalid.py" "$1"; }
 P="$W/quick/players"

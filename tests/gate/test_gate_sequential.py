@@ -119,7 +119,8 @@ def invalid_has(summary, text):
     return any(text in s for s in summary.get("invalid", []))
 
 
-os.makedirs(W, exist_ok=True)
+shutil.rmtree(W, ignore_errors=True)
+os.makedirs(W)
 base = os.path.join(W, "base")
 unpack(base)
 scale(os.path.join(base, "p01-primary-aot-r1.json"), {ROW: 0.94})

@@ -16,8 +16,7 @@
 
 #define GROW(arr, n) ((arr) = realloc((arr), ((n) + 1) * sizeof *(arr)), &(arr)[(n)++])
 
-static void invalid(gate_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void invalid(gate_result *res, const char *fmt, ...)
+void ge_invalid(gate_result *res, const char *fmt, ...)
 {
     char b[1024];
     va_list ap;
@@ -109,7 +108,7 @@ static void check_arith(gate_result *res, const gr_report *r, const gr_row *e)
 {
     double tol = res->cfg->tolerance;
     if (e->arrays_disagree)
-        invalid(res, "%s: row '%s' subject '%s': the raw arrays do not match the sample records", r->file, e->name,
+        ge_invalid(res, "%s: row '%s' subject '%s': the raw arrays do not match the sample records", r->file, e->name,
                 e->subject);
     if (!e->n) return;
     double *v = values(e);
@@ -119,19 +118,19 @@ static void check_arith(gate_result *res, const gr_report *r, const gr_row *e)
         tot_ops += e->s[i].ops;
         tot_bytes += e->s[i].bytes;
         if (!isnan(e->s[i].claimed_nspo) && !close_enough(e->s[i].claimed_nspo, v[i], tol))
-            invalid(res, "%s: row '%s' subject '%s' sample %zu: nsPerOp %.6g does not match raw %.6g", r->file,
+            ge_invalid(res, "%s: row '%s' subject '%s' sample %zu: nsPerOp %.6g does not match raw %.6g", r->file,
                     e->name, e->subject, i, e->s[i].claimed_nspo, v[i]);
     }
     double mean = gs_mean(v, e->n), med = gs_median(v, e->n), total = tot_ns / tot_ops;
     if (!isnan(e->claimed_mean) && !close_enough(e->claimed_mean, mean, tol))
-        invalid(res, "%s: row '%s' subject '%s': meanNsPerOp %.6g does not match the samples' %.6g", r->file, e->name,
+        ge_invalid(res, "%s: row '%s' subject '%s': meanNsPerOp %.6g does not match the samples' %.6g", r->file, e->name,
                 e->subject, e->claimed_mean, mean);
     if (!isnan(e->claimed_median) && !close_enough(e->claimed_median, med, tol))
-        invalid(res, "%s: row '%s' subject '%s': medianNsPerOp %.6g does not match the samples' %.6g", r->file,
+        ge_invalid(res, "%s: row '%s' subject '%s': medianNsPerOp %.6g does not match the samples' %.6g", r->file,
                 e->name, e->subject, e->claimed_median, med);
     if (!isnan(e->claimed_nspo) && !close_enough(e->claimed_nspo, mean, tol) &&
         !close_enough(e->claimed_nspo, med, tol) && !close_enough(e->claimed_nspo, total, tol))
-        invalid(res, "%s: row '%s' subject '%s': nsPerOp %.6g matches neither mean %.6g, median %.6g nor total %.6g "
+        ge_invalid(res, "%s: row '%s' subject '%s': nsPerOp %.6g matches neither mean %.6g, median %.6g nor total %.6g "
                      "of the raw samples", r->file, e->name, e->subject, e->claimed_nspo, mean, med, total);
     if (!isnan(e->claimed_alloc)) {
         double per = tot_bytes / tot_ops;
@@ -141,7 +140,7 @@ static void check_arith(gate_result *res, const gr_report *r, const gr_row *e)
         free(b);
         if (!close_enough(e->claimed_alloc, per, tol) && !close_enough(e->claimed_alloc, bm, tol) &&
             !close_enough(e->claimed_alloc, bmed, tol))
-            invalid(res, "%s: row '%s' subject '%s': allocBytesPerOp %.6g does not match the samples' %.6g", r->file,
+            ge_invalid(res, "%s: row '%s' subject '%s': allocBytesPerOp %.6g does not match the samples' %.6g", r->file,
                     e->name, e->subject, e->claimed_alloc, per);
     }
     free(v);
@@ -155,7 +154,7 @@ static cJSON *read_input(gate_result *res, const char *path, const char *rel, co
     size_t len;
     int e = tl_read_file(path, TL_OPEN_NOFOLLOW, (size_t)64 << 20, &buf, &len);
     if (e) {
-        invalid(res, "%s: cannot read: %s", rel, tl_strerror(e));
+        ge_invalid(res, "%s: cannot read: %s", rel, tl_strerror(e));
         return NULL;
     }
     ge_input *in = GROW(res->inputs, res->ninputs);
@@ -165,7 +164,7 @@ static cJSON *read_input(gate_result *res, const char *path, const char *rel, co
     cJSON *doc = tl_utf8_valid(buf, len) ? cJSON_ParseWithLength(buf, len) : NULL;
     free(buf);
     if (!cJSON_IsObject(doc)) {
-        invalid(res, "%s: not a JSON object in UTF-8", rel);
+        ge_invalid(res, "%s: not a JSON object in UTF-8", rel);
         cJSON_Delete(doc);
         return NULL;
     }
@@ -177,7 +176,7 @@ static double percent(gate_result *res, const char *rel, const cJSON *v)
 {
     if (!v) return NAN;
     if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0 || v->valuedouble > 100.0 * 4096) {
-        invalid(res, "%s: otherCpuPercent: not a finite non-negative number", rel);
+        ge_invalid(res, "%s: otherCpuPercent: not a finite non-negative number", rel);
         return NAN;
     }
     return v->valuedouble;
@@ -242,13 +241,13 @@ static void check_row_agreement(gate_result *res, const gr_report **gr, size_t n
             if (!e) continue;
             if (sup < 0) { sup = e->supported; sup_rep = gr[i]; }
             else if (sup != e->supported)
-                invalid(res, "%s and %s disagree about row '%s' of subject '%s': supported %s vs %s", sup_rep->file,
+                ge_invalid(res, "%s and %s disagree about row '%s' of subject '%s': supported %s vs %s", sup_rep->file,
                         gr[i]->file, row, subjects->v[s], sup ? "true" : "false", e->supported ? "true" : "false");
             /* an NA entry carries no gating of its own (row_unsupported has no gated flag) */
             if (e->gated >= 0 && e->supported) {
                 if (flag < 0) { flag = e->gated; flag_rep = gr[i]; }
                 else if (flag != e->gated)
-                    invalid(res, "%s and %s disagree about gating row '%s' (gated %s vs %s)", flag_rep->file, gr[i]->file,
+                    ge_invalid(res, "%s and %s disagree about gating row '%s' (gated %s vs %s)", flag_rep->file, gr[i]->file,
                             row, flag ? "true" : "false", e->gated ? "true" : "false");
             }
             if (e->n < 2) continue;
@@ -258,13 +257,13 @@ static void check_row_agreement(gate_result *res, const gr_report **gr, size_t n
                 size_t k = 0;
                 while (k < e->n && e->s[k].ns == f->s[k].ns && e->s[k].ops == f->s[k].ops) k++;
                 if (k == e->n)
-                    invalid(res, "%s and %s have identical samples for row '%s' subject '%s' (a replayed report)",
+                    ge_invalid(res, "%s and %s have identical samples for row '%s' subject '%s' (a replayed report)",
                             gr[i]->file, gr[j]->file, row, subjects->v[s]);
             }
         }
     }
     if (sc && sc->gated && flag >= 0 && flag == cfg_report_only)
-        invalid(res, "%s: row '%s' is %s in the report but %s in the gate's configuration", flag_rep->file, row,
+        ge_invalid(res, "%s: row '%s' is %s in the report but %s in the gate's configuration", flag_rep->file, row,
                 flag ? "gated" : "report-only", cfg_report_only ? "report-only" : "gated");
 }
 
@@ -276,9 +275,9 @@ static void check_skipped(gate_result *res, const gr_report *r, const gr_row *e)
     const char *subj = res->cfg->subject;
     const gr_row *a = find_entry(r, e->name, subj);
     if (!strcmp(e->subject, subj))
-        invalid(res, "%s: row '%s': the gate subject '%s' skipped it (only its peers skip rows)", r->file, e->name, subj);
+        ge_invalid(res, "%s: row '%s': the gate subject '%s' skipped it (only its peers skip rows)", r->file, e->name, subj);
     else if (!a || a->supported)
-        invalid(res, "%s: row '%s': subject '%s' skipped it, but the gate subject '%s' %s", r->file, e->name, e->subject,
+        ge_invalid(res, "%s: row '%s': subject '%s' skipped it, but the gate subject '%s' %s", r->file, e->name, e->subject,
                 subj, a ? "supports it" : "has no entry for it");
 }
 
@@ -338,7 +337,7 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
     for (size_t i = 0; i < files.n; i++) {
         if (!gr_is_report_name(files.v[i])) continue;
         if (!gate_text_plain(files.v[i])) {
-            invalid(res, "%s: a report file name with control characters or bytes that are not UTF-8", files.v[i]);
+            ge_invalid(res, "%s: a report file name with control characters or bytes that are not UTF-8", files.v[i]);
             continue;
         }
         gr_report *r = GROW(res->reps, res->nreps);
@@ -355,7 +354,7 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
     /* ---- per-report rules ---- */
     for (size_t i = 0; i < res->nreps; i++) {
         gr_report *r = &res->reps[i];
-        if (!r->ok) { invalid(res, "%s: not a readable report: %s", r->file, r->error); continue; }
+        if (!r->ok) { ge_invalid(res, "%s: not a readable report: %s", r->file, r->error); continue; }
         if (!r->nsubjects) /* subjects from the rows */
             for (size_t k = 0; k < r->nrows; k++)
                 if (!has_subject(r, r->rows[k].subject)) {
@@ -363,24 +362,24 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
                     r->subjects[r->nsubjects++] = strdup(r->rows[k].subject);
                 }
         if (!r->completed || r->failure)
-            invalid(res, "%s: failed or incomplete report (completed=%s, failure: %s)", r->file,
+            ge_invalid(res, "%s: failed or incomplete report (completed=%s, failure: %s)", r->file,
                     r->completed ? "true" : "false", r->failure ? r->failure : "none");
         const char *why;
-        if (!gr_release(r, &why)) invalid(res, "%s: not a release build: %s", r->file, why);
+        if (!gr_release(r, &why)) ge_invalid(res, "%s: not a release build: %s", r->file, why);
         if (backend_rank(cfg, r->backend) == cfg->nbackends)
-            invalid(res, "%s: backend '%s' is not one of the configured backends", r->file, r->backend);
+            ge_invalid(res, "%s: backend '%s' is not one of the configured backends", r->file, r->backend);
         if (!has_subject(r, cfg->subject))
-            invalid(res, "%s: subject '%s' is not in the report", r->file, cfg->subject);
+            ge_invalid(res, "%s: subject '%s' is not in the report", r->file, cfg->subject);
         const gate_suite_cfg *sc = gate_suite_find(cfg, r->suite);
         if (sc && sc->gated && sc->samples <= 0 && r->samples < 0)
-            invalid(res, "%s: wrong sample count: the report states no sample count and the configuration sets none",
+            ge_invalid(res, "%s: wrong sample count: the report states no sample count and the configuration sets none",
                     r->file);
         for (size_t k = 0; k < r->nrows; k++) {
             const gr_row *e = &r->rows[k];
             check_skipped(res, r, e);
             if (!e->supported) continue;
             if ((r->samples >= 0 && e->n != (size_t)r->samples) || (sc && sc->samples > 0 && e->n != (size_t)sc->samples))
-                invalid(res, "%s: wrong sample count: row '%s' subject '%s' has %zu samples, expected %d", r->file,
+                ge_invalid(res, "%s: wrong sample count: row '%s' subject '%s' has %zu samples, expected %d", r->file,
                         e->name, e->subject, e->n, sc && sc->samples > 0 ? sc->samples : r->samples);
             check_arith(res, r, e);
         }
@@ -389,7 +388,7 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
     for (size_t i = 0; i < res->nreps; i++)
         for (size_t j = i + 1; j < res->nreps; j++)
             if (res->reps[i].ok && res->reps[j].ok && !strcmp(res->reps[i].sha256, res->reps[j].sha256))
-                invalid(res, "%s and %s are byte-identical reports (one process's report replayed)", res->reps[i].file,
+                ge_invalid(res, "%s and %s are byte-identical reports (one process's report replayed)", res->reps[i].file,
                         res->reps[j].file);
     /* mixed build id within a backend */
     for (int b = 0; b < cfg->nbackends; b++) {
@@ -397,16 +396,16 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
         for (size_t i = 0; i < res->nreps; i++) {
             const gr_report *r = &res->reps[i];
             if (!r->ok || strcmp(r->backend, cfg->backends[b])) continue;
-            if (!r->build_id || !r->build_id[0]) { invalid(res, "%s: no buildId", r->file); continue; }
+            if (!r->build_id || !r->build_id[0]) { ge_invalid(res, "%s: no buildId", r->file); continue; }
             if (!first) { first = r->build_id; ff = r->file; }
             else if (strcmp(first, r->build_id))
-                invalid(res, "mixed build id within backend %s: %s has %.16s..., %s has %.16s...", cfg->backends[b], ff,
+                ge_invalid(res, "mixed build id within backend %s: %s has %.16s..., %s has %.16s...", cfg->backends[b], ff,
                         first, r->file, r->build_id);
         }
     }
     /* process counts */
     if (cfg->expected_processes > 0 && res->nreps != (size_t)cfg->expected_processes)
-        invalid(res, "process count: %zu reports, expected %d", res->nreps, cfg->expected_processes);
+        ge_invalid(res, "process count: %zu reports, expected %d", res->nreps, cfg->expected_processes);
     for (int s = 0; s < cfg->nsuites; s++) {
         if (!cfg->suites[s].gated) continue;
         for (int b = 0; b < cfg->nbackends; b++) {
@@ -419,7 +418,7 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
             }
             int extra = gate_seq_extra(res, cfg->suites[s].name, cfg->backends[b]);
             if (n != cfg->processes + extra)
-                invalid(res, "process count: suite %s backend %s has %d gated processes, expected %d", cfg->suites[s].name,
+                ge_invalid(res, "process count: suite %s backend %s has %d gated processes, expected %d", cfg->suites[s].name,
                         cfg->backends[b], n, cfg->processes + extra);
         }
     }
@@ -480,12 +479,12 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
         for (size_t i = 0; i < ngr; i++)
             for (size_t s = 0; s < subjects.n; s++) {
                 if (!has_subject(gr[i], subjects.v[s])) {
-                    invalid(res, "%s: subject '%s' missing (other %s processes have it)", gr[i]->file, subjects.v[s], suite);
+                    ge_invalid(res, "%s: subject '%s' missing (other %s processes have it)", gr[i]->file, subjects.v[s], suite);
                     continue;
                 }
                 for (size_t k = 0; k < rows.n; k++)
                     if (!find_entry(gr[i], rows.v[k], subjects.v[s]))
-                        invalid(res, "%s: missing row '%s' for subject '%s'", gr[i]->file, rows.v[k], subjects.v[s]);
+                        ge_invalid(res, "%s: missing row '%s' for subject '%s'", gr[i]->file, rows.v[k], subjects.v[s]);
             }
         /* peers */
         tl_strlist peers = { 0 }, bases = { 0 };
@@ -551,7 +550,7 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
                         double sa = entry_stat(ea, use_mean), sb = entry_stat(eb, use_mean);
                         if ((ea && ea->supported && !(isfinite(sa) && sa > 0)) ||
                             (eb && eb->supported && !(isfinite(sb) && sb > 0)))
-                            invalid(res, "%s: row '%s': a statistic that is not a finite positive number (%s %g, %s %g)",
+                            ge_invalid(res, "%s: row '%s': a statistic that is not a finite positive number (%s %g, %s %g)",
                                     gr[i]->file, row, cfg->subject, sa, peer, sb);
                         if (ea && !ea->supported) a_unsup = 1;
                         if (eb && !eb->supported) b_unsup = 1;
@@ -583,12 +582,12 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
                     size_t nok = 0;
                     for (size_t p = 0; p < L->nproc; p++) nok += !isnan(L->ratio[p]);
                     if (!is_base && L->kind != GL_REPORT && a_unsup && !cfg->unsupported_na && !row_may_be_unsupported(sc, row))
-                        invalid(res, "%s %s: subject '%s' leaves gated row '%s' unsupported", suite, backends.v[b],
+                        ge_invalid(res, "%s %s: subject '%s' leaves gated row '%s' unsupported", suite, backends.v[b],
                                 cfg->subject, row);
                     /* a peer's NA would drop the row from the verdict: only the configuration may
                      * (a row the subject leaves unsupported is NA already: the peers skip it) */
                     if (!is_base && L->kind != GL_REPORT && b_unsup && !a_unsup && !row_may_be_unsupported(sc, row))
-                        invalid(res, "%s %s: peer '%s' leaves gated row '%s' unsupported, and the gate's configuration "
+                        ge_invalid(res, "%s %s: peer '%s' leaves gated row '%s' unsupported, and the gate's configuration "
                                      "does not list it in unsupportedRows", suite, backends.v[b], peer, row);
                     if (is_base) {
                         L->result = na || !nok ? "NA" : L->kind == GL_REPORT ? "REPORT"
@@ -683,10 +682,10 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
 
     size_t alloc_fail = 0;
     for (size_t i = 0; i < res->nallocs; i++) alloc_fail += !strcmp(res->allocs[i].result, "FAIL");
-    if (!res->n_gated && !res->ninvalid) invalid(res, "no gated row: nothing to decide");
+    if (!res->n_gated && !res->ninvalid) ge_invalid(res, "no gated row: nothing to decide");
     gate_seq_judge(res); /* each row at its first look where it is not borderline */
     char *busy = gate_busy_judge(res); /* a FAIL that measured the host is not a clean FAIL */
-    if (busy) invalid(res, "%s", busy);
+    if (busy) ge_invalid(res, "%s", busy);
     res->busy_invalid = busy != NULL;
     free(busy);
     res->verdict = res->ninvalid ? GATE_INVALID : (res->n_fail || alloc_fail) ? GATE_FAIL : GATE_PASS;

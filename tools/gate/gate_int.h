@@ -89,6 +89,8 @@ typedef struct gate_result {
 } gate_result;
 
 int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res);
+/* Add an INVALID reason (once; quoted report text kept to one line of UTF-8). */
+void ge_invalid(gate_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Mark the FAIL lines that rest on busy processes (gate_busy.c); when every FAIL of the run
  * does, the INVALID reason (malloc'd), else NULL. */
 char *gate_busy_judge(gate_result *res);

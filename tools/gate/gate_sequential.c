@@ -23,7 +23,6 @@
 #include <cjson/cJSON.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,21 +36,6 @@ typedef struct gate_seq {
     char **proc;     /* report files the rule added */
     int *look;       /* and the look (1..nlooks) each belongs to */
 } gate_seq;
-
-static void seq_invalid(gate_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void seq_invalid(gate_result *res, const char *fmt, ...)
-{
-    char b[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(b, sizeof b, fmt, ap);
-    va_end(ap);
-    char *t = gate_text_escape(b);
-    for (size_t i = 0; i < res->ninvalid; i++)
-        if (!strcmp(res->invalid[i], t)) { free(t); return; }
-    res->invalid = realloc(res->invalid, (res->ninvalid + 1) * sizeof *res->invalid);
-    res->invalid[res->ninvalid++] = t;
-}
 
 void gate_line_stats(ge_line *L)
 {
@@ -108,7 +92,7 @@ static void seq_parse(gate_result *res, const cJSON *doc)
     res->seq = s;
     const cJSON *looks = cJSON_GetObjectItemCaseSensitive(doc, "looks"), *lk;
     if (!cJSON_IsArray(looks)) {
-        seq_invalid(res, "%s: looks: expected an array", SEQ_RECORD);
+        ge_invalid(res, "%s: looks: expected an array", SEQ_RECORD);
         return;
     }
     cJSON_ArrayForEach(lk, looks) {
@@ -116,17 +100,17 @@ static void seq_parse(gate_result *res, const cJSON *doc)
         const cJSON *num = cJSON_GetObjectItemCaseSensitive(lk, "look");
         const cJSON *ps = cJSON_GetObjectItemCaseSensitive(lk, "processes"), *p;
         if (!cJSON_IsNumber(num) || num->valuedouble != k || !cJSON_IsArray(ps)) {
-            seq_invalid(res, "%s: looks[%d]: expected \"look\": %d and a \"processes\" array", SEQ_RECORD, k - 1, k);
+            ge_invalid(res, "%s: looks[%d]: expected \"look\": %d and a \"processes\" array", SEQ_RECORD, k - 1, k);
             continue;
         }
         cJSON_ArrayForEach(p, ps) {
             if (!cJSON_IsString(p) || !seq_report(res, p->valuestring)) {
-                seq_invalid(res, "%s: look %d: %s is not a report of the run", SEQ_RECORD, k,
+                ge_invalid(res, "%s: look %d: %s is not a report of the run", SEQ_RECORD, k,
                             cJSON_IsString(p) ? p->valuestring : "(not a string)");
                 continue;
             }
             if (seq_look_of(res, p->valuestring)) {
-                seq_invalid(res, "%s: %s is listed twice", SEQ_RECORD, p->valuestring);
+                ge_invalid(res, "%s: %s is listed twice", SEQ_RECORD, p->valuestring);
                 continue;
             }
             s->proc = realloc(s->proc, (s->n + 1) * sizeof *s->proc);
@@ -136,7 +120,7 @@ static void seq_parse(gate_result *res, const cJSON *doc)
         }
     }
     if (s->nlooks > res->cfg->seq_max_batches)
-        seq_invalid(res, "%s: %d looks, the rule allows %d (sequential.maxBatches)", SEQ_RECORD, s->nlooks,
+        ge_invalid(res, "%s: %d looks, the rule allows %d (sequential.maxBatches)", SEQ_RECORD, s->nlooks,
                     res->cfg->seq_max_batches);
 }
 
@@ -151,7 +135,7 @@ void gate_seq_load(const char *runs_dir, gate_result *res)
     free(path);
     if (!there) return;
     if (e) {
-        seq_invalid(res, "%s: cannot read: %s", SEQ_RECORD, tl_strerror(e));
+        ge_invalid(res, "%s: cannot read: %s", SEQ_RECORD, tl_strerror(e));
         res->seq = calloc(1, sizeof *res->seq);
         return;
     }
@@ -163,7 +147,7 @@ void gate_seq_load(const char *runs_dir, gate_result *res)
     cJSON *doc = tl_utf8_valid(buf, len) ? cJSON_ParseWithLength(buf, len) : NULL;
     free(buf);
     if (!cJSON_IsObject(doc)) {
-        seq_invalid(res, "%s: not a JSON object in UTF-8", SEQ_RECORD);
+        ge_invalid(res, "%s: not a JSON object in UTF-8", SEQ_RECORD);
         res->seq = calloc(1, sizeof *res->seq);
     } else {
         seq_parse(res, doc);
@@ -228,7 +212,7 @@ static int seq_check_looks(gate_result *res, const ge_line *L, int *lmax)
     }
     for (int k = 1; k <= *lmax; k++)
         if (!count[k] || count[k] > c->seq_batch) {
-            seq_invalid(res, "%s: %s %s: look %d has %d process(es), the rule adds 1 to %d per look, no look skipped",
+            ge_invalid(res, "%s: %s %s: look %d has %d process(es), the rule adds 1 to %d per look, no look skipped",
                         SEQ_RECORD, L->suite, L->backend, k, count[k], c->seq_batch);
             return 1;
         }
@@ -276,7 +260,7 @@ void gate_seq_judge(gate_result *res)
         int ro = 0;
         for (int k = 0; r && k < res->cfg->nreport_only_retention; k++) ro |= !strcmp(res->cfg->report_only_retention[k], r->retention);
         if (!sc || !sc->gated || ro)
-            seq_invalid(res, "%s: %s is not a gated process (the rule adds processes to gated suites only)", SEQ_RECORD,
+            ge_invalid(res, "%s: %s is not a gated process (the rule adds processes to gated suites only)", SEQ_RECORD,
                         res->seq->proc[i]);
     }
     size_t n = res->nlines;
@@ -298,7 +282,7 @@ void gate_seq_judge(gate_result *res)
             int why = 0;
             for (size_t j = 0; j < n && !why; j++) why = clear[j] >= k && seq_same_group(L, &res->lines[j]);
             if (!why) {
-                seq_invalid(res, "%s: %s %s got processes at look %d, but none of its gated rows was borderline at "
+                ge_invalid(res, "%s: %s %s got processes at look %d, but none of its gated rows was borderline at "
                                  "every look before it: the rule adds processes only there", SEQ_RECORD, L->suite,
                             L->backend, k);
                 break;
