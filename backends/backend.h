@@ -33,7 +33,7 @@ typedef struct td_tu_spec {
     const char *label;             /* the name the module reports (TD_PLAYER_SUBJECT, the
                                       entry table); NULL: the subject. A baseline revision
                                       of the runtime is built from players/subjects/tandem
-                                      but reports "tandem@<rev>" (tools/baseline.c) */
+                                      but reports "tandem@<rev>" (tools/baseline/baseline.c) */
 } td_tu_spec;
 
 /* The TU text (malloc'd, caller frees) and, optionally, the root-relative paths it

@@ -10,10 +10,24 @@
 # then lists the published bytes. The packet's README.md gets (or has refreshed) a section
 # saying so; the rest of the README (how to reproduce, what it claims) is written by hand:
 # run this again after editing it so files.sha256 covers it.
-# usage: scripts/publish-packet.sh ATTEMPT_DIR PACKET_DIR
+#
+# Raw runs (issue 41): the packet commits no raw per-process run. runs.zip (redacted and
+# packed again) goes to the raw archive outside the repository, --raw-to DIR (default
+# ${XDG_DATA_HOME:-~/.local/share}/tandem/raw/<packet name>), and the packet's files.sha256
+# lists its hash and every file in it as runs.zip/<file> (`tandem pack --raw-archive`);
+# `tandem pack --check PACKET --raw DIR` verifies them, and without them says they are not
+# present. Publish a packet when an issue asks for one, not for every change.
+# usage: scripts/publish-packet.sh [--raw-to DIR] ATTEMPT_DIR PACKET_DIR
 set -euo pipefail
-[ $# -eq 2 ] || { echo "usage: $0 ATTEMPT_DIR PACKET_DIR" >&2; exit 2; }
+usage() { echo "usage: $0 [--raw-to DIR] ATTEMPT_DIR PACKET_DIR" >&2; exit 2; }
+rawto=
+case ${1:-} in
+  --raw-to) [ $# -ge 2 ] || usage; rawto=$2; shift 2 ;;
+  --raw-to=*) rawto=${1#--raw-to=}; shift ;;
+esac
+[ $# -eq 2 ] || usage
 attempt=$1 packet=$2
+[ -n "$rawto" ] || rawto=${XDG_DATA_HOME:-$HOME/.local/share}/tandem/raw/$(basename "$packet")
 here=$(cd "$(dirname "$0")" && pwd -P)
 tandem=${TANDEM:-$here/../build/tandem}
 [ -f "$attempt/attempt-manifest.json" ] || { echo "$attempt: no attempt-manifest.json (not an attempt folder)" >&2; exit 1; }
@@ -22,6 +36,7 @@ attempt_real=$(cd "$attempt" && pwd -P)
 case $(cd "$(dirname "$packet")" 2>/dev/null && pwd -P)/ in
   "$attempt_real"/*) echo "$packet: the packet must not be inside the attempt folder" >&2; exit 1 ;;
 esac
+[ -f "$attempt/runs.zip" ] && [ ! -L "$attempt/runs.zip" ] || { echo "$attempt/runs.zip: missing or not a regular file" >&2; exit 1; }
 
 # The originals, by their path in the attempt folder, and where each goes in the packet.
 originals=(attempt-manifest.json quiet-pregate.json compile-check.json staging/staging.json)
@@ -48,21 +63,23 @@ dest() {
     *) echo "$1" ;;
   esac
 }
-size=$(stat -c %s "$attempt/runs.zip")
-if [ "$size" -lt $((5 * 1024 * 1024)) ]; then
-  originals+=(runs.zip)
-else
-  echo "runs.zip is $size bytes (over 5 MB): not copied" >&2
-fi
 for f in "${originals[@]}"; do
   [ -f "$attempt/$f" ] && [ ! -L "$attempt/$f" ] || { echo "$attempt/$f: missing or not a regular file" >&2; exit 1; }
 done
 
+mkdir -p "$packet" "$rawto"
+case $(cd "$rawto" && pwd -P)/ in
+  "$(cd "$packet" && pwd -P)"/* | "$(cd "$here/.." && pwd -P)"/reports/*)
+    rmdir "$rawto" 2>/dev/null; echo "$rawto: the raw archive must be outside the packet and the repository's reports/" >&2; exit 1 ;;
+esac
+# a runs.zip left in the packet by an earlier publish: the one published now goes to $rawto
+[ ! -f "$packet/runs.zip" ] || { echo "$packet/runs.zip: removed (raw runs go to $rawto)" >&2; rm -f "$packet/runs.zip"; }
 mkdir -p "$packet/players" "$packet/smoke" "$packet/gate"
 for f in "${originals[@]}"; do mkdir -p "$packet/$(dirname "$(dest "$f")")"; done
 for f in "${originals[@]}"; do cp "$attempt/$f" "$packet/$(dest "$f")"; done
-# the hashes of the unredacted originals, sha256sum format, sorted by path
-(cd "$attempt" && "$tandem" hash "${originals[@]}") | LC_ALL=C sort -k2 >"$packet/original-files.sha256.tmp"
+# the hashes of the unredacted originals, sha256sum format, sorted by path (the attempt's
+# runs.zip too: the raw archive published is its redacted copy)
+(cd "$attempt" && "$tandem" hash "${originals[@]}" runs.zip) | LC_ALL=C sort -k2 >"$packet/original-files.sha256.tmp"
 mv "$packet/original-files.sha256.tmp" "$packet/original-files.sha256"
 
 # The machine paths: the attempt folder (as given, resolved, and as its manifest recorded
@@ -103,6 +120,10 @@ each line is also in the attempt's own \`files.sha256\`). \`runs.zip\` is redact
 and packed again: its player reports and observations read \`<attempt>\` and \`<root>\`;
 the hashes the gate recorded for them (\`gate/gate-summary.json\`, \`inputs\`) are those of
 the originals, listed under \`runs/\` in \`original-files.sha256\`.
+
+The raw runs are not committed: \`runs.zip\` is kept outside the repository (the raw archive,
+\`scripts/publish-packet.sh --raw-to DIR\`); \`files.sha256\` lists its hash and every file in
+it as \`runs.zip/<file>\`, and \`tandem pack --check <packet> --raw DIR\` verifies them.
 $end
 EOF
 mv "$readme.tmp" "$readme"
@@ -111,17 +132,17 @@ mv "$readme.tmp" "$readme"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # runs.zip: extracted safely (its files.sha256 checked), the originals' hashes added to
-# original-files.sha256 (under runs/, as in the attempt folder), redacted, packed again.
-if [ -f "$packet/runs.zip" ]; then
-  "$tandem" pack --extract "$packet/runs.zip" --out "$tmp/runs" >/dev/null
-  inner=()
-  while IFS= read -r -d '' f; do inner+=("runs/${f#"$tmp/runs/"}"); done \
-    < <(find "$tmp/runs" -type f ! -path "$tmp/runs/files.sha256" -print0)
-  { cat "$packet/original-files.sha256"; (cd "$tmp" && "$tandem" hash "${inner[@]}"); } \
-    | LC_ALL=C sort -k2 >"$packet/original-files.sha256.tmp"
-  mv "$packet/original-files.sha256.tmp" "$packet/original-files.sha256"
-  "$tandem" pack --redact "$tmp/runs" "${redact[@]}"
-  "$tandem" pack "$tmp/runs" --format zip --out "$packet/runs.zip" >/dev/null
-fi
-"$tandem" pack "$packet" --out "$tmp/packet.zip" >/dev/null
-"$tandem" pack --check "$packet"
+# original-files.sha256 (under runs/, as in the attempt folder), redacted, packed again
+# into the raw archive, never into the packet.
+"$tandem" pack --extract "$attempt/runs.zip" --out "$tmp/runs" >/dev/null
+inner=()
+while IFS= read -r -d '' f; do inner+=("runs/${f#"$tmp/runs/"}"); done \
+  < <(find "$tmp/runs" -type f ! -path "$tmp/runs/files.sha256" -print0)
+{ cat "$packet/original-files.sha256"; (cd "$tmp" && "$tandem" hash "${inner[@]}"); } \
+  | LC_ALL=C sort -k2 >"$packet/original-files.sha256.tmp"
+mv "$packet/original-files.sha256.tmp" "$packet/original-files.sha256"
+"$tandem" pack --redact "$tmp/runs" "${redact[@]}"
+"$tandem" pack "$tmp/runs" --format zip --out "$rawto/runs.zip" >/dev/null
+"$tandem" pack "$packet" --raw-archive "$rawto/runs.zip" --out "$tmp/packet.zip" >/dev/null
+"$tandem" pack --check "$packet" --raw "$rawto"
+echo "raw runs: $rawto/runs.zip (outside the repository; not committed)"

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "stage_project.h"
+#include "stage/stage_project.h"
 #include "tl_err.h"
 #include "tl_home.h"
 #include "tl_opt.h"

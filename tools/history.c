@@ -10,6 +10,8 @@
  * summaries (instructions/<suite>-<backend>-instructions.json), subject A's instructions
  * per op. Output: a Markdown table per suite on stdout (or --md FILE) and, with --out DIR,
  * history-<suite>.svg (one line per row, peer and backend; x: the packets).
+ * Only what a packet commits is read: its raw runs (runs.zip) are kept outside the
+ * repository (reports/README.md, "What a packet commits"), so history never needs them.
  *
  * Every file is opened through tl_read_file (regular files only, no links followed, size
  * capped) and parsed with cJSON; every number must be finite. A folder without the two

@@ -21,7 +21,7 @@
 #include "tl_project.h"
 
 #include "ci_out.h"
-#include "stage_project.h"
+#include "stage/stage_project.h"
 
 int td_verb_build(int argc, char **argv);
 

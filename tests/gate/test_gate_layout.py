@@ -2,7 +2,8 @@
 hotpaths-18 packet (tandem against tandem@6fe3228, one layout, 15 time "regressions" at
 identical or fewer instructions under the one-layout rule) with one thing altered at a time.
 
-Usage: test_gate_layout.py TANDEM PACKET WORK   (PACKET: reports/2026-12-03-hotpaths-18)"""
+Usage: test_gate_layout.py TANDEM PACKET WORK RUNS_ZIP   (PACKET: reports/2026-12-03-hotpaths-18; RUNS_ZIP:
+its raw runs, tests/fixtures/raw/2026-12-03-hotpaths-18/runs.zip: a packet commits no raw run)"""
 import glob
 import json
 import os
@@ -11,7 +12,7 @@ import subprocess
 import sys
 import zipfile
 
-T, PACKET, WORK = sys.argv[1:4]
+T, PACKET, WORK, RUNS_ZIP = sys.argv[1:5]
 BASE = "tandem@6fe3228"
 ROW = "Completed get-result"  # primary: instructions identical in both revisions
 failures = []
@@ -20,7 +21,7 @@ failures = []
 def runs(name):
     d = os.path.join(WORK, name)
     shutil.rmtree(d, ignore_errors=True)
-    zipfile.ZipFile(os.path.join(PACKET, "runs.zip")).extractall(os.path.join(d, "runs"))
+    zipfile.ZipFile(RUNS_ZIP).extractall(os.path.join(d, "runs"))
     shutil.copytree(os.path.join(PACKET, "instructions"), os.path.join(d, "instructions"))
     return d
 

@@ -453,3 +453,22 @@ def _nested_kept(ctx, rc, out):
 
 
 case(S, "stage-nested-staging.json-accepted", _stage_nested_json, 0, r"", check=_nested_kept)
+
+
+# a codegen contract naming a function the code does not have (a rename left its rules
+# behind): `tandem inspect` refuses it, naming the contract, the field and the name, and
+# judges no rule (no report is written)
+INSPECT_FX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "inspect", "fixtures")
+
+
+def _contract_unknown_fn(ctx):
+    with open(os.path.join(INSPECT_FX, "contract.json")) as f:
+        text = f.read()
+    ctx.write("contract.json", text.replace('"fx_yield":', '"fx_yield_invented":', 1))
+    return [ctx.t, "inspect", "--contract", ctx.p("contract.json"), "--tu", os.path.join(INSPECT_FX, "clean.c"),
+            "--out", ctx.p("out"), "--no-jit"]
+
+
+case(S, "inspect-contract-names-an-invented-function", _contract_unknown_fn, 1,
+     r"contract.json: field 'functions.fx_yield_invented': no function fx_yield_invented in the code inspected",
+     check=lambda ctx, rc, out: ["a report was written"] if os.path.exists(ctx.p("out", "inspect.md")) else [])

@@ -3,7 +3,7 @@
 
 usage: stale_table_coverage.py SOURCE_DIR
 
-A constructor is a function declared in runtime/include/tandem/*.h (extern or static inline)
+A constructor is a function declared in runtime/include/tandem/*.h or detail/*.h (extern or static inline)
 that returns a task by value: td_task, td_task_i64, or a struct or union of those headers
 with a td_task / td_task_i64 member (none besides td_task_i64 today; a future "move result"
 struct returned by value would count). Pointers are not tasks (td_runner *, td_stream *), nor
@@ -52,7 +52,8 @@ def task_types(text):
 
 def constructors(src):
     text = ""
-    for path in sorted(glob.glob(os.path.join(src, "runtime/include/tandem/*.h"))):
+    for path in sorted(glob.glob(os.path.join(src, "runtime/include/tandem/*.h")) +
+                       glob.glob(os.path.join(src, "runtime/include/tandem/detail/*.h"))):
         with open(path) as f:
             text += COMMENT.sub(" ", f.read()) + "\n"
     types = task_types(text)

@@ -4,6 +4,9 @@
 # repository root in any published file, runs.zip's contents included (redacted and packed
 # again), placeholders in their place, files.sha256 verifies the published bytes, original-files.sha256 the
 # originals in the attempt folder, the README says so once (also after a second run).
+# Raw runs (issue 41): no raw file lands in the packet; runs.zip goes to the raw archive
+# (--raw-to DIR, default $XDG_DATA_HOME/tandem/raw/<packet>), files.sha256 lists it and
+# its files, and pack --check verifies them with --raw DIR and says so without.
 # Then `tandem pack --redact` on its own: refusals.
 . "$(dirname "$0")/common.sh"
 SCRIPT=$(cd "$(dirname "$0")/../../scripts" && pwd)/publish-packet.sh
@@ -43,14 +46,27 @@ mv "$W/attempt.sums" "$A/files.sha256"
 cp -r "$A" "$W/attempt-before"
 P="$W/reports/2026-12-01-odd"
 mkdir -p "$W/reports"
-export TANDEM=$T
+export TANDEM=$T XDG_DATA_HOME="$W/xdg"
+RAW=$XDG_DATA_HOME/tandem/raw/2026-12-01-odd
 run 0 "publish" bash "$SCRIPT" "$A" "$P"
 expect "0 mismatch(es)" "publish verifies the packet"
+expect "raw $RAW/runs.zip checked" "publish verifies the raw runs where it put them"
 diff -r "$A" "$W/attempt-before" >/dev/null && pass || fail "publishing changed the attempt folder"
+# no raw file in the packet: nothing over 64 KiB, no archive
+big=$(find "$P" -type f \( -size +64k -o -name '*.zip' -o -name '*.tar*' \) -printf '%P\n')
+[ -z "$big" ] && pass || fail "raw files in the packet: $big"
+[ -f "$RAW/runs.zip" ] && pass || fail "runs.zip not in the default raw archive $RAW"
+n=$(grep -c '  runs\.zip/' "$P/files.sha256")
+[ "$n" = 2 ] && pass || fail "files.sha256 lists $n files of runs.zip, expected 2 (p01 and its files.sha256)"
+grep -q '  runs\.zip$' "$P/files.sha256" && pass || fail "files.sha256 does not list runs.zip"
+run 0 "pack --check without the raw runs" "$T" pack --check "$P"
+expect "raw runs not present: runs.zip and its 2 members not verified" "absent raw runs said"
+run 0 "pack --check with --raw" "$T" pack --check "$P" --raw "$RAW"
+expect "0 mismatch(es)" "raw runs verified"
 
 # no trace of either folder in any published file, nor in runs.zip's contents (raw bytes
 # or JSON-escaped)
-run 0 "extract the published runs.zip" "$T" pack --extract "$P/runs.zip" --out "$W/published-runs"
+run 0 "extract the published runs.zip" "$T" pack --extract "$RAW/runs.zip" --out "$W/published-runs"
 python3 - "$P" "$W/published-runs" "$A" "$R" >"$W/trace" 2>&1 <<'PY'
 import json, os, sys
 P, RUNS, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
@@ -64,7 +80,6 @@ for top in (P, RUNS):
     for d, _, fs in os.walk(top):
         for f in fs:
             rel = os.path.relpath(os.path.join(d, f), top)
-            if top == P and rel == "runs.zip": continue     # compressed: checked extracted
             b = open(os.path.join(d, f), "rb").read()
             for s in forms:
                 if s in b: print("trace of", s, "in", rel); bad = 1
@@ -94,11 +109,12 @@ for src, dst in [("attempt-manifest.json", "attempt-manifest.json"), ("staging/s
     if a != p: print(src, a, p); sys.exit(1)
 PY
 # the two lists: published bytes (files.sha256) and originals (original-files.sha256)
-(cd "$P" && sha256sum -c --quiet files.sha256) && pass || fail "files.sha256 does not verify the published bytes"
+(cd "$P" && sha256sum -c --quiet --ignore-missing files.sha256) && pass || fail "files.sha256 does not verify the published bytes"
+(cd "$RAW" && grep '  runs\.zip$' "$P/files.sha256" | sha256sum -c --quiet) && pass || fail "files.sha256 does not verify runs.zip"
 grep -q '  original-files.sha256$' "$P/files.sha256" && pass || fail "files.sha256 does not cover original-files.sha256"
 (cd "$A" && sha256sum -c --quiet "$P/original-files.sha256") && pass || fail "original-files.sha256 does not verify the originals"
 n=$(wc -l <"$P/original-files.sha256")
-[ "$n" = 13 ] && pass || fail "original-files.sha256 lists $n files, expected 12 and runs/p01-primary-aot-r1.json"
+[ "$n" = 13 ] && pass || fail "original-files.sha256 lists $n files, expected 11, runs.zip and runs/p01-primary-aot-r1.json"
 missing=$(grep -vxFf "$A/files.sha256" "$P/original-files.sha256")
 [ -z "$missing" ] && pass || fail "original lines not in the attempt's files.sha256: $missing"
 run 0 "pack --check the packet" "$T" pack --check "$P"
@@ -108,8 +124,15 @@ printf '\nA hand-written line.\n' >>"$P/README.md"
 run 0 "publish again" bash "$SCRIPT" "$A" "$P"
 [ "$(grep -c '^## Machine paths' "$P/README.md")" = 1 ] && pass || fail "README has the section more than once"
 grep -q 'A hand-written line.' "$P/README.md" && pass || fail "the hand-written README text was lost"
-run 0 "pack --check after the second publish" "$T" pack --check "$P"
+run 0 "pack --check after the second publish" "$T" pack --check "$P" --raw "$RAW"
+expect "0 mismatch(es)" "second publish verified with its raw runs"
 run 1 "a packet inside the attempt folder" bash "$SCRIPT" "$A" "$A/packet"
+# --raw-to: the raw runs where it says, never inside the packet
+run 0 "publish --raw-to" bash "$SCRIPT" --raw-to "$W/raw-elsewhere" "$A" "$W/reports/2026-12-01-odd2"
+[ -f "$W/raw-elsewhere/runs.zip" ] && [ ! -e "$W/reports/2026-12-01-odd2/runs.zip" ] && pass || fail "--raw-to not honoured"
+run 1 "--raw-to inside the packet" bash "$SCRIPT" --raw-to "$P/raw" "$A" "$P"
+expect "must be outside the packet" "--raw-to inside the packet named"
+run 2 "--raw-to without a folder" bash "$SCRIPT" --raw-to
 
 # tandem pack --redact on its own
 X=$W/redact; mkdir -p "$X"

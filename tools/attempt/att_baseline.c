@@ -1,12 +1,12 @@
 /*
  * att_baseline.c - `tandem attempt --baseline REV`: the project's runtime at REV as the
- * subject <gate subject>@<rev> (tools/baseline.c) in <attempt>/baseline/ (its staging.json hashes every
+ * subject <gate subject>@<rev> (tools/baseline/) in <attempt>/baseline/ (its staging.json hashes every
  * staged file; its players carry binary manifests; files.sha256 covers the folder), loaded
  * in the same interleaved processes as the current runtime (att_player_argv) and in the
  * instruction arm; the gate judges it apart from the peers (gate_baseline.c).
  */
 #include "att_run.h"
-#include "../baseline.h"
+#include "../baseline/baseline.h"
 
 #include "tl_fs.h"
 #include "tl_json.h"

@@ -4,9 +4,9 @@
  */
 #include "att.h"
 #include "att_run.h"
-#include "../bench_icount.h"
+#include "../bench/bench_icount.h"
 #include "../gate/gate.h"
-#include "../why.h"
+#include "why.h"
 
 #include "tl_err.h"
 #include "tl_fs.h"

@@ -4,8 +4,8 @@
  */
 #include "att.h"
 #include "att_run.h"
-#include "../baseline.h"
-#include "../bench_icount.h"
+#include "../baseline/baseline.h"
+#include "../bench/bench_icount.h"
 #include "../gate/gate.h"
 
 #include "tl_err.h"
@@ -125,6 +125,61 @@ static void move_to(const char *from, const char *to)
     rename(from, to);
 }
 
+/* One try's record in the process's observations (tr): when and how it ran, how it ended,
+ * the binaries before and after, and the noise (other processes' CPU during the run), whose
+ * object is returned. */
+static cJSON *try_record(const att *a, cJSON *tr, int t, const att_child *c, time_t wall0, uint64_t st, const char *m,
+                         const char *kind, const char *before, const char *after, int fault)
+{
+    char wall[32];
+    strftime(wall, sizeof wall, "%Y-%m-%dT%H:%M:%SZ", gmtime(&wall0));
+    cJSON_AddNumberToObject(tr, "try", t);
+    cJSON_AddNumberToObject(tr, "pid", c->pid);
+    cJSON_AddStringToObject(tr, "started", wall);
+    cJSON_AddNumberToObject(tr, "startOffsetSeconds", round((double)(st - a->t0) / 1e6) / 1000);
+    cJSON_AddNumberToObject(tr, "seconds", round(c->seconds * 1000) / 1000);
+    if (c->exited) cJSON_AddNumberToObject(tr, "exitCode", c->code);
+    else cJSON_AddNullToObject(tr, "exitCode");
+    if (c->signaled) cJSON_AddNumberToObject(tr, "signal", c->sig);
+    cJSON_AddBoolToObject(tr, "killedAtStartDeadline", c->killed_start);
+    cJSON_AddBoolToObject(tr, "killedAtTimeout", c->killed_timeout);
+    cJSON_AddStringToObject(tr, "marker", m);
+    cJSON_AddStringToObject(tr, "outcome", kind);
+    cJSON_AddNumberToObject(tr, "cpu", a->cpu);
+    cJSON_AddStringToObject(tr, "binariesBefore", before);
+    cJSON_AddStringToObject(tr, "binariesAfter", after);
+    cJSON_AddBoolToObject(tr, "binariesUnchanged", !strcmp(before, after));
+    if (fault) cJSON_AddStringToObject(tr, "injectedFault", fault == 1 ? "crash" : "hang");
+    const char *noise = c->other_cpu > 25.0 ? "busy" : "quiet";
+    cJSON *nz = cJSON_AddObjectToObject(tr, "noise");
+    cJSON_AddStringToObject(nz, "status", noise);
+    cJSON_AddNumberToObject(nz, "otherCpuPercent", round(c->other_cpu * 10) / 10);
+    cJSON *top = cJSON_AddArrayToObject(nz, "busiest");
+    for (int k = 0; k < 3; k++)
+        if (c->top[k][0]) cJSON_AddItemToArray(top, cJSON_CreateString(c->top[k]));
+    return nz;
+}
+
+/* Keep a failed try's report and output under runs/failed-runs/. */
+static void keep_failed_try(att *a, const aproc *q, int t, const char *report, const char *outp)
+{
+    char rel[256];
+    snprintf(rel, sizeof rel, "runs/failed-runs/%s.try%d.json", q->name, t);
+    char *d = att_path(a, rel);
+    move_to(report, d);
+    free(d);
+    snprintf(rel, sizeof rel, "runs/failed-runs/%s.try%d.out", q->name, t);
+    d = att_path(a, rel);
+    char *buf;
+    size_t l;
+    if (tl_is_file(outp) && !tl_read_all(outp, &buf, &l)) {
+        tl_mkdirs_parent(d);
+        tl_write_atomic(d, buf, l, 0644);
+        free(buf);
+    }
+    free(d);
+}
+
 /* One process, with one retry on an infrastructure failure and re-runs while observed busy
  * (within the attempt's budget). 0 ok, 1 failed. */
 int att_run_process(att *a, aproc *q, int total)
@@ -185,33 +240,7 @@ int att_run_process(att *a, aproc *q, int total)
                            : c.killed_timeout ? "hang-killed" : c.signaled ? "crash" : "infrastructure";
         int same_bins = !strcmp(before, after);
         if (!same_bins && !c.aborted) { ok = 0; infra = 0; kind = "binary-changed"; }
-        char wall[32];
-        strftime(wall, sizeof wall, "%Y-%m-%dT%H:%M:%SZ", gmtime(&wall0));
-        cJSON_AddNumberToObject(tr, "try", t);
-        cJSON_AddNumberToObject(tr, "pid", c.pid);
-        cJSON_AddStringToObject(tr, "started", wall);
-        cJSON_AddNumberToObject(tr, "startOffsetSeconds", round((double)(st - a->t0) / 1e6) / 1000);
-        cJSON_AddNumberToObject(tr, "seconds", round(c.seconds * 1000) / 1000);
-        if (c.exited) cJSON_AddNumberToObject(tr, "exitCode", c.code);
-        else cJSON_AddNullToObject(tr, "exitCode");
-        if (c.signaled) cJSON_AddNumberToObject(tr, "signal", c.sig);
-        cJSON_AddBoolToObject(tr, "killedAtStartDeadline", c.killed_start);
-        cJSON_AddBoolToObject(tr, "killedAtTimeout", c.killed_timeout);
-        cJSON_AddStringToObject(tr, "marker", m);
-        cJSON_AddStringToObject(tr, "outcome", kind);
-        cJSON_AddNumberToObject(tr, "cpu", a->cpu);
-        cJSON_AddStringToObject(tr, "binariesBefore", before);
-        cJSON_AddStringToObject(tr, "binariesAfter", after);
-        cJSON_AddBoolToObject(tr, "binariesUnchanged", same_bins);
-        if (fault) cJSON_AddStringToObject(tr, "injectedFault", fault == 1 ? "crash" : "hang");
-        /* noise: other processes' CPU during the run */
-        const char *noise = c.other_cpu > 25.0 ? "busy" : "quiet";
-        cJSON *nz = cJSON_AddObjectToObject(tr, "noise");
-        cJSON_AddStringToObject(nz, "status", noise);
-        cJSON_AddNumberToObject(nz, "otherCpuPercent", round(c.other_cpu * 10) / 10);
-        cJSON *top = cJSON_AddArrayToObject(nz, "busiest");
-        for (int k = 0; k < 3; k++)
-            if (c.top[k][0]) cJSON_AddItemToArray(top, cJSON_CreateString(c.top[k]));
+        cJSON *nz = try_record(a, tr, t, &c, wall0, st, m, kind, before, after, fault);
         snprintf(q->outcome, sizeof q->outcome, "%s%s%s (exit %d%s)", kind, m[0] ? ", marker " : "", m,
                  c.exited ? c.code : -1, c.signaled ? ", signal" : "");
         q->seconds += c.seconds;
@@ -241,16 +270,7 @@ int att_run_process(att *a, aproc *q, int total)
             free(errp);
             break;
         }
-        /* keep the failed try's files under failed-runs/ */
-        char dst[PATH_MAX];
-        snprintf(rel, sizeof rel, "runs/failed-runs/%s.try%d.json", q->name, t);
-        char *d = att_path(a, rel);
-        move_to(report, d);
-        free(d);
-        snprintf(dst, sizeof dst, "runs/failed-runs/%s.try%d.out", q->name, t);
-        d = att_path(a, dst);
-        if (tl_is_file(outp)) { char *buf; size_t l; if (!tl_read_all(outp, &buf, &l)) { tl_mkdirs_parent(d); tl_write_atomic(d, buf, l, 0644); free(buf); } }
-        free(d);
+        keep_failed_try(a, q, t, report, outp);
         free(outp);
         free(errp);
         att_log(a, 1, "process %d/%d %s: try %d %s%s", q->idx, total, q->name, t, q->outcome,

@@ -1,5 +1,5 @@
 /*
- * att_run.h - the state of one `tandem attempt` and its stages, shared by tools/attempt.c
+ * att_run.h - the state of one `tandem attempt` and its stages, shared by attempt.c
  * (options, the sequence of stages, the manifest and log) and the stage files:
  * att_prepare.c (pre-gate, staging, players, smoke), att_measure.c (the plan and the
  * interleaved processes, the instruction arm), att_sequential.c (more processes for borderline

@@ -5,7 +5,9 @@
  *                   the report format changes) -> gr_report
  *   gate_config.c   the gate configuration: built-in defaults, JSON overrides
  *   gate_stats.c    mean, median, Mann-Whitney U (normal approximation, tie correction)
- *   gate_eval.c     ratios, median/worst, thresholds, INVALID rules, verdict
+ *   gate_eval.c     the inputs, INVALID rules on reports and across them, verdict
+ *   gate_lines.c    per (suite, retention) group: ratios, median/worst, thresholds, the
+ *                   allocation rows, AOT against JIT
  *   gate_sequential.c  the sequential rule: rows decided at their first look not borderline
  *   gate_out.c      gate.md, gate-summary.json, gate-chart.svg (byte-deterministic)
  *   gate_selfcheck.c  synthetic expectations (`tandem gate --self-check`)

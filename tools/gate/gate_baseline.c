@@ -2,7 +2,7 @@
  * gate_baseline.c - the second verdict of a run: subject A against a baseline revision of
  * itself ("<A>@<rev>", built by tools/baseline.c and measured in the same processes).
  *
- * gate_eval.c computes the per-process ratios A / baseline exactly as it does for a peer
+ * gate_lines.c computes the per-process ratios A / baseline exactly as it does for a peer
  * (res->blines, the baseline's own thresholds, each process's layout = its load order);
  * here each gated row (sync rows included) x backend gets one result from two arms:
  *   regression     instructions per op A / baseline > baselineInstructions (1.005), or time

@@ -1,4 +1,4 @@
-/* gate_int.h - the gate's evaluated result, shared by gate_eval.c and gate_out.c. */
+/* gate_int.h - the gate's evaluated result, shared by gate_eval.c, gate_lines.c and gate_out.c. */
 #ifndef TD_GATE_INT_H
 #define TD_GATE_INT_H
 #include "gate.h"
@@ -89,8 +89,21 @@ typedef struct gate_result {
 } gate_result;
 
 int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res);
+
+/* ---- the evaluation's two halves: gate_eval.c (inputs, rules on reports, verdict) and
+ * gate_lines.c (the groups' lines) share these ---- */
+#define GE_GROW(arr, n) ((arr) = realloc((arr), ((n) + 1) * sizeof *(arr)), &(arr)[(n)++])
 /* Add an INVALID reason (once; quoted report text kept to one line of UTF-8). */
 void ge_invalid(gate_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const gr_row *ge_find_entry(const gr_report *r, const char *row, const char *subject);
+int ge_has_subject(const gr_report *r, const char *s);
+/* An entry's per-sample values (malloc'd, e->n of them). */
+double *ge_values(const gr_row *e);
+int ge_report_only_retention(const gate_config *c, const char *ret);
+/* The backend's index in the configuration; nbackends when it is not configured. */
+int ge_backend_rank(const gate_config *c, const char *b);
+/* Every (suite, retention) group's lines, allocation rows and AOT/JIT rows (gate_lines.c). */
+void ge_eval_groups(gate_result *res);
 /* Mark the FAIL lines that rest on busy processes (gate_busy.c); when every FAIL of the run
  * does, the INVALID reason (malloc'd), else NULL. */
 char *gate_busy_judge(gate_result *res);
@@ -115,9 +128,9 @@ struct cJSON *gate_clock_json(const gate_result *res);
  * threshold| <= median x spread (or the same for the worst ratio), spread = the
  * per-process spread (gate_compare.c). A flip of such a row is noise at this sample size. */
 int gate_line_borderline(const ge_line *L);
-/* A line's median, worst and spread from its per-process ratios (NaN ones left out), and
- * whether they pass its thresholds (gate_sequential.c; gate_evaluate uses the same). */
-void gate_line_stats(ge_line *L);
+/* A line's median, worst and spread from its per-process ratios (NaN ones left out; returns
+ * how many, gate_lines.c), and whether they pass its thresholds (gate_sequential.c). */
+size_t gate_line_stats(ge_line *L);
 int gate_line_pass(const ge_line *L);
 /* The sequential rule (gate_sequential.c, SEQUENTIAL.md). gate_seq_load reads RUNS_DIR's
  * sequential/sequential.json, when there, into res->seq (INVALID reasons when malformed);

@@ -37,23 +37,6 @@ typedef struct gate_seq {
     int *look;       /* and the look (1..nlooks) each belongs to */
 } gate_seq;
 
-void gate_line_stats(ge_line *L)
-{
-    double *ok = malloc((L->nproc + 1) * sizeof *ok);
-    size_t nok = 0;
-    for (size_t p = 0; p < L->nproc; p++)
-        if (!isnan(L->ratio[p])) ok[nok++] = L->ratio[p];
-    L->median = nok ? gs_median(ok, nok) : NAN;
-    L->worst = NAN;
-    double lo = NAN;
-    for (size_t p = 0; p < nok; p++) {
-        if (isnan(L->worst) || ok[p] > L->worst) L->worst = ok[p];
-        if (isnan(lo) || ok[p] < lo) lo = ok[p];
-    }
-    L->spread = nok && lo > 0 ? L->worst / lo - 1 : 0;
-    free(ok);
-}
-
 int gate_line_pass(const ge_line *L)
 {
     return L->median <= L->thr_median && (isnan(L->thr_worst) || L->worst <= L->thr_worst);

@@ -341,19 +341,7 @@ static void check_calls_and_guards(aot_ctx *a, ti_rule *r)
         res->status = TI_PASS;
         res->summary = ti_fmt("none of %d direct call(s) in %s is forbidden (%d instructions, %d indirect)",
                               ncalls, where, ninstr, indirect);
-        /* the prefix, "none" when there is no callee, and the terminating NUL */
-        size_t len = sizeof "direct callees: " + sizeof "none";
-        for (int k = 0; k < callees.n; k++)
-            len += strlen(callees.v[k]) + 2;
-        char *s = calloc(1, len);
-        strcat(s, "direct callees: ");
-        for (int k = 0; k < callees.n; k++) {
-            if (k)
-                strcat(s, ", ");
-            strcat(s, callees.v[k]);
-        }
-        if (!callees.n)
-            strcat(s, "none");
+        char *s = ti_sl_join(&callees, "direct callees: ", ", ", "none");
         ti_sl_add(&res->evidence, s);
         free(s);
     }

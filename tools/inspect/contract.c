@@ -199,14 +199,13 @@ static int frame_opts(const cJSON *v, ti_rule *r, const char *path, const char *
     return 0;
 }
 
-int ti_contract_load(const char *path, ti_contract *c, char *err, size_t errsz)
+/* The contract's JSON; NULL with a message (naming the line of a syntax error). */
+static cJSON *parse_file(const char *path, char *err, size_t errsz)
 {
-    memset(c, 0, sizeof *c);
-    c->path = ti_strdup(path);
     char *text = read_file(path, NULL);
     if (!text) {
         snprintf(err, errsz, "%s: cannot read the contract", path);
-        return -1;
+        return NULL;
     }
     cJSON *root = cJSON_Parse(text);
     if (!root) {
@@ -215,14 +214,17 @@ int ti_contract_load(const char *path, ti_contract *c, char *err, size_t errsz)
         for (const char *p = text; at && p < at; p++)
             line += *p == '\n';
         snprintf(err, errsz, "%s: not valid JSON (near line %d)", path, line);
-        free(text);
-        return -1;
     }
     free(text);
-    int rc = -1;
+    return root;
+}
+
+/* The top level: an object of known fields, the schema if given. */
+static int check_top(const cJSON *root, const char *path, char *err, size_t errsz)
+{
     if (!cJSON_IsObject(root)) {
         snprintf(err, errsz, "%s: the contract must be a JSON object", path);
-        goto out;
+        return -1;
     }
     const cJSON *e;
     cJSON_ArrayForEach(e, root)
@@ -232,68 +234,168 @@ int ti_contract_load(const char *path, ti_contract *c, char *err, size_t errsz)
             || !strcmp(k, "init_guards") || !strcmp(k, "allocators"))
             continue;
         snprintf(err, errsz, "%s: field '%s': unknown top-level field", path, k);
-        goto out;
+        return -1;
     }
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
     if (schema && (!cJSON_IsString(schema) || strcmp(schema->valuestring, "tandem-contract/1"))) {
         snprintf(err, errsz, "%s: field 'schema': expected \"tandem-contract/1\"", path);
-        goto out;
+        return -1;
     }
-    const cJSON *g = cJSON_GetObjectItemCaseSensitive(root, "init_guards");
+    return 0;
+}
+
+/* init_guards (optional), then the default once functions when it names none. */
+static int load_guards(const cJSON *g, ti_contract *c, const char *path, char *err, size_t errsz)
+{
     int have_once = 0;
-    if (g) {
-        if (!cJSON_IsObject(g)) {
-            snprintf(err, errsz, "%s: field 'init_guards': expected an object", path);
-            goto out;
+    if (g && !cJSON_IsObject(g)) {
+        snprintf(err, errsz, "%s: field 'init_guards': expected an object", path);
+        return -1;
+    }
+    const cJSON *e;
+    cJSON_ArrayForEach(e, g)
+    {
+        char field[128];
+        snprintf(field, sizeof field, "init_guards.%s", e->string);
+        ti_strlist *dst = NULL;
+        if (e->string[0] == '_')
+            continue;
+        if (!strcmp(e->string, "allowed_settings")) {
+            if (settings_load(e, c, path, err, errsz))
+                return -1;
+            continue;
         }
-        cJSON_ArrayForEach(e, g)
-        {
-            char field[128];
-            snprintf(field, sizeof field, "init_guards.%s", e->string);
-            ti_strlist *dst = NULL;
-            if (e->string[0] == '_')
-                continue;
-            if (!strcmp(e->string, "allowed_settings")) {
-                if (settings_load(e, c, path, err, errsz))
-                    goto out;
-                continue;
-            }
-            if (!strcmp(e->string, "variables"))
-                dst = &c->guard_vars;
-            else if (!strcmp(e->string, "patterns"))
-                dst = &c->guard_patterns;
-            else if (!strcmp(e->string, "once_functions")) {
-                dst = &c->once_functions;
-                have_once = 1;
-            } else if (!strcmp(e->string, "initialisers") || !strcmp(e->string, "initializers"))
-                dst = &c->initialisers;
-            else if (!strcmp(e->string, "finalisers") || !strcmp(e->string, "finalizers"))
-                dst = &c->finalisers;
-            else {
-                snprintf(err, errsz,
-                         "%s: field '%s': unknown field (variables, patterns, once_functions, initialisers, finalisers, "
-                         "allowed_settings)",
-                         path, field);
-                goto out;
-            }
-            if (str_array(e, dst, path, field, err, errsz))
-                goto out;
+        if (!strcmp(e->string, "variables"))
+            dst = &c->guard_vars;
+        else if (!strcmp(e->string, "patterns"))
+            dst = &c->guard_patterns;
+        else if (!strcmp(e->string, "once_functions")) {
+            dst = &c->once_functions;
+            have_once = 1;
+        } else if (!strcmp(e->string, "initialisers") || !strcmp(e->string, "initializers"))
+            dst = &c->initialisers;
+        else if (!strcmp(e->string, "finalisers") || !strcmp(e->string, "finalizers"))
+            dst = &c->finalisers;
+        else {
+            snprintf(err, errsz,
+                     "%s: field '%s': unknown field (variables, patterns, once_functions, initialisers, finalisers, "
+                     "allowed_settings)",
+                     path, field);
+            return -1;
         }
+        if (str_array(e, dst, path, field, err, errsz))
+            return -1;
     }
     if (!have_once) {
         ti_sl_add(&c->once_functions, "pthread_once");
         ti_sl_add(&c->once_functions, "call_once");
         ti_sl_add(&c->once_functions, "__cxa_guard_acquire");
     }
-    const cJSON *al = cJSON_GetObjectItemCaseSensitive(root, "allocators");
-    if (al) {
-        if (str_array(al, &c->allocators, path, "allocators", err, errsz))
-            goto out;
-    } else {
-        const char *def[] = { "malloc", "calloc", "realloc", "free", "aligned_alloc", "posix_memalign" };
-        for (size_t i = 0; i < sizeof def / sizeof *def; i++)
-            ti_sl_add(&c->allocators, def[i]);
+    return 0;
+}
+
+/* allocators, else the default list ("no_call": true forbids them). */
+static int load_allocators(const cJSON *al, ti_contract *c, const char *path, char *err, size_t errsz)
+{
+    if (al)
+        return str_array(al, &c->allocators, path, "allocators", err, errsz);
+    const char *def[] = { "malloc", "calloc", "realloc", "free", "aligned_alloc", "posix_memalign" };
+    for (size_t i = 0; i < sizeof def / sizeof *def; i++)
+        ti_sl_add(&c->allocators, def[i]);
+    return 0;
+}
+
+/* A rule that is true or false (no_init_check, no_locked): a rule row when true. */
+static int bool_rule(const cJSON *e, ti_contract *c, ti_rule_kind k, const char *name, const char *path,
+                     const char *field, char *err, size_t errsz)
+{
+    if (!cJSON_IsBool(e)) {
+        snprintf(err, errsz, "%s: field '%s': expected true or false", path, field);
+        return -1;
     }
+    if (cJSON_IsTrue(e))
+        new_rule(c, k, name);
+    return 0;
+}
+
+/* One rule of functions.NAME (the key k, its value e): its rule rows. */
+static int load_rule(const cJSON *e, ti_contract *c, const char *name, const char *path, const char *field,
+                     char *err, size_t errsz)
+{
+    const char *k = e->string;
+    if (!strcmp(k, "must_inline")) {
+        ti_strlist callees = { 0 };
+        int rc = str_array(e, &callees, path, field, err, errsz);
+        for (int i = 0; !rc && i < callees.n; i++)
+            new_rule(c, TI_MUST_INLINE, name)->callee = ti_strdup(callees.v[i]);
+        ti_sl_free(&callees);
+        return rc;
+    }
+    if (!strcmp(k, "no_init_check"))
+        return bool_rule(e, c, TI_NO_INIT_CHECK, name, path, field, err, errsz);
+    if (!strcmp(k, "no_locked"))
+        return bool_rule(e, c, TI_NO_LOCKED, name, path, field, err, errsz);
+    if (!strcmp(k, "no_call")) {
+        if (cJSON_IsFalse(e))
+            return 0;
+        ti_rule *r = new_rule(c, TI_NO_CALL, name);
+        if (!cJSON_IsTrue(e))
+            return str_array(e, &r->names, path, field, err, errsz);
+        for (int i = 0; i < c->allocators.n; i++)
+            ti_sl_add(&r->names, c->allocators.v[i]);
+        return 0;
+    }
+    if (!strcmp(k, "clears_frame") || !strcmp(k, "no_frame_copy")) {
+        if (cJSON_IsFalse(e))
+            return 0;
+        ti_rule *r = new_rule(c, k[0] == 'c' ? TI_CLEARS_FRAME : TI_NO_FRAME_COPY, name);
+        return frame_opts(e, r, path, field, err, errsz);
+    }
+    snprintf(err, errsz,
+             "%s: field '%s': unknown rule (must_inline, no_init_check, no_call, clears_frame, no_frame_copy, no_locked; or backends)",
+             path, field);
+    return -1;
+}
+
+/* functions.NAME: its rules, each with the function's backends. */
+static int load_function(const cJSON *fn, ti_contract *c, const char *path, char *err, size_t errsz)
+{
+    const char *name = fn->string;
+    if (!cJSON_IsObject(fn)) {
+        snprintf(err, errsz, "%s: field 'functions.%s': expected an object of rules", path, name);
+        return -1;
+    }
+    int first_rule = c->nrules, mask = TI_ON_AOT | TI_ON_JIT;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, fn)
+    {
+        char field[512];
+        snprintf(field, sizeof field, "functions.%s.%s", name, e->string);
+        if (e->string[0] == '_')
+            continue;
+        if (!strcmp(e->string, "backends")) {
+            if (!(mask = backends_mask(e, path, field, err, errsz)))
+                return -1;
+        } else if (load_rule(e, c, name, path, field, err, errsz))
+            return -1;
+    }
+    for (int i = first_rule; i < c->nrules; i++)
+        c->rules[i].backends = mask;
+    return 0;
+}
+
+int ti_contract_load(const char *path, ti_contract *c, char *err, size_t errsz)
+{
+    memset(c, 0, sizeof *c);
+    c->path = ti_strdup(path);
+    cJSON *root = parse_file(path, err, errsz);
+    if (!root)
+        return -1;
+    int rc = -1;
+    if (check_top(root, path, err, errsz) ||
+        load_guards(cJSON_GetObjectItemCaseSensitive(root, "init_guards"), c, path, err, errsz) ||
+        load_allocators(cJSON_GetObjectItemCaseSensitive(root, "allocators"), c, path, err, errsz))
+        goto out;
     const cJSON *fns = cJSON_GetObjectItemCaseSensitive(root, "functions");
     if (!cJSON_IsObject(fns)) {
         snprintf(err, errsz, "%s: field 'functions': missing or not an object", path);
@@ -302,73 +404,8 @@ int ti_contract_load(const char *path, ti_contract *c, char *err, size_t errsz)
     const cJSON *fn;
     cJSON_ArrayForEach(fn, fns)
     {
-        const char *name = fn->string;
-        if (name[0] == '_')
-            continue;
-        if (!cJSON_IsObject(fn)) {
-            snprintf(err, errsz, "%s: field 'functions.%s': expected an object of rules", path, name);
+        if (fn->string[0] != '_' && load_function(fn, c, path, err, errsz))
             goto out;
-        }
-        int first_rule = c->nrules, mask = TI_ON_AOT | TI_ON_JIT;
-        cJSON_ArrayForEach(e, fn)
-        {
-            char field[512];
-            snprintf(field, sizeof field, "functions.%s.%s", name, e->string);
-            const char *k = e->string;
-            if (k[0] == '_')
-                continue;
-            if (!strcmp(k, "backends")) {
-                if (!(mask = backends_mask(e, path, field, err, errsz)))
-                    goto out;
-                continue;
-            }
-            if (!strcmp(k, "must_inline")) {
-                ti_strlist callees = { 0 };
-                if (str_array(e, &callees, path, field, err, errsz)) {
-                    ti_sl_free(&callees);
-                    goto out;
-                }
-                for (int i = 0; i < callees.n; i++)
-                    new_rule(c, TI_MUST_INLINE, name)->callee = ti_strdup(callees.v[i]);
-                ti_sl_free(&callees);
-            } else if (!strcmp(k, "no_init_check")) {
-                if (!cJSON_IsBool(e)) {
-                    snprintf(err, errsz, "%s: field '%s': expected true or false", path, field);
-                    goto out;
-                }
-                if (cJSON_IsTrue(e))
-                    new_rule(c, TI_NO_INIT_CHECK, name);
-            } else if (!strcmp(k, "no_call")) {
-                if (cJSON_IsFalse(e))
-                    continue;
-                ti_rule *r = new_rule(c, TI_NO_CALL, name);
-                if (cJSON_IsTrue(e)) {
-                    for (int i = 0; i < c->allocators.n; i++)
-                        ti_sl_add(&r->names, c->allocators.v[i]);
-                } else if (str_array(e, &r->names, path, field, err, errsz))
-                    goto out;
-            } else if (!strcmp(k, "no_locked")) {
-                if (!cJSON_IsBool(e)) {
-                    snprintf(err, errsz, "%s: field '%s': expected true or false", path, field);
-                    goto out;
-                }
-                if (cJSON_IsTrue(e))
-                    new_rule(c, TI_NO_LOCKED, name);
-            } else if (!strcmp(k, "clears_frame") || !strcmp(k, "no_frame_copy")) {
-                if (cJSON_IsFalse(e))
-                    continue;
-                ti_rule *r = new_rule(c, k[0] == 'c' ? TI_CLEARS_FRAME : TI_NO_FRAME_COPY, name);
-                if (frame_opts(e, r, path, field, err, errsz))
-                    goto out;
-            } else {
-                snprintf(err, errsz,
-                         "%s: field '%s': unknown rule (must_inline, no_init_check, no_call, clears_frame, no_frame_copy, no_locked; or backends)",
-                         path, field);
-                goto out;
-            }
-        }
-        for (int i = first_rule; i < c->nrules; i++)
-            c->rules[i].backends = mask;
     }
     if (c->nrules == 0) {
         snprintf(err, errsz, "%s: field 'functions': the contract declares no rules", path);

@@ -6,9 +6,10 @@
  * (a libtcc object file: ELF symbols, relocations, LLVM-C disassembly), and writes a
  * side-by-side report (Markdown + JSON).
  *
- * Modules: contract.c (load/validate the contract), aot.c (IR + remarks), jit.c (tcc
- * object), report.c (Markdown/JSON), util.c (string lists, messages); the verb itself
- * is tools/inspect.c.
+ * Modules: contract.c (load/validate the contract), names.c (its functions exist in the
+ * code), settings.c (its allowed settings), aot.c (IR + remarks), jit.c (tcc object),
+ * report.c (Markdown/JSON), util.c (string lists, messages); the verb itself is
+ * tools/inspect/inspect.c.
  */
 #ifndef TD_INSPECT_H
 #define TD_INSPECT_H
@@ -27,6 +28,8 @@ void ti_sl_add(ti_strlist *l, const char *s);
 void ti_sl_addf(ti_strlist *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int ti_sl_has(const ti_strlist *l, const char *s);
 void ti_sl_free(ti_strlist *l);
+/* prefix, then the strings separated by sep, or `empty` when there are none (malloc'd). */
+char *ti_sl_join(const ti_strlist *l, const char *prefix, const char *sep, const char *empty);
 char *ti_strdup(const char *s);
 char *ti_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Trim an LLVM instruction/disassembly print to one line of at most `max` chars,
@@ -106,9 +109,15 @@ void ti_contract_free(ti_contract *c);
 int ti_is_guard_name(const ti_contract *c, const char *name);
 int ti_is_init_call(const ti_contract *c, const char *name);
 int ti_is_once_call(const ti_contract *c, const char *name);
-/* Resolve the allowed settings' byte ranges by compiling the TU with libtcc plus offsetof/sizeof
- * probes (settings.c). Returns 0, or -1 naming the setting and tcc's message. */
+/* Bind the contract to the code inspected, before any rule is judged: refuse a function the
+ * code does not have (ti_contract_names_check), then resolve the allowed settings' byte
+ * ranges by compiling the TU with libtcc plus offsetof/sizeof probes (settings.c). Returns 0,
+ * or -1 naming the contract's field and the reason. */
 int ti_settings_resolve(ti_contract *c, const struct ti_options *o, char *err, size_t errsz);
+/* -1 with a message naming the contract, the field functions.NAME and the name when a rule's
+ * function is nowhere in the code inspected: the TU and the files it includes, read as text,
+ * or the names TD_METHOD_DEFINE pastes (names.c); without --tu, the IR. Else 0. */
+int ti_contract_names_check(const ti_contract *c, const struct ti_options *o, char *err, size_t errsz);
 
 /* ---- remarks (read on the AOT side, also used to scope the JIT side) ----------------- */
 typedef struct ti_remark {

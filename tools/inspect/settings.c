@@ -80,6 +80,9 @@ static unsigned char *slurp(const char *path, size_t *n)
 
 int ti_settings_resolve(ti_contract *c, const ti_options *o, char *err, size_t errsz)
 {
+    /* the verb's one call that sees the contract and the code before any rule is judged */
+    if (ti_contract_names_check(c, o, err, errsz))
+        return -1;
     int probes = 0;
     for (int i = 0; i < c->nsettings; i++) {
         ti_setting *s = &c->settings[i];

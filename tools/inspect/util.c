@@ -131,3 +131,24 @@ const char *ti_status_name(ti_status s)
     }
     return "?";
 }
+
+char *ti_sl_join(const ti_strlist *l, const char *prefix, const char *sep, const char *empty)
+{
+    size_t len = strlen(prefix) + strlen(empty) + 1;
+    for (int k = 0; k < l->n; k++)
+        len += strlen(l->v[k]) + strlen(sep);
+    char *s = calloc(1, len);
+    if (!s) {
+        perror("tandem inspect");
+        exit(1);
+    }
+    strcat(s, prefix);
+    for (int k = 0; k < l->n; k++) {
+        if (k)
+            strcat(s, sep);
+        strcat(s, l->v[k]);
+    }
+    if (!l->n)
+        strcat(s, empty);
+    return s;
+}

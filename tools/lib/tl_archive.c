@@ -1,8 +1,10 @@
+/* tl_archive.c - reproducible archives (tl_pack_write) and safe extraction
+ * (tl_archive_extract) through libarchive; `git archive` reading is tl_git_archive.c. */
 #include "tl_archive.h"
+#include "tl_archive_int.h"
 
 #include "tl_err.h"
 #include "tl_hash.h"
-#include "tl_spawn.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -14,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 time_t tl_pack_mtime(void)
@@ -32,9 +33,10 @@ time_t tl_pack_mtime(void)
 /* Names in archives are UTF-8 (issue 18). libarchive converts names between an archive's
  * charset and the current locale's, and the tools never call setlocale: in the "C" (ASCII)
  * locale every non-ASCII name failed ("Can't translate pathname"). The archive functions
- * below run under C.UTF-8 for the calling thread only (uselocale); the process locale is
- * untouched. When C.UTF-8 is missing, non-ASCII names are refused as before. */
-static locale_t utf8_begin(void)
+ * below and tl_git_archive.c's run under C.UTF-8 for the calling thread only (uselocale);
+ * the process locale is untouched. When C.UTF-8 is missing, non-ASCII names are refused
+ * as before. */
+locale_t tl_archive_utf8_begin(void)
 {
     static locale_t loc;
     if (!loc)
@@ -42,10 +44,110 @@ static locale_t utf8_begin(void)
     return loc ? uselocale(loc) : (locale_t)0;
 }
 
-static void utf8_end(locale_t old)
+void tl_archive_utf8_end(locale_t old)
 {
     if (old)
         uselocale(old);
+}
+
+/* The archive's format: zip (deflate) or pax tar through zstd, names in UTF-8. */
+static int pack_set_format(struct archive *a, tl_archive_format fmt, const char *out_path)
+{
+    if (fmt == TL_FMT_ZIP) {
+        /* hdrcharset=UTF-8: a non-ASCII name is written as UTF-8 with the zip's UTF-8 flag
+         * (general purpose bit 11); ASCII names are unchanged (same bytes as before) */
+        if (archive_write_set_format_zip(a) != ARCHIVE_OK ||
+            archive_write_set_format_option(a, "zip", "compression", "deflate") != ARCHIVE_OK ||
+            archive_write_set_format_option(a, "zip", "hdrcharset", "UTF-8") != ARCHIVE_OK) {
+            tl_error(out_path, NULL, "zip format: %s", archive_error_string(a));
+            return 1;
+        }
+    } else {
+        if (archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
+            archive_write_set_format_option(a, "pax", "hdrcharset", "UTF-8") != ARCHIVE_OK ||
+            archive_write_add_filter_zstd(a) != ARCHIVE_OK) {
+            tl_error(out_path, NULL, "tar.zst format: %s", archive_error_string(a));
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Copy st_size bytes of fd into the archive entry, hashing them; the file must hold
+ * exactly that many and, when `sha` is given, hash to it. 0 ok, 1 reported. */
+static int pack_copy_data(struct archive *a, int fd, const char *full, int64_t size, const char *sha,
+                          unsigned char *buf)
+{
+    tl_sha256 h;
+    tl_sha256_init(&h);
+    int64_t left = size;
+    while (left > 0) {
+        ssize_t r = read(fd, buf, TL_READ_CHUNK);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0 || r > left) {
+            tl_error(full, NULL, "changed size while being archived");
+            tl_sha256_abort(&h);
+            return 1;
+        }
+        tl_sha256_update(&h, buf, (size_t)r);
+        if (archive_write_data(a, buf, (size_t)r) != r) {
+            tl_error(full, NULL, "archive write failed: %s", archive_error_string(a));
+            tl_sha256_abort(&h);
+            return 1;
+        }
+        left -= r;
+    }
+    char hex[TL_SHA256_HEX];
+    tl_sha256_final(&h, hex);
+    if (sha && strcmp(hex, sha)) {
+        tl_error(full, NULL, "changed while being archived (sha256 differs from files.sha256)");
+        return 1;
+    }
+    return 0;
+}
+
+/* One file of dir as an entry: a plain relative UTF-8 name, a regular file (not followed
+ * through a link), fixed mtime and owner, perms 0644 or 0755. 0 ok, 1 reported. */
+static int pack_add_file(struct archive *a, const char *dir, const char *rel, const char *sha, time_t mt,
+                         unsigned char *buf)
+{
+    const char *why;
+    if (!tl_rel_path_ok(rel, &why)) {
+        tl_error(rel, NULL, "refused: %s", why);
+        return 1;
+    }
+    if (!tl_utf8_valid(rel, strlen(rel))) {
+        tl_error(rel, NULL, "refused: the name is not valid UTF-8 (archive names are UTF-8)");
+        return 1;
+    }
+    char *full = tl_join(dir, rel);
+    int fd = open(full, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        tl_error(full, NULL, "refused: %s", fd < 0 ? tl_strerror(errno) : "not a regular file");
+        if (fd >= 0)
+            close(fd);
+        free(full);
+        return 1;
+    }
+    struct archive_entry *e = archive_entry_new();
+    archive_entry_set_pathname_utf8(e, rel);
+    archive_entry_set_filetype(e, AE_IFREG);
+    archive_entry_set_perm(e, (st.st_mode & 0111) ? 0755 : 0644);
+    archive_entry_set_size(e, st.st_size);
+    archive_entry_set_mtime(e, mt, 0);
+    archive_entry_set_uid(e, 0);
+    archive_entry_set_gid(e, 0);
+    int bad = archive_write_header(a, e) != ARCHIVE_OK;
+    archive_entry_free(e);
+    if (bad)
+        tl_error(full, NULL, "cannot add to archive: %s", archive_error_string(a));
+    else
+        bad = pack_copy_data(a, fd, full, st.st_size, sha, buf);
+    close(fd);
+    free(full);
+    return bad;
 }
 
 static int pack_write(const char *dir, const tl_strlist *files, const char *const *sha, tl_archive_format fmt,
@@ -62,102 +164,17 @@ static int pack_write(const char *dir, const tl_strlist *files, const char *cons
     struct archive *a = archive_write_new();
     int rc = 1;
     unsigned char *buf = malloc(TL_READ_CHUNK);
-    if (!a || !buf)
+    if (!a || !buf || pack_set_format(a, fmt, out_path))
         goto out;
-    if (fmt == TL_FMT_ZIP) {
-        /* hdrcharset=UTF-8: a non-ASCII name is written as UTF-8 with the zip's UTF-8 flag
-         * (general purpose bit 11); ASCII names are unchanged (same bytes as before) */
-        if (archive_write_set_format_zip(a) != ARCHIVE_OK ||
-            archive_write_set_format_option(a, "zip", "compression", "deflate") != ARCHIVE_OK ||
-            archive_write_set_format_option(a, "zip", "hdrcharset", "UTF-8") != ARCHIVE_OK) {
-            tl_error(out_path, NULL, "zip format: %s", archive_error_string(a));
-            goto out;
-        }
-    } else {
-        if (archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
-            archive_write_set_format_option(a, "pax", "hdrcharset", "UTF-8") != ARCHIVE_OK ||
-            archive_write_add_filter_zstd(a) != ARCHIVE_OK) {
-            tl_error(out_path, NULL, "tar.zst format: %s", archive_error_string(a));
-            goto out;
-        }
-    }
     /* No padding surprises: libarchive's default tar block padding is fixed anyway. */
     if (archive_write_open_fd(a, tfd) != ARCHIVE_OK) {
         tl_error(out_path, NULL, "cannot open archive: %s", archive_error_string(a));
         goto out;
     }
     time_t mt = tl_pack_mtime();
-    for (size_t i = 0; i < files->n; i++) {
-        const char *rel = files->v[i], *why;
-        if (!tl_rel_path_ok(rel, &why)) {
-            tl_error(rel, NULL, "refused: %s", why);
+    for (size_t i = 0; i < files->n; i++)
+        if (pack_add_file(a, dir, files->v[i], sha ? sha[i] : NULL, mt, buf))
             goto out;
-        }
-        if (!tl_utf8_valid(rel, strlen(rel))) {
-            tl_error(rel, NULL, "refused: the name is not valid UTF-8 (archive names are UTF-8)");
-            goto out;
-        }
-        char *full = tl_join(dir, rel);
-        int fd = open(full, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-        struct stat st;
-        if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-            tl_error(full, NULL, "refused: %s", fd < 0 ? tl_strerror(errno) : "not a regular file");
-            if (fd >= 0)
-                close(fd);
-            free(full);
-            goto out;
-        }
-        struct archive_entry *e = archive_entry_new();
-        archive_entry_set_pathname_utf8(e, rel);
-        archive_entry_set_filetype(e, AE_IFREG);
-        archive_entry_set_perm(e, (st.st_mode & 0111) ? 0755 : 0644);
-        archive_entry_set_size(e, st.st_size);
-        archive_entry_set_mtime(e, mt, 0);
-        archive_entry_set_uid(e, 0);
-        archive_entry_set_gid(e, 0);
-        int bad = archive_write_header(a, e) != ARCHIVE_OK;
-        archive_entry_free(e);
-        if (bad) {
-            tl_error(full, NULL, "cannot add to archive: %s", archive_error_string(a));
-            close(fd);
-            free(full);
-            goto out;
-        }
-        tl_sha256 h;
-        tl_sha256_init(&h);
-        int64_t left = st.st_size;
-        while (left > 0) {
-            ssize_t r = read(fd, buf, TL_READ_CHUNK);
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r <= 0 || r > left) {
-                tl_error(full, NULL, "changed size while being archived");
-                bad = 1;
-                break;
-            }
-            tl_sha256_update(&h, buf, (size_t)r);
-            if (archive_write_data(a, buf, (size_t)r) != r) {
-                tl_error(full, NULL, "archive write failed: %s", archive_error_string(a));
-                bad = 1;
-                break;
-            }
-            left -= r;
-        }
-        close(fd);
-        char hex[TL_SHA256_HEX];
-        if (bad) {
-            tl_sha256_abort(&h);
-        } else {
-            tl_sha256_final(&h, hex);
-            if (sha && sha[i] && strcmp(hex, sha[i])) {
-                tl_error(full, NULL, "changed while being archived (sha256 differs from files.sha256)");
-                bad = 1;
-            }
-        }
-        free(full);
-        if (bad)
-            goto out;
-    }
     if (archive_write_close(a) != ARCHIVE_OK) {
         tl_error(out_path, NULL, "cannot finish archive: %s", archive_error_string(a));
         goto out;
@@ -219,7 +236,7 @@ static void close_reader(struct archive *a, int fd)
 }
 
 /* Normalise an entry name: drop leading "./" and trailing '/'. Returns malloc'd string. */
-static char *norm_name(const char *n)
+char *tl_archive_norm_name(const char *n)
 {
     while (n[0] == '.' && n[1] == '/')
         n += 2;
@@ -298,7 +315,7 @@ static int precheck(const char *path, const char *out_dir, const tl_extract_limi
             bad = 1;
             continue;
         }
-        char *nm = norm_name(raw);
+        char *nm = tl_archive_norm_name(raw);
         const char *why = NULL;
         mode_t t = archive_entry_filetype(e);
         if (nm[0] == '\0' && t == AE_IFDIR) {
@@ -376,19 +393,96 @@ static int precheck(const char *path, const char *out_dir, const tl_extract_limi
 int tl_pack_write(const char *dir, const tl_strlist *files, const char *const *sha, tl_archive_format fmt,
                   const char *out_path)
 {
-    locale_t old = utf8_begin();
+    locale_t old = tl_archive_utf8_begin();
     int rc = pack_write(dir, files, sha, fmt, out_path);
-    utf8_end(old);
+    tl_archive_utf8_end(old);
+    return rc;
+}
+
+/* An extraction in progress: the reader, the disk writer, the limits and what was
+ * extracted so far (holes included; `dense`: bytes other than zero runs). */
+typedef struct extract_run {
+    const char *archive_path;
+    struct archive *a, *w;
+    tl_extract_limits lim;
+    uint64_t asize, total, dense;
+} extract_run;
+
+/* Why extraction must stop after `end` bytes of the current entry, or NULL. */
+static const char *extract_over_limit(const extract_run *x, uint64_t end)
+{
+    return tl_stop_signal ? "interrupted"
+           : end > x->lim.max_entry ? "refused: larger than the per-entry limit (--max-entry)"
+           : x->total > x->lim.max_total ? "refused: more than the total limit (--max-total)"
+           : x->dense > ((uint64_t)1 << 20) && (double)x->dense > x->lim.max_ratio * (double)(x->asize ? x->asize : 1)
+               ? "refused: expands more than the ratio limit (--max-ratio)"
+               : NULL;
+}
+
+/* The data blocks of entry nm, written to disk within the limits. 0 ok, 1 reported. */
+static int extract_data(extract_run *x, const char *nm)
+{
+    const void *blk;
+    size_t sz;
+    la_int64_t off;
+    int dr;
+    uint64_t end = 0; /* bytes of this entry so far, holes included */
+    while ((dr = archive_read_data_block(x->a, &blk, &sz, &off)) == ARCHIVE_OK) {
+        uint64_t nend = (uint64_t)(off < 0 ? 0 : off) + sz;
+        if (nend > end) {
+            x->total += nend - end;
+            end = nend;
+        }
+        x->dense += nonzero_bytes(blk, sz);
+        const char *lw = extract_over_limit(x, end);
+        if (lw) {
+            tl_error(x->archive_path, nm, "%s after %llu bytes", lw, (unsigned long long)x->total);
+            unlink(nm);   /* not left half-written (sparse extraction sizes it in full) */
+            return 1;
+        }
+        if (archive_write_data_block(x->w, blk, sz, off) != ARCHIVE_OK) {
+            tl_error(x->archive_path, nm, "write failed: %s", archive_error_string(x->w));
+            return 1;
+        }
+    }
+    if (dr != ARCHIVE_EOF) {
+        tl_error(x->archive_path, nm, "corrupt data: %s", archive_error_string(x->a));
+        return 1;
+    }
+    return 0;
+}
+
+/* One entry (already pre-checked): its normalised name, perms 0755 or 0644, its data. */
+static int extract_entry(extract_run *x, struct archive_entry *ent)
+{
+    char *nm = tl_archive_norm_name(archive_entry_pathname(ent));
+    int rc = 1;
+    if (!nm[0]) {
+        free(nm);
+        return 0;
+    }
+    archive_entry_set_pathname(ent, nm);
+    int isdir = archive_entry_filetype(ent) == AE_IFDIR;
+    archive_entry_set_perm(ent, isdir ? 0755 : (archive_entry_perm(ent) & 0111) ? 0755 : 0644);
+    if (archive_write_header(x->w, ent) != ARCHIVE_OK)
+        tl_error(x->archive_path, nm, "refused by libarchive: %s", archive_error_string(x->w));
+    else if (extract_data(x, nm))
+        ;
+    else if (archive_write_finish_entry(x->w) != ARCHIVE_OK)
+        tl_error(x->archive_path, nm, "cannot finish: %s", archive_error_string(x->w));
+    else
+        rc = 0;
+    free(nm);
     return rc;
 }
 
 static int archive_extract(const char *archive_path, const char *out_dir, const tl_extract_limits *limits)
 {
-    tl_extract_limits lim;
+    extract_run x = { archive_path, NULL, NULL, { 0, 0, 0 }, 0, 0, 0 };
     if (limits)
-        lim = *limits;
+        x.lim = *limits;
     else
-        tl_extract_limits_default(&lim);
+        tl_extract_limits_default(&x.lim);
     int e = tl_mkdirs(out_dir);
     if (e) {
         tl_error(out_dir, NULL, "cannot create: %s", tl_strerror(e));
@@ -397,18 +491,16 @@ static int archive_extract(const char *archive_path, const char *out_dir, const 
     char *abs_arch = tl_abspath(archive_path);
     char *abs_out = tl_abspath(out_dir);
     int rc = 1;
-    struct archive *a = NULL, *w = NULL;
     int cwd = -1, afd = -1;
-    uint64_t asize = 0, total = 0, dense = 0;
-    if (precheck(abs_arch, abs_out, &lim))
+    if (precheck(abs_arch, abs_out, &x.lim))
         goto out;
-    a = open_reader(abs_arch, &afd, &asize);
-    if (!a)
+    x.a = open_reader(abs_arch, &afd, &x.asize);
+    if (!x.a)
         goto out;
-    w = archive_write_disk_new();
+    x.w = archive_write_disk_new();
     /* SPARSE: runs of zeros become holes, so they take no disk (the ratio limit skips them) */
-    archive_write_disk_set_options(w, ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_SECURE_SYMLINKS |
-                                          ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS | ARCHIVE_EXTRACT_SPARSE);
+    archive_write_disk_set_options(x.w, ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_SECURE_SYMLINKS |
+                                            ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS | ARCHIVE_EXTRACT_SPARSE);
     /* libarchive resolves entry names against the working directory; SECURE_NOABSOLUTEPATHS
      * forbids an absolute prefix, so extract from inside out_dir and come back after. */
     cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -418,64 +510,11 @@ static int archive_extract(const char *archive_path, const char *out_dir, const 
     }
     struct archive_entry *ent;
     int r;
-    while ((r = archive_read_next_header(a, &ent)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
-        char *nm = norm_name(archive_entry_pathname(ent));
-        if (!nm[0]) {
-            free(nm);
-            continue;
-        }
-        archive_entry_set_pathname(ent, nm);
-        int isdir = archive_entry_filetype(ent) == AE_IFDIR;
-        archive_entry_set_perm(ent, isdir ? 0755 : (archive_entry_perm(ent) & 0111) ? 0755 : 0644);
-        if (archive_write_header(w, ent) != ARCHIVE_OK) {
-            tl_error(archive_path, nm, "refused by libarchive: %s", archive_error_string(w));
-            free(nm);
+    while ((r = archive_read_next_header(x.a, &ent)) == ARCHIVE_OK || r == ARCHIVE_WARN)
+        if (extract_entry(&x, ent))
             goto out;
-        }
-        const void *blk;
-        size_t sz;
-        la_int64_t off;
-        int dr;
-        uint64_t end = 0; /* bytes of this entry so far, holes included */
-        while ((dr = archive_read_data_block(a, &blk, &sz, &off)) == ARCHIVE_OK) {
-            uint64_t nend = (uint64_t)(off < 0 ? 0 : off) + sz;
-            if (nend > end) {
-                total += nend - end;
-                end = nend;
-            }
-            dense += nonzero_bytes(blk, sz);
-            const char *lw = tl_stop_signal ? "interrupted"
-                             : end > lim.max_entry ? "refused: larger than the per-entry limit (--max-entry)"
-                             : total > lim.max_total ? "refused: more than the total limit (--max-total)"
-                             : dense > ((uint64_t)1 << 20) && (double)dense > lim.max_ratio * (double)(asize ? asize : 1)
-                                 ? "refused: expands more than the ratio limit (--max-ratio)"
-                                 : NULL;
-            if (lw) {
-                tl_error(archive_path, nm, "%s after %llu bytes", lw, (unsigned long long)total);
-                unlink(nm);   /* not left half-written (sparse extraction sizes it in full) */
-                free(nm);
-                goto out;
-            }
-            if (archive_write_data_block(w, blk, sz, off) != ARCHIVE_OK) {
-                tl_error(archive_path, nm, "write failed: %s", archive_error_string(w));
-                free(nm);
-                goto out;
-            }
-        }
-        if (dr != ARCHIVE_EOF) {
-            tl_error(archive_path, nm, "corrupt data: %s", archive_error_string(a));
-            free(nm);
-            goto out;
-        }
-        if (archive_write_finish_entry(w) != ARCHIVE_OK) {
-            tl_error(archive_path, nm, "cannot finish: %s", archive_error_string(w));
-            free(nm);
-            goto out;
-        }
-        free(nm);
-    }
     if (r != ARCHIVE_EOF) {
-        tl_error(archive_path, NULL, "corrupt archive: %s", archive_error_string(a));
+        tl_error(archive_path, NULL, "corrupt archive: %s", archive_error_string(x.a));
         goto out;
     }
     rc = 0;
@@ -485,264 +524,20 @@ out:
             tl_error(".", NULL, "cannot return to the working directory");
         close(cwd);
     }
-    if (w) {
-        archive_write_close(w);
-        archive_write_free(w);
+    if (x.w) {
+        archive_write_close(x.w);
+        archive_write_free(x.w);
     }
-    close_reader(a, afd);
+    close_reader(x.a, afd);
     free(abs_arch);
     free(abs_out);
     return rc;
 }
 
-void tl_mem_files_free(tl_mem_file *f, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        free(f[i].path);
-        free(f[i].data);
-    }
-    free(f);
-}
-
-static int mem_cmp(const void *a, const void *b)
-{
-    return strcmp(((const tl_mem_file *)a)->path, ((const tl_mem_file *)b)->path);
-}
-
-/* Resolve link target t relative to the folder of entry p, lexically. NULL if it escapes. */
-static char *resolve_link(const char *p, const char *t)
-{
-    if (t[0] == '/')
-        return NULL;
-    char buf[PATH_MAX * 2];
-    const char *slash = strrchr(p, '/');
-    int n = slash ? snprintf(buf, sizeof buf, "%.*s/%s", (int)(slash - p), p, t) : snprintf(buf, sizeof buf, "%s", t);
-    if (n >= (int)sizeof buf)
-        return NULL;
-    char *parts[512];
-    int np = 0;
-    char *save, *tok = strtok_r(buf, "/", &save);
-    while (tok) {
-        if (!strcmp(tok, ".")) {
-        } else if (!strcmp(tok, "..")) {
-            if (np == 0)
-                return NULL;
-            np--;
-        } else {
-            if (np == 512)
-                return NULL;
-            parts[np++] = tok;
-        }
-        tok = strtok_r(NULL, "/", &save);
-    }
-    if (np == 0)
-        return NULL;
-    size_t len = 0;
-    for (int i = 0; i < np; i++)
-        len += strlen(parts[i]) + 1;
-    char *r = malloc(len + 1);
-    r[0] = '\0';
-    for (int i = 0; i < np; i++) {
-        if (i)
-            strcat(r, "/");
-        strcat(r, parts[i]);
-    }
-    return r;
-}
-
 int tl_archive_extract(const char *archive_path, const char *out_dir, const tl_extract_limits *limits)
 {
-    locale_t old = utf8_begin();
+    locale_t old = tl_archive_utf8_begin();
     int rc = archive_extract(archive_path, out_dir, limits);
-    utf8_end(old);
-    return rc;
-}
-
-static int git_archive_read(const char *root, const char *rev, const char *const *paths, size_t npaths,
-                        tl_mem_file **out, size_t *nout)
-{
-    *out = NULL;
-    *nout = 0;
-    int pfd[2];
-    if (pipe(pfd) != 0) {
-        tl_error("git archive", NULL, "pipe: %s", tl_strerror(errno));
-        return 1;
-    }
-    const char **argv = calloc(npaths + 10, sizeof *argv);
-    size_t k = 0;
-    argv[k++] = "git";
-    argv[k++] = "-C";
-    argv[k++] = root;
-    argv[k++] = "archive";
-    argv[k++] = "--format=tar";
-    argv[k++] = rev;
-    argv[k++] = "--";
-    for (size_t i = 0; i < npaths; i++)
-        argv[k++] = paths[i];
-    argv[k] = NULL;
-    pid_t parent = getpid(), pid = fork();
-    if (pid < 0) {
-        tl_error("git archive", NULL, "fork: %s", tl_strerror(errno));
-        close(pfd[0]);
-        close(pfd[1]);
-        free(argv);
-        return 1;
-    }
-    if (pid == 0) {   /* git and its children die with the tool (tl_spawn.h) */
-        if (tl_spawn_child_init(parent)) _exit(127);
-        dup2(pfd[1], 1);
-        close(pfd[0]);
-        close(pfd[1]);
-        tl_spawn_exec_guarded((char *const *)argv, NULL);
-    }
-    free(argv);
-    close(pfd[1]);
-
-    struct archive *a = archive_read_new();
-    archive_read_support_format_tar(a);
-    tl_mem_file *v = NULL;
-    size_t n = 0, cap = 0;
-    struct { char *path, *target; } *links = NULL;
-    size_t nl = 0;
-    int bad = 0;
-    char label[256];
-    snprintf(label, sizeof label, "git archive %s", rev);
-    if (archive_read_open_fd(a, pfd[0], 65536) != ARCHIVE_OK) {
-        tl_error(label, NULL, "cannot read the tar stream: %s", archive_error_string(a));
-        bad = 1;
-    } else {
-        struct archive_entry *e;
-        int r;
-        while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
-            const char *raw = archive_entry_pathname(e);
-            char *nm = norm_name(raw ? raw : "");
-            mode_t t = archive_entry_filetype(e);
-            const char *why = NULL;
-            if (raw && raw[0] == '/')
-                why = "absolute path";
-            else if (t == AE_IFDIR) {
-                free(nm);
-                continue;
-            } else if (!tl_rel_path_ok(nm, &why))
-                ;
-            else if (archive_entry_hardlink(e))
-                why = "hard link entry";
-            else if (t == AE_IFLNK) {
-                links = realloc(links, (nl + 1) * sizeof *links);
-                links[nl].path = nm;
-                links[nl].target = strdup(archive_entry_symlink(e) ? archive_entry_symlink(e) : "");
-                nl++;
-                continue;
-            } else if (t != AE_IFREG)
-                why = "not a regular file";
-            if (why) {
-                tl_error(label, raw ? raw : "(entry)", "refused: %s", why);
-                bad = 1;
-                free(nm);
-                continue;
-            }
-            la_int64_t sz = archive_entry_size(e);
-            unsigned char *data = malloc(sz > 0 ? (size_t)sz : 1);
-            size_t got = 0;
-            for (;;) {
-                la_ssize_t rr = archive_read_data(a, data + got, (size_t)sz - got);
-                if (rr < 0) {
-                    tl_error(label, nm, "read failed: %s", archive_error_string(a));
-                    bad = 1;
-                    break;
-                }
-                if (rr == 0)
-                    break;
-                got += (size_t)rr;
-                if (got == (size_t)sz)
-                    break;
-            }
-            if (n == cap) {
-                cap = cap ? cap * 2 : 64;
-                v = realloc(v, cap * sizeof *v);
-            }
-            v[n].path = nm;
-            v[n].data = data;
-            v[n].len = got;
-            v[n].exec = (archive_entry_perm(e) & 0111) != 0;
-            n++;
-        }
-        if (r != ARCHIVE_EOF) {
-            tl_error(label, NULL, "corrupt tar stream: %s", archive_error_string(a));
-            bad = 1;
-        }
-    }
-    archive_read_free(a);
-    /* libarchive stops at the end-of-archive blocks; git may still be writing the
-     * record padding. Drain the pipe so git never dies of SIGPIPE. */
-    {
-        char drain[65536];
-        ssize_t got;
-        while ((got = read(pfd[0], drain, sizeof drain)) > 0 || (got < 0 && errno == EINTR))
-            ;
-    }
-    close(pfd[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        tl_error(label, NULL, "git archive failed (exit %d) in %s", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
-                 root);
-        bad = 1;
-    }
-    if (n > 1)
-        qsort(v, n, sizeof *v, mem_cmp);
-    size_t nreg = n;
-    for (size_t i = 0; i < nl; i++) {
-        char *res = resolve_link(links[i].path, links[i].target);
-        tl_mem_file key = { res, NULL, 0, 0 };
-        tl_mem_file *hit = res ? bsearch(&key, v, nreg, sizeof *v, mem_cmp) : NULL;
-        if (!res) {
-            tl_error(label, links[i].path, "refused: symbolic link points outside the root (to %s)", links[i].target);
-            bad = 1;
-        } else if (!hit) {
-            tl_error(label, links[i].path,
-                     "refused: symbolic link to %s, which is not a regular file among the staged paths", res);
-            bad = 1;
-        } else {
-            if (n == cap) {
-                cap = cap ? cap * 2 : 64;
-                v = realloc(v, cap * sizeof *v);
-                hit = bsearch(&key, v, nreg, sizeof *v, mem_cmp);
-            }
-            v[n].path = strdup(links[i].path);
-            v[n].data = malloc(hit->len ? hit->len : 1);
-            memcpy(v[n].data, hit->data, hit->len);
-            v[n].len = hit->len;
-            v[n].exec = hit->exec;
-            n++;
-        }
-        free(res);
-        free(links[i].path);
-        free(links[i].target);
-    }
-    free(links);
-    if (n > 1)
-        qsort(v, n, sizeof *v, mem_cmp);
-    for (size_t i = 1; i < n; i++)
-        if (!strcmp(v[i - 1].path, v[i].path)) {
-            tl_error(label, v[i].path, "refused: entry repeated");
-            bad = 1;
-        }
-    if (bad) {
-        tl_mem_files_free(v, n);
-        return 1;
-    }
-    *out = v;
-    *nout = n;
-    return 0;
-}
-
-int tl_git_archive_read(const char *root, const char *rev, const char *const *paths, size_t npaths,
-                        tl_mem_file **out, size_t *nout)
-{
-    locale_t old = utf8_begin();
-    int rc = git_archive_read(root, rev, paths, npaths, out, nout);
-    utf8_end(old);
+    tl_archive_utf8_end(old);
     return rc;
 }

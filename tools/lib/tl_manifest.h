@@ -1,5 +1,8 @@
 /*
  * tl_manifest.h - staging.json, binary manifests, verification and the reuse rule.
+ * tl_manifest.c: the records and the manifests' JSON (parse, load, save, write);
+ * tl_stage_verify.c: a folder re-hashed against records, a staging against its staging.json;
+ * tl_player_verify.c: players against their manifests and staging, the shell, the reuse rule.
  *
  * staging.json (at the top of a staging folder; every other file in the folder is a
  * staged source at its path relative to the repository root):
@@ -69,6 +72,8 @@ void tl_staging_hash(const tl_file_rec *files, size_t n, char hex[TL_SHA256_HEX]
 void tl_build_id(const char *staging_hash, const char *backend, const char *compiler, const char *flags,
                  char hex[TL_SHA256_HEX]);
 int tl_file_rec_cmp(const void *a, const void *b);
+/* Free n records (their paths) and the array. */
+void tl_file_recs_free(tl_file_rec *v, size_t n);
 
 /* Parsers (strict; errors "name: field: reason"). 0 ok, 1 invalid. */
 int tl_staging_parse(const char *name, const char *buf, size_t len, tl_staging *out);

@@ -1,7 +1,7 @@
 # gitrev.cmake: run at build time (cmake -P) by the tandem_gitrev target. Writes OUT with
 # the source tree's git revision (`git describe --always --dirty --abbrev=12`, "unknown"
 # outside a git checkout or without git), rewriting it only when it changed so that only
-# tools/version.c is recompiled after a commit.
+# tools/version/version.c is recompiled after a commit.
 set(rev "unknown")
 find_program(GIT git)
 if(GIT)

@@ -81,6 +81,10 @@
 #ifndef TANDEM_DETAIL_WORD_H
 #define TANDEM_DETAIL_WORD_H
 
+#ifndef TANDEM_TASK_H
+#error "detail/word.h is included by tandem/task.h, not directly"
+#endif
+
 /* ---- the layout -------------------------------------------------------------------- */
 
 /* td_source.owned */
