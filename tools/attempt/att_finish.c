@@ -59,6 +59,21 @@ int att_write_sums(att *a)
     return bad;
 }
 
+/* The project's gate (att_project.c: its section over the defaults, its gated suites) for
+ * the processes run so far; the subject is the first one measured. */
+void att_gate_config(const att *a, gate_config *cfg)
+{
+    *cfg = a->gate;
+    if (a->subjects_given) cfg->npeers = 0;
+    snprintf(cfg->subject, sizeof cfg->subject, "%s", a->subjects[0]);
+    cfg->nbackends = a->nb;
+    for (int b = 0; b < a->nb; b++) snprintf(cfg->backends[b], sizeof cfg->backends[b], "%s", a->backends[b]);
+    cfg->processes = a->rounds;
+    cfg->expected_processes = a->np;
+    for (int s = 0; s < cfg->nsuites; s++) cfg->suites[s].samples = a->samples;
+    if (a->seq_band >= 0) cfg->seq_quick_band = a->seq_band;
+}
+
 /* 8. The gate over runs/ with the configuration written to gate/gate-config.json.
  * Returns the verdict (GATE_PASS, GATE_FAIL, GATE_INVALID). */
 int att_stage_gate(att *a)
@@ -67,16 +82,8 @@ int att_stage_gate(att *a)
     int rc;
     char *gd = att_path(a, "gate"), *rd = att_path(a, "runs");
     tl_mkdirs(gd);
-    /* the project's gate (att_project.c: its section over the defaults, its gated suites);
-     * the subject is the first one measured */
-    gate_config cfg = a->gate;
-    if (a->subjects_given) cfg.npeers = 0;
-    snprintf(cfg.subject, sizeof cfg.subject, "%s", a->subjects[0]);
-    cfg.nbackends = a->nb;
-    for (int b = 0; b < a->nb; b++) snprintf(cfg.backends[b], sizeof cfg.backends[b], "%s", a->backends[b]);
-    cfg.processes = a->rounds;
-    cfg.expected_processes = a->np;
-    for (int s = 0; s < cfg.nsuites; s++) cfg.suites[s].samples = a->samples;
+    gate_config cfg;
+    att_gate_config(a, &cfg);
     cJSON *cj = gate_config_json(&cfg);
     char *cp = tl_join(gd, "gate-config.json");
     tl_json_save(cp, cj);

@@ -9,7 +9,8 @@
  * (players/include/td_layout.h). The JIT player re-lays its units itself (--layout-seed);
  * AOT modules are built once per seeded layout and side into layouts/<k>/<side>-aot/.
  * Gated round r runs layout (r - 1) % K, the load order still alternating (att_player_argv);
- * report-only processes run the default layout. Only the layouts some round runs are built.
+ * report-only processes run the default layout. Only the layouts some planned round runs
+ * are built (min(K, rounds)); rounds the sequential rule adds cycle over those.
  */
 #include "att.h"
 #include "att_run.h"
@@ -30,9 +31,12 @@ static int layouts_used(const att *a)
     return a->layouts < a->rounds ? a->layouts : a->rounds;
 }
 
+/* Over the layouts built: the sequential rule's processes (att_sequential.c) continue the
+ * rounds past --rounds. */
 int att_layout_of(const att *a, const aproc *q)
 {
-    return q->round > 0 && a->layouts > 1 ? (q->round - 1) % a->layouts : 0;
+    int used = layouts_used(a);
+    return q->round > 0 && used > 1 ? (q->round - 1) % used : 0;
 }
 
 static int layout_side_dir(const att *a, int b, int k, int side, char *out, size_t len)

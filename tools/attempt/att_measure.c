@@ -188,7 +188,7 @@ static void keep_failed_try(att *a, const aproc *q, int t, const char *report, c
 
 /* One process, with one retry on an infrastructure failure and re-runs while observed busy
  * (within the attempt's budget). 0 ok, 1 failed. */
-static int run_process(att *a, aproc *q, int total)
+int att_run_process(att *a, aproc *q, int total)
 {
     int b = !strcmp(q->backend, a->backends[0]) ? 0 : 1;
     char rel[256], *report, *obs_path, *outp, *errp;
@@ -348,7 +348,7 @@ int att_stage_processes(att *a)
     int failed = 0;
     for (int i = 0; i < a->np; i++) {
         aproc *q = &a->p[i];
-        if (run_process(a, q, a->np)) failed++;
+        if (att_run_process(a, q, a->np)) failed++;
         att_save_manifest(a);
         if (tl_stop_signal) return 1;
         double el = (double)(att_now_ns() - ps) / 1e9, per = el / (i + 1);

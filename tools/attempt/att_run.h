@@ -2,7 +2,8 @@
  * att_run.h - the state of one `tandem attempt` and its stages, shared by attempt.c
  * (options, the sequence of stages, the manifest and log) and the stage files:
  * att_prepare.c (pre-gate, staging, players, smoke), att_measure.c (the plan and the
- * interleaved processes, the instruction arm), att_finish.c (gate, archive, files.sha256).
+ * interleaved processes, the instruction arm), att_sequential.c (more processes for borderline
+ * rows), att_finish.c (gate, archive, files.sha256).
  */
 #ifndef TD_ATT_RUN_H
 #define TD_ATT_RUN_H
@@ -46,6 +47,8 @@ typedef struct att {
     int fault_kind, fault_proc;   /* tests only */
     int busy_reruns_left;         /* re-runs of processes observed busy still allowed (att_stage_plan) */
     int busy_reruns;              /* re-runs made */
+    int seq_budget;               /* processes the sequential rule may add (--sequential-budget) */
+    double seq_band;              /* tests only: the gate's sequential.quickBand; < 0: the gate's own */
     /* the options (attempt_options) */
     const char *label, *out, *players_from, *report_only, *from_git;
     int rounds, require_quiet, instructions;
@@ -108,6 +111,13 @@ int att_run_smoke(att *a);
 int att_stage_smoke(att *a);
 void att_stage_plan(att *a);
 int att_stage_processes(att *a);
+/* one process of the plan (pinned, observed, retried; att_measure.c) 0 ok, 1 failed */
+int att_run_process(att *a, aproc *q, int total);
+/* the gate's configuration for this attempt's runs/ (att_finish.c) */
+void att_gate_config(const att *a, gate_config *cfg);
+/* after the planned processes: more processes for borderline rows, by the sequential rule
+ * (att_sequential.c, tools/gate/SEQUENTIAL.md). 0 go on, 1 stopped by a signal. */
+int att_stage_sequential(att *a);
 void att_stage_instructions(att *a);
 int att_write_sums(att *a);
 int att_stage_gate(att *a);

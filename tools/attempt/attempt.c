@@ -9,6 +9,8 @@
  *            compile-check.json    both backends build (or reuse) + every subject loads
  *                                  (AOT dlopen, JIT libtcc compile) in the player shell
  *            runs/pNN-<suite>-<backend>-<rR|default>.json   one report per process
+ *            runs/pNN-<suite>-<backend>-sK.json             processes the sequential rule added (look K)
+ *            runs/sequential/sequential.json                what it added, look by look (SEQUENTIAL.md)
  *            runs/observations/pNN-....json                 arguments, pid, times, exit,
  *                                  binary hashes before/after, noise status, tries
  *            runs/failed-runs/     reports/outputs of failed tries (kept)
@@ -103,10 +105,15 @@ static const tl_opt attempt_opts[] = {
       "a seed), processes alternating between them (SAMPLES.md)" },
     { "layout-seed", 0, TL_OPT_INT, "S", 0, 9007199254740991.0, "the attempt seed the layouts' seeds derive from\n"
       "(default: drawn, printed and in attempt.json): reproduces them" },
+    { "sequential-budget", 0, TL_OPT_INT, "N", 0, MAXP, "processes the sequential rule may add for gated rows borderline\n"
+      "after the planned ones (tools/gate/SEQUENTIAL.md; default: a third of\n"
+      "the gated processes, at least two batches; 0: none)" },
     /* hidden, tests only: crash@N|hang@N, honoured with TANDEM_TEST_FAULTS=1 */
     { "quiet", 0, TL_OPT_FLAG, NULL, 0, 0, "nothing on stdout: errors on stderr, the exit code says the rest" },
     { "json", 0, TL_OPT_FLAG, NULL, 0, 0, "stdout: one line, the summary object (exit code, verdict,\nreports); what it prints otherwise goes to stderr" },
     { "test-fault", 0, TL_OPT_STR, "KIND@N", 0, 0, NULL },
+    /* hidden, tests only: the gate's sequential.quickBand, honoured with TANDEM_TEST_FAULTS=1 */
+    { "test-sequential-band", 0, TL_OPT_DOUBLE, "BAND", 0, 1000, NULL },
     { NULL, 0, 0, NULL, 0, 0, NULL }
 };
 
@@ -121,7 +128,9 @@ static const tl_optspec attempt_spec = {
     "report-only default-retention processes (--report-only): 32 processes for two backends\n"
     "and 3 rounds. Each process is pinned to one CPU, has a start deadline and a timeout, an\n"
     "observation file, and one retry on an infrastructure failure (crash or hang without the\n"
-    "player's own failure marker). Then the gate, files.sha256 and the runs archive.",
+    "player's own failure marker). Then, for gated rows borderline after them, more processes\n"
+    "by the sequential rule (tools/gate/SEQUENTIAL.md, within --sequential-budget and 60 s),\n"
+    "the gate, files.sha256 and the runs archive.",
     attempt_opts,
     "Labels, subject and suite names: letters, digits, '.', '_', '-', not starting with '.'.\n"
     "Every child runs in its own process group; SIGINT or SIGTERM stops them all (SIGTERM,\n"
@@ -373,6 +382,9 @@ static int attempt_options(att *a, int argc, char **argv)
     a->require_quiet = tl_opt_given(&o, "require-quiet") > 0;
     a->instructions = tl_opt_given(&o, "instructions") > 0;
     a->timeout = tl_opt_double(&o, "timeout", a->def_timeout > 0 ? a->def_timeout : 150);
+    a->seq_budget = (int)tl_opt_int(&o, "sequential-budget", -1);
+    a->seq_band = tl_opt_double(&o, "test-sequential-band", -1);
+    int seq_band_given = tl_opt_given(&o, "test-sequential-band") > 0;
     tl_opt_free(&o); /* the values point into argv */
     a->warmup = 1;
     a->start_deadline = a->timeout < 60 ? a->timeout : 60;
@@ -409,6 +421,10 @@ static int attempt_options(att *a, int argc, char **argv)
             return 2;
         }
         a->fault_proc = (int)n;
+    }
+    if (seq_band_given && !(getenv("TANDEM_TEST_FAULTS") && !strcmp(getenv("TANDEM_TEST_FAULTS"), "1"))) {
+        fprintf(stderr, "tandem attempt: --test-sequential-band is for tests (TANDEM_TEST_FAULTS=1)\n");
+        return 2;
     }
     if (a->baseline) { /* refuse an unknown revision before anything is created: one of the
                           * repository the staging will come from, the project's folder */
@@ -512,6 +528,7 @@ static int attempt_run(att *a)
     if (att_stage_smoke(a) || tl_stop_signal) return attempt_stopped(a);
     att_stage_plan(a);
     if (att_stage_processes(a) || tl_stop_signal) return attempt_stopped(a);
+    if (att_stage_sequential(a) || tl_stop_signal) return attempt_stopped(a);
     att_stage_instructions(a);
     if (tl_stop_signal) return attempt_stopped(a);
     int verdict = att_stage_gate(a);

@@ -35,6 +35,9 @@ static const tl_opt gate_opts_table[] = {
     { "self-check", 0, TL_OPT_FLAG, NULL, 0, 0, "run the synthetic expectations (pass, fail, each INVALID rule);\n"
       "with --out DIR the synthetic runs are kept there (caseNN/) with the\n"
       "configuration they are judged with (gate-config.json, for --config)" },
+    { "sequential-next", 0, TL_OPT_FLAG, NULL, 0, 0, "print the gated rows the sequential rule's next batch is for\n"
+      "(borderline at the last look; tools/gate/SEQUENTIAL.md), one per line:\n"
+      "suite, backend, row, peer, processes, median, threshold, band (tabs)" },
     { "verbose", 0, TL_OPT_FLAG, NULL, 0, 0, "--self-check: print every expectation" },
     { "quiet", 0, TL_OPT_FLAG, NULL, 0, 0, "no verdict lines on stdout" },
     { "json", 0, TL_OPT_FLAG, NULL, 0, 0, "stdout: one line, the summary object (exit code, verdict,\nreports); what it prints otherwise goes to stderr" },
@@ -108,6 +111,23 @@ static void gate_baseline_print(const gate_result *res)
            cJSON_GetObjectItemCaseSensitive(c, "gated")->valueint, cJSON_GetObjectItemCaseSensitive(c, "regressions")->valueint,
            cJSON_GetObjectItemCaseSensitive(c, "improved")->valueint, cJSON_GetObjectItemCaseSensitive(c, "layout")->valueint,
            cJSON_GetObjectItemCaseSensitive(c, "busy")->valueint);
+}
+
+/* --sequential-next: what the attempt asks the gate after each look (gate_seq_next). Exit 0,
+ * 1 INVALID (its reason on stderr), 2 unreadable. */
+static int gate_seq_print(const char *runs_dir, const gate_config *cfg)
+{
+    gate_seq_row *rows;
+    char *why;
+    int n = gate_seq_next(runs_dir, cfg, &rows, &why);
+    if (n == -2) fprintf(stderr, "gate: INVALID: %s\n", why);
+    if (n == -1) tl_error(runs_dir, NULL, "cannot read");
+    for (int i = 0; i < n; i++)
+        printf("%s\t%s\t%s\t%s\t%d\t%.4f\t%.2f\t%.4f\n", rows[i].suite, rows[i].backend, rows[i].row, rows[i].peer,
+               rows[i].nproc, rows[i].median, rows[i].thr_median, rows[i].median * rows[i].spread);
+    free(rows);
+    free(why);
+    return n == -2 ? GATE_INVALID : n == -1 ? GATE_USAGE : 0;
 }
 
 int gate_run(const gate_opts *o, const gate_config *cfg)
@@ -194,7 +214,7 @@ int td_verb_gate(int argc, char **argv)
     int prc = tl_opt_parse(&gate_spec, argc, argv, &r);
     if (prc) { tl_opt_free(&r); return prc == TL_OPT_HELP ? 0 : 2; }
     int self = tl_opt_given(&r, "self-check") > 0, verbose = tl_opt_given(&r, "verbose") > 0;
-    int print = tl_opt_given(&r, "print-config") > 0;
+    int print = tl_opt_given(&r, "print-config") > 0, seq_next = tl_opt_given(&r, "sequential-next") > 0;
     o.quiet = tl_opt_given(&r, "quiet") > 0;
     int json = tl_opt_given(&r, "json") > 0;
     const char *project = tl_opt_str(&r, "project", NULL);
@@ -242,6 +262,7 @@ int td_verb_gate(int argc, char **argv)
         return r == GATE_USAGE ? 2 : r;
     }
     if (!o.runs_dir) { fprintf(stderr, "tandem gate: missing RUNS_DIR (tandem gate --help)\n"); return 2; }
+    if (seq_next) return gate_seq_print(o.runs_dir, &cfg);
     if (tl_out_begin("tandem gate", o.quiet, json)) return 2;
     if (!o.quiet) {
         printf("tandem gate: configuration: the built-in defaults, then %s%s%s: subject %s against ", from,

@@ -8,6 +8,7 @@
  *   gate_eval.c     the inputs, INVALID rules on reports and across them, verdict
  *   gate_lines.c    per (suite, retention) group: ratios, median/worst, thresholds, the
  *                   allocation rows, AOT against JIT
+ *   gate_sequential.c  the sequential rule: rows decided at their first look not borderline
  *   gate_out.c      gate.md, gate-summary.json, gate-chart.svg (byte-deterministic)
  *   gate_selfcheck.c  synthetic expectations (`tandem gate --self-check`)
  *   gate_text.c     report text made safe for Markdown, XML and JSON outputs
@@ -73,6 +74,12 @@ typedef struct gate_config {
     double alpha;                               /* Mann-Whitney significance shown in reports */
     double noise_cv;                            /* within-process CV flagged by the noise screen */
     double noise_spread;                        /* max/min process-ratio spread flagged */
+    /* the sequential rule (SEQUENTIAL.md, gate_sequential.c): a gated row borderline after
+     * the planned processes gets up to seq_max_batches batches of seq_batch more processes of
+     * its suite and backend; with one process (--quick) "borderline" is a threshold within
+     * seq_quick_band of the median */
+    int seq_batch, seq_max_batches;
+    double seq_quick_band;
     int nreport_only_retention;
     char report_only_retention[4][32];
     int nsuites;
@@ -212,6 +219,20 @@ typedef struct gate_opts {
  * configuration or folders). */
 int gate_run(const gate_opts *o, const gate_config *cfg);
 const char *gate_verdict_name(int code);
+
+/* ---- the sequential rule, for the attempt (gate_sequential.c, SEQUENTIAL.md) ------- */
+
+typedef struct gate_seq_row {
+    char suite[64], backend[16], row[160], peer[64];
+    int nproc;                                  /* the processes it has so far */
+    double median, worst, thr_median, thr_worst, spread;
+} gate_seq_row;
+/* Evaluate RUNS_DIR as the gate does (with its sequential record so far) and list the gated
+ * rows still borderline at the record's last look: the rows the next batch is for. Returns
+ * their count (*rows malloc'd, NULL when none); -1 when RUNS_DIR cannot be read; -2 when the
+ * gate is INVALID for another reason than a busy host (*why: its first reason, malloc'd):
+ * more processes cannot mend that. */
+int gate_seq_next(const char *runs_dir, const gate_config *cfg, gate_seq_row **rows, char **why);
 
 /* keep: write the synthetic runs into this folder (case00 passing, case03 failing, ...)
  * and keep them; NULL: a temporary folder, removed on success. 0 ok, 1 a check failed. */

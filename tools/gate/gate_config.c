@@ -44,6 +44,9 @@ void gate_config_default(gate_config *c)
     c->alpha = 0.05;
     c->noise_cv = 0.10;
     c->noise_spread = 0.10;
+    c->seq_batch = 2;
+    c->seq_max_batches = 2;
+    c->seq_quick_band = 0.10;
     PUSH(c->report_only_retention, c->nreport_only_retention, "default");
     gate_suite_cfg *s = add_suite(c, "primary", 1, 1);
     PUSH(s->sync, s->nsync, "completed get-result");
@@ -265,6 +268,13 @@ int gate_config_load(const char *path, gate_config *c)
         bad |= get_range(path, ns, "cv", 0, 0, 1000, &c->noise_cv);
         bad |= get_range(path, ns, "spread", 0, 0, 1000, &c->noise_spread);
     }
+    const cJSON *sq = cJSON_GetObjectItemCaseSensitive(doc, "sequential");
+    if (sq && !cJSON_IsObject(sq)) { tl_error(path, "sequential", "expected an object"); bad = 1; }
+    if (sq && cJSON_IsObject(sq)) {
+        bad |= get_int(path, sq, "batch", 64, &c->seq_batch);
+        bad |= get_int(path, sq, "maxBatches", 16, &c->seq_max_batches);
+        bad |= get_range(path, sq, "quickBand", 0, 0, 1000, &c->seq_quick_band);
+    }
     const cJSON *ss = cJSON_GetObjectItemCaseSensitive(doc, "suites");
     if (ss) {
         if (!cJSON_IsArray(ss)) { tl_error(path, "suites", "expected an array"); bad = 1; }
@@ -343,6 +353,10 @@ cJSON *gate_config_json(const gate_config *c)
     cJSON *n = cJSON_AddObjectToObject(o, "noise");
     cJSON_AddItemToObject(n, "cv", fixed(c->noise_cv));
     cJSON_AddItemToObject(n, "spread", fixed(c->noise_spread));
+    cJSON *sq = cJSON_AddObjectToObject(o, "sequential");
+    cJSON_AddNumberToObject(sq, "batch", c->seq_batch);
+    cJSON_AddNumberToObject(sq, "maxBatches", c->seq_max_batches);
+    cJSON_AddItemToObject(sq, "quickBand", fixed(c->seq_quick_band));
     cJSON *r = cJSON_AddArrayToObject(o, "reportOnlyRetention");
     for (int i = 0; i < c->nreport_only_retention; i++) cJSON_AddItemToArray(r, cJSON_CreateString(c->report_only_retention[i]));
     cJSON *ss = cJSON_AddArrayToObject(o, "suites");

@@ -333,9 +333,10 @@ static void check_process_counts(gate_result *res)
                     !ge_report_only_retention(cfg, r->retention))
                     n++;
             }
-            if (n != cfg->processes)
+            int extra = gate_seq_extra(res, cfg->suites[s].name, cfg->backends[b]);
+            if (n != cfg->processes + extra)
                 ge_invalid(res, "process count: suite %s backend %s has %d gated processes, expected %d",
-                           cfg->suites[s].name, cfg->backends[b], n, cfg->processes);
+                           cfg->suites[s].name, cfg->backends[b], n, cfg->processes + extra);
         }
     }
 }
@@ -346,8 +347,10 @@ static void decide(gate_result *res)
     size_t alloc_fail = 0;
     for (size_t i = 0; i < res->nallocs; i++) alloc_fail += !strcmp(res->allocs[i].result, "FAIL");
     if (!res->n_gated && !res->ninvalid) ge_invalid(res, "no gated row: nothing to decide");
+    gate_seq_judge(res); /* each row at its first look where it is not borderline */
     char *busy = gate_busy_judge(res); /* a FAIL that measured the host is not a clean FAIL */
     if (busy) ge_invalid(res, "%s", busy);
+    res->busy_invalid = busy != NULL;
     free(busy);
     res->verdict = res->ninvalid ? GATE_INVALID : (res->n_fail || alloc_fail) ? GATE_FAIL : GATE_PASS;
 }
@@ -359,6 +362,7 @@ int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res
     res->pregate_cpu = NAN;
     if (read_reports(runs_dir, res)) return 1;
     load_observations(runs_dir, res);
+    gate_seq_load(runs_dir, res); /* the sequential rule's added processes (gate_sequential.c) */
     for (size_t i = 0; i < res->nreps; i++) check_report(res, &res->reps[i]);
     check_replayed(res);
     check_build_ids(res);
@@ -401,6 +405,7 @@ void gate_result_free(gate_result *res)
     }
     free(res->obs);
     free(res->pregate_status);
+    gate_seq_free(res);
     for (size_t i = 0; i < res->nreps; i++) gr_report_free(&res->reps[i]);
     free(res->reps);
     memset(res, 0, sizeof *res);

@@ -28,6 +28,8 @@ typedef struct ge_line {
     const char *result;         /* PASS FAIL REPORT NA */
     int busy_only;              /* a FAIL its quiet processes alone would not make (gate_busy.c) */
     double busy_cpu;            /* then: the busiest of its busy processes, other CPU % */
+    int seq_added;              /* of the processes that decided it, those the sequential rule added */
+    int seq_open;               /* still borderline when the rule stopped: decided on all its processes */
 } ge_line;
 
 typedef struct ge_alloc {
@@ -84,6 +86,8 @@ typedef struct gate_result {
     char *base_md;                      /* gate.md's baseline section; NULL: no baseline */
     struct cJSON *base_json;            /* gate-summary.json's "baseline" */
     size_t base_regressions;
+    struct gate_seq *seq;               /* runs/sequential/sequential.json (gate_sequential.c); NULL: none */
+    int busy_invalid;                   /* one INVALID reason is the busy host's (gate_busy.c) */
 } gate_result;
 
 int gate_evaluate(const char *runs_dir, const gate_config *cfg, gate_result *res);
@@ -126,6 +130,26 @@ struct cJSON *gate_clock_json(const gate_result *res);
  * threshold| <= median x spread (or the same for the worst ratio), spread = the
  * per-process spread (gate_compare.c). A flip of such a row is noise at this sample size. */
 int gate_line_borderline(const ge_line *L);
+/* A line's median, worst and spread from its per-process ratios (NaN ones left out; returns
+ * how many, gate_lines.c), and whether they pass its thresholds (gate_sequential.c). */
+size_t gate_line_stats(ge_line *L);
+int gate_line_pass(const ge_line *L);
+/* The sequential rule (gate_sequential.c, SEQUENTIAL.md). gate_seq_load reads RUNS_DIR's
+ * sequential/sequential.json, when there, into res->seq (INVALID reasons when malformed);
+ * gate_seq_extra counts the processes it added to a suite and backend (the process count
+ * rule); gate_seq_judge decides every gated line at its first look where it is not
+ * borderline (the planned processes are look 0), checks that every added process followed
+ * the rule, and recounts the verdict's rows. */
+void gate_seq_load(const char *runs_dir, gate_result *res);
+int gate_seq_extra(const gate_result *res, const char *suite, const char *backend);
+void gate_seq_judge(gate_result *res);
+void gate_seq_free(gate_result *res);
+/* Borderline for the rule: gate_line_borderline, or with one process a threshold within
+ * the configuration's quickBand of the median. */
+int gate_seq_borderline(const gate_config *c, const ge_line *L);
+/* gate.md's "Sequential rule" section and gate-summary.json's "sequential" (NULL: no record). */
+char *gate_seq_md(const gate_result *res);
+struct cJSON *gate_seq_json(const gate_result *res);
 /* `tandem gate --compare A B` (gate_compare.c): 0 no flip, 1 a flip or not comparable, 2 usage. */
 int gate_compare(const char *runs_a, const char *runs_b, const gate_config *cfg, const char *out_file);
 

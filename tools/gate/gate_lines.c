@@ -275,8 +275,8 @@ static ge_na line_samples(gate_result *res, const ge_group *G, ge_line *L, const
     return f;
 }
 
-/* Median, worst and spread of the line's ratios; returns how many are not NA. */
-static size_t line_summary(ge_line *L)
+/* Median, worst and spread of the line's ratios; returns how many are not NA (gate_int.h). */
+size_t gate_line_stats(ge_line *L)
 {
     double *ok = malloc((L->nproc + 1) * sizeof *ok);
     size_t nok = 0;
@@ -317,7 +317,7 @@ static void line_judge(gate_result *res, const ge_group *G, ge_line *L, const ch
         L->result = "REPORT";
         res->n_report++;
     } else {
-        int pass = L->median <= L->thr_median && (isnan(L->thr_worst) || L->worst <= L->thr_worst);
+        int pass = gate_line_pass(L);
         L->result = pass ? "PASS" : "FAIL";
         res->n_gated++;
         if (pass) res->n_pass++;
@@ -339,7 +339,7 @@ static void row_lines(gate_result *res, const ge_group *G)
             ge_line *L = is_base ? GE_GROW(res->blines, res->nblines) : GE_GROW(res->lines, res->nlines);
             line_setup(cfg, G, L, peer, backend, is_base, peer_ro);
             ge_na f = line_samples(res, G, L, peer, backend);
-            size_t nok = line_summary(L);
+            size_t nok = gate_line_stats(L);
             line_judge(res, G, L, peer, backend, is_base, f, nok);
         }
     }

@@ -83,11 +83,15 @@ static void md_lines(gate_buf *b, const gate_result *res, int report_only)
         char thr[64] = "-";
         if (L->kind == GL_SYNC) snprintf(thr, sizeof thr, "median <= %.2f", L->thr_median);
         else if (L->kind == GL_GATED) snprintf(thr, sizeof thr, "median <= %.2f, worst <= %.2f", L->thr_median, L->thr_worst);
-        gate_buf_printf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s%s |\n", M(L->row),
+        char seq[96] = "";   /* the sequential rule's processes (gate_sequential.c) */
+        if (L->seq_added || L->seq_open)
+            snprintf(seq, sizeof seq, " (%zu processes, %d added by the sequential rule%s)", L->nproc, L->seq_added,
+                     L->seq_open ? ", borderline after the budget" : "");
+        gate_buf_printf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s%s%s |\n", M(L->row),
                   M(L->peer), M(L->backend), pr.p ? pr.p : "", fx(f2, L->median, "%.4f"),
                   fx(f3, L->worst, "%.4f"), thr, fx(f4, L->mw.p, "%.3g"), fx(f5, L->mw.effect, "%+.3f"),
                   report_only ? (strcmp(L->result, "NA") ? L->why : "NA") : L->result,
-                  gate_line_borderline(L) ? " (borderline)" : "");
+                  gate_line_borderline(L) ? " (borderline)" : "", seq);
         free(pr.p);
     }
     if (!last_suite) gate_buf_printf(b, "\n(none)\n");
@@ -188,6 +192,9 @@ static char *render_md(const gate_result *res)
     gate_buf_printf(&b, "\nBorderline: a threshold lies within the row's noise band (|median - threshold| <= median x\n"
                   "spread, or the same for the worst ratio; spread = worst/best process ratio - 1): its verdict\n"
                   "can flip between two attempts of the same code.\n");
+    char *seq = gate_seq_md(res); /* gate_sequential.c; NULL when the rule did not run */
+    if (seq) gate_buf_printf(&b, "%s", seq);
+    free(seq);
     gate_buf_printf(&b, "\nMW p: Mann-Whitney U on the pooled per-sample ns/op of the backend's processes (normal\n"
                   "approximation, tie and continuity correction, two-sided). Effect: rank-biserial correlation,\n"
                   "+1 when every %s sample is faster than every peer sample.\n", M(c->subject));
@@ -283,6 +290,8 @@ static cJSON *render_json(const gate_result *res)
     cJSON_AddNumberToObject(cnt, "reportOnly", (double)res->n_report);
     cJSON_AddNumberToObject(cnt, "na", (double)res->n_na);
     if (res->base_json) cJSON_AddItemToObject(o, "baseline", cJSON_Duplicate(res->base_json, 1)); /* gate_baseline.c */
+    cJSON *sq = gate_seq_json(res); /* gate_sequential.c */
+    if (sq) cJSON_AddItemToObject(o, "sequential", sq);
     cJSON *ins = cJSON_AddArrayToObject(o, "inputs");
     for (size_t i = 0; i < res->ninputs; i++) {
         const ge_input *in = &res->inputs[i];
@@ -333,7 +342,11 @@ static cJSON *render_json(const gate_result *res)
         cJSON_AddItemToObject(e, "spread", jnum(L->spread, "%.6f"));
         cJSON_AddItemToObject(e, "maxCv", jnum(L->cv, "%.6f"));
         cJSON_AddStringToObject(e, "result", L->result);
-        if (L->kind != GL_REPORT) cJSON_AddBoolToObject(e, "borderline", gate_line_borderline(L));
+        if (L->kind != GL_REPORT) {
+            cJSON_AddBoolToObject(e, "borderline", gate_line_borderline(L));
+            cJSON_AddNumberToObject(e, "processesDecided", (double)L->nproc);
+            cJSON_AddNumberToObject(e, "sequentialAdded", L->seq_added);
+        }
         cJSON_AddItemToArray(rows, e);
     }
     cJSON *al = cJSON_AddArrayToObject(o, "allocations");
