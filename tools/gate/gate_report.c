@@ -15,7 +15,7 @@
  *   A sample may also be a bare number / decimal string (raw ns) with "ops" or
  *   "opsPerSample" given on the entry. Integers may be strings (beyond 2^53).
  *
- * The player shell's bench report (host/shell/main.c, row_stats) writes per entry:
+ * The player shell's bench report (host/shell/report.c, pl_row_stats) writes per entry:
  *   sampleRecords [ {ns, ops, allocs, frees, bytes, check, controlNs, retainedBytes} ],
  *   the same as parallel arrays ns[], ops[], allocs[], allocBytes[], controlNs[],
  *   retained[], check[]; gated (bool), sampleCount, opsPerSample, controlSubtracted
