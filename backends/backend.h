@@ -162,7 +162,7 @@ int td_backend_lib_is_name(const char *lib);
 
 /* TD_ASAN_BUILD: built with AddressSanitizer (the tools' sanitized build, TD_SANITIZE_TOOLS;
  * clang says so through __has_feature, gcc through __SANITIZE_ADDRESS__). The player's shell
- * then counts allocations through ASan's hooks (players/shell/alloc.c), and a module is never
+ * then counts allocations through ASan's hooks (host/shell/alloc.c), and a module is never
  * unloaded: its handle is kept (td_backend_keep_loaded) so that a subject's pooled objects,
  * held until the process exits like any pool's, stay reachable from its globals and
  * LeakSanitizer reports only real leaks (an unloaded module's globals are gone and every

@@ -2,7 +2,7 @@
 
 - an attempt SIGKILLed while clang builds its AOT player leaves no process behind (every
   child has its own process group and PR_SET_PDEATHSIG, and clang runs under a guard that
-  takes its children with it: tools/lib/tl_spawn.h), and no compiler temporary in the
+  takes its children with it: common/tl_spawn.h), and no compiler temporary in the
   system's temporary folder (here the case's own `systmp`, not a target: a file left in it
   fails the case);
 - `tandem pack` of a folder holding a 1 GiB sparse file, then the default `pack --check` of

@@ -282,7 +282,7 @@ static void bench_print_table(const cJSON *doc, const char *suite, char **subjec
         }
         printf("\n");
     }
-    /* the clock figures (players/shell/clock.c): samples >= 1 ms, the clock's share of them */
+    /* the clock figures (host/shell/clock.c): samples >= 1 ms, the clock's share of them */
     const cJSON *ck = cJSON_GetObjectItemCaseSensitive(doc, "clock");
     const cJSON *cn = cJSON_GetObjectItemCaseSensitive(ck, "name");
     if (cJSON_IsString(cn))

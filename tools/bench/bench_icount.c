@@ -3,7 +3,7 @@
  *
  * One valgrind callgrind process per subject (the player with one module or TU), with
  * collection off at start; the player switches it on only inside the rows' timed segments
- * and reads the counts back itself (players/shell/meter.c). Each subject's player report
+ * and reads the counts back itself (host/shell/meter.c). Each subject's player report
  * goes to WORK/icount/<suite>-<backend>-<subject>.json (its callgrind dumps to the folder
  * of the same name + ".cg", emptied before each run); the combined summary
  * (rows x subjects: instructions, locked instructions, indirect calls and calls per op) to

@@ -164,7 +164,7 @@ typedef struct gr_report {
     size_t nsubjects;
     gr_row *rows;
     size_t nrows;
-    /* the report's clock (players/shell/clock.c); NULL / NaN when not stated */
+    /* the report's clock (host/shell/clock.c); NULL / NaN when not stated */
     char *clock_name;
     double clock_read_ns, clock_granularity_ns;
 } gr_report;

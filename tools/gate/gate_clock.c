@@ -3,10 +3,10 @@
  * gate.md's "Samples and the clock" section and gate-summary.json's "clock" object.
  *
  * Per report: the clock the player timed with, its measured cost per read and its
- * granularity (players/shell/clock.c), the shortest sample and the samples under 1 ms.
+ * granularity (host/shell/clock.c), the shortest sample and the samples under 1 ms.
  * Per (suite, row, subject), over every report: the worst share of a sample the clock
  * reads take, segments x read cost / sample ns (one read's cost falls inside a segment:
- * players/shell/clock.c), recomputed here from the raw samples
+ * host/shell/clock.c), recomputed here from the raw samples
  * and the report's read cost (the report's own clockShare is never read). Rows over 1%
  * are listed, gated ones first: there the clock is a visible part of what the ratio
  * compares. Reports without a clock or segments (older ones) are listed as such.

@@ -15,7 +15,7 @@
  *   A sample may also be a bare number / decimal string (raw ns) with "ops" or
  *   "opsPerSample" given on the entry. Integers may be strings (beyond 2^53).
  *
- * The player shell's bench report (players/shell/main.c, row_stats) writes per entry:
+ * The player shell's bench report (host/shell/report.c, pl_row_stats) writes per entry:
  *   sampleRecords [ {ns, ops, allocs, frees, bytes, check, controlNs, retainedBytes} ],
  *   the same as parallel arrays ns[], ops[], allocs[], allocBytes[], controlNs[],
  *   retained[], check[]; gated (bool), sampleCount, opsPerSample, controlSubtracted
@@ -23,7 +23,7 @@
  *   medianNsPerOp, allocsPerOp, allocBytesPerOp, retainedBytes (the worst sample's, timed segments only);
  *   settings.retention, settings.flow; environment.optimisationFlags; per sample segments
  *   (records and a parallel array: timed segments, two clock reads each) and units; the
- *   report's clock { name, readCostNs, granularityNs, ... } (players/shell/clock.c).
+ *   report's clock { name, readCostNs, granularityNs, ... } (host/shell/clock.c).
  *   segments and the clock are optional (older reports); when present they are checked.
  * When both the records and the arrays are present they must agree (else INVALID as
  * arithmetic not matching the raw samples).
@@ -349,7 +349,7 @@ void gr_report_load(const char *runs_dir, const char *rel, gr_report *r)
     if (!s) s = sfield(env, "optimisationFlags");
     if (!s) s = sfield(env, "optimisation");
     r->flags = s ? xdup(s) : NULL;
-    /* the subjects' load order (players/shell/main.c --load-reverse): the layout factor of a
+    /* the subjects' load order (host/shell/main.c --load-reverse): the layout factor of a
      * baseline comparison; anything but the two names refuses the report */
     s = sfield(settings, "loadOrder");
     if (s && strcmp(s, "forward") && strcmp(s, "reverse")) { fail(r, "settings.loadOrder: expected \"forward\" or \"reverse\""); goto out; }

@@ -315,6 +315,115 @@ static void decode(const uint8_t *b, int *locked, int *call, int *indirect)
     *indirect = op == 0xFF && (((modrm >> 3) & 7) == 2 || ((modrm >> 3) & 7) == 3);
 }
 
+/* What one dump's cost lines add up to (read_dump). */
+typedef struct dump_sum {
+    uint64_t ir;
+    pl_icount acc;
+    pl_fn_list fns;                    /* this dump's instructions by function (--meter-functions) */
+    long fn;                           /* the entry of the current `fn=`, -1 none yet, -2 by address */
+    const td_backend_function *code_fn; /* by address: the last function found, */
+    long code_entry;                    /* and its entry */
+} dump_sum;
+
+/* A `fn=` line under the object obj (--meter-functions): the object as its file name; code
+ * without one (the JIT's) is one entry. 0, or -1 out of memory. */
+static int fn_line(dump_sum *d, const char *obj, const char *name)
+{
+    int anon = !strcmp(obj, "???");
+    const char *base = strrchr(obj, '/') ? strrchr(obj, '/') + 1 : obj;
+    if (anon && M.ncode_fns) d->fn = -2;
+    else d->fn = fn_find_or_add(&d->fns, anon ? "(anonymous)" : base, anon ? PL_METER_UNSYMBOLIZED : name);
+    return d->fn == -1 ? -1 : 0;
+}
+
+/* n instructions at addr into the current function's entry (--meter-functions). 0, or -1 out
+ * of memory. */
+static int fn_cost(dump_sum *d, uintptr_t addr, uint64_t n)
+{
+    long e = d->fn;
+    if (e == -2) {   /* code without symbols: the listed function holding the address */
+        if (!d->code_fn || addr < d->code_fn->addr || addr >= d->code_fn->addr + d->code_fn->size) {
+            d->code_fn = code_function_at(addr);
+            d->code_entry = d->code_fn ? fn_find_or_add(&d->fns, M.code_object, d->code_fn->name)
+                                       : fn_find_or_add(&d->fns, "(anonymous)", PL_METER_UNSYMBOLIZED);
+            if (d->code_entry < 0) d->code_fn = NULL;
+        }
+        e = d->code_entry;
+    } else if (e == -1)
+        e = d->fn = fn_find_or_add(&d->fns, "(none)", "(cost before any fn=)");
+    if (e < 0) return -1;
+    d->fns.v[e].ir += n;
+    return 0;
+}
+
+/* A cost line, `0xADDR [more positions] COUNT`, of the object obj: its count, and what the
+ * instruction at the address is (locked, a call, indirect; in the shell or not). 0, or -1
+ * with err. */
+static int cost_line(dump_sum *d, const char *path, char *line, int npos, const char *obj, char *err,
+                     size_t len)
+{
+    char *p = line, *end;
+    uintptr_t addr = (uintptr_t)strtoull(p, &end, 16);
+    p = end;
+    for (int k = 1; k < npos; k++) {
+        strtoull(p, &end, 0);
+        p = end;
+    }
+    uint64_t n = strtoull(p, &end, 10);
+    if (end == p) {
+        snprintf(err, len, "%s: cost line without a count: '%s'", path, line);
+        return -1;
+    }
+    d->ir += n;
+    if (M.by_function && fn_cost(d, addr, n)) {
+        snprintf(err, len, "%s: out of memory summing instructions by function", path);
+        return -1;
+    }
+    uintptr_t bias;
+    int shell = 0;
+    if (object_bias(obj, &bias, &shell) || !readable(addr + bias, 16)) {
+        d->acc.undecoded += n;
+        return 0;
+    }
+    int locked, call, indirect;
+    decode((const uint8_t *)(addr + bias), &locked, &call, &indirect);
+    if (shell) {
+        d->acc.ir_harness += n;
+        if (locked) d->acc.locked_harness += n;
+    } else if (locked) d->acc.locked += n;
+    if (call) d->acc.calls += n;
+    if (indirect) d->acc.indirect += n;
+    return 0;
+}
+
+/* One of our row dumps, summed in d, into its row's counts. 0, or -1 with err. */
+static int dump_add(const dump_sum *d, const char *path, size_t row, int sample, char *err, size_t len)
+{
+    if (row >= M.nrows || !M.rows[row].requested || sample < 0 || sample >= PL_METER_MAX_SAMPLES) {
+        snprintf(err, len, "%s: dump label row %zu sample %d was never requested", path, row, sample);
+        return -1;
+    }
+    for (size_t i = 0; i < d->fns.n; i++) {
+        long k = fn_find_or_add(&M.row_fns[row], d->fns.v[i].object, d->fns.v[i].function);
+        if (k < 0) {
+            snprintf(err, len, "%s: out of memory summing instructions by function", path);
+            return -1;
+        }
+        M.row_fns[row].v[k].ir += d->fns.v[i].ir;
+    }
+    pl_icount *c = &M.rows[row];
+    c->ir += d->ir;
+    c->locked += d->acc.locked;
+    c->locked_harness += d->acc.locked_harness;
+    c->ir_harness += d->acc.ir_harness;
+    c->calls += d->acc.calls;
+    c->indirect += d->acc.indirect;
+    c->undecoded += d->acc.undecoded;
+    c->ir_sample[sample] += d->ir;
+    c->dumps++;
+    return 0;
+}
+
 /* One dump file. Returns 1 parsed (ours), 0 not ours (another pid), -1 error. */
 static int read_dump(const char *path, char *err, size_t len)
 {
@@ -328,14 +437,12 @@ static int read_dump(const char *path, char *err, size_t len)
     int npos = 1, have_label = 0, skip_next = 0, rc = 1;
     size_t row = 0;
     int sample = -1;
-    uint64_t ir = 0, summary = 0;
+    uint64_t summary = 0;
     int have_summary = 0;
-    pl_icount acc;
-    memset(&acc, 0, sizeof acc);
-    pl_fn_list fns = { NULL, 0, 0 };   /* this dump's instructions by function (--meter-functions) */
-    long fn = -1;                      /* the entry of the current `fn=`, -1 none yet, -2 by address */
-    const td_backend_function *code_fn = NULL;  /* by address: the last function found, */
-    long code_entry = -1;                       /* and its entry */
+    dump_sum d;
+    memset(&d, 0, sizeof d);
+    d.fn = -1;
+    d.code_entry = -1;
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = 0;
         if (skip_next) { /* the inclusive cost line of a call: not self cost */
@@ -363,103 +470,28 @@ static int read_dump(const char *path, char *err, size_t len)
             have_summary = 1;
         } else if (!strncmp(line, "ob=", 3)) snprintf(obj, sizeof obj, "%s", line + 3);
         else if (!strncmp(line, "fn=", 3) && M.by_function) {
-            /* the object as its file name; code without one (the JIT's) is one entry */
-            int anon = !strcmp(obj, "???");
-            const char *base = strrchr(obj, '/') ? strrchr(obj, '/') + 1 : obj;
-            if (anon && M.ncode_fns) fn = -2;
-            else fn = fn_find_or_add(&fns, anon ? "(anonymous)" : base, anon ? PL_METER_UNSYMBOLIZED : line + 3);
-            if (fn == -1) {
+            if (fn_line(&d, obj, line + 3)) {
                 snprintf(err, len, "%s: out of memory summing instructions by function", path);
                 rc = -1;
                 break;
             }
         } else if (!strncmp(line, "calls=", 6)) skip_next = 1;
-        else if (!strncmp(line, "0x", 2)) {
-            char *p = line, *end;
-            uintptr_t addr = (uintptr_t)strtoull(p, &end, 16);
-            p = end;
-            for (int k = 1; k < npos; k++) {
-                strtoull(p, &end, 0);
-                p = end;
-            }
-            uint64_t n = strtoull(p, &end, 10);
-            if (end == p) {
-                snprintf(err, len, "%s: cost line without a count: '%s'", path, line);
-                rc = -1;
-                break;
-            }
-            ir += n;
-            if (M.by_function) {
-                long e = fn;
-                if (e == -2) {   /* code without symbols: the listed function holding the address */
-                    if (!code_fn || addr < code_fn->addr || addr >= code_fn->addr + code_fn->size) {
-                        code_fn = code_function_at(addr);
-                        code_entry = code_fn ? fn_find_or_add(&fns, M.code_object, code_fn->name)
-                                             : fn_find_or_add(&fns, "(anonymous)", PL_METER_UNSYMBOLIZED);
-                        if (code_entry < 0) code_fn = NULL;
-                    }
-                    e = code_entry;
-                } else if (e == -1)
-                    e = fn = fn_find_or_add(&fns, "(none)", "(cost before any fn=)");
-                if (e < 0) {
-                    snprintf(err, len, "%s: out of memory summing instructions by function", path);
-                    rc = -1;
-                    break;
-                }
-                fns.v[e].ir += n;
-            }
-            uintptr_t bias;
-            int shell = 0;
-            if (object_bias(obj, &bias, &shell) || !readable(addr + bias, 16)) {
-                acc.undecoded += n;
-                continue;
-            }
-            int locked, call, indirect;
-            decode((const uint8_t *)(addr + bias), &locked, &call, &indirect);
-            if (shell) {
-                acc.ir_harness += n;
-                if (locked) acc.locked_harness += n;
-            } else if (locked) acc.locked += n;
-            if (call) acc.calls += n;
-            if (indirect) acc.indirect += n;
+        else if (!strncmp(line, "0x", 2) && cost_line(&d, path, line, npos, obj, err, len)) {
+            rc = -1;
+            break;
         }
     }
     fclose(f);
-    if (rc < 0 || pid != (long)getpid() || !have_label) { /* not ours: another pid, or not a row dump */
-        fn_list_free(&fns);
-        return rc < 0 ? -1 : 0;
-    }
-    if (have_summary && summary != ir) {
-        snprintf(err, len, "%s: self costs add up to %" PRIu64 ", the dump's summary says %" PRIu64, path, ir, summary);
-        fn_list_free(&fns);
-        return -1;
-    }
-    if (row >= M.nrows || !M.rows[row].requested || sample < 0 || sample >= PL_METER_MAX_SAMPLES) {
-        snprintf(err, len, "%s: dump label row %zu sample %d was never requested", path, row, sample);
-        fn_list_free(&fns);
-        return -1;
-    }
-    for (size_t i = 0; i < fns.n; i++) {
-        long k = fn_find_or_add(&M.row_fns[row], fns.v[i].object, fns.v[i].function);
-        if (k < 0) {
-            snprintf(err, len, "%s: out of memory summing instructions by function", path);
-            fn_list_free(&fns);
-            return -1;
-        }
-        M.row_fns[row].v[k].ir += fns.v[i].ir;
-    }
-    fn_list_free(&fns);
-    pl_icount *c = &M.rows[row];
-    c->ir += ir;
-    c->locked += acc.locked;
-    c->locked_harness += acc.locked_harness;
-    c->ir_harness += acc.ir_harness;
-    c->calls += acc.calls;
-    c->indirect += acc.indirect;
-    c->undecoded += acc.undecoded;
-    c->ir_sample[sample] += ir;
-    c->dumps++;
-    return 1;
+    if (rc < 0 || pid != (long)getpid() || !have_label) /* not ours: another pid, or not a row dump */
+        rc = rc < 0 ? -1 : 0;
+    else if (have_summary && summary != d.ir) {
+        snprintf(err, len, "%s: self costs add up to %" PRIu64 ", the dump's summary says %" PRIu64, path, d.ir,
+                 summary);
+        rc = -1;
+    } else if (dump_add(&d, path, row, sample, err, len))
+        rc = -1;
+    fn_list_free(&d.fns);
+    return rc;
 }
 
 int pl_meter_collect(char *err, size_t len)
