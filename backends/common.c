@@ -370,94 +370,129 @@ int td_tu_relayout(const char *text, uint64_t seed, char **out)
     return 0;
 }
 
-int td_tu_generate(const td_tu_spec *spec, char **text, char ***included, char *err, size_t errlen)
-{
-    td_strv files = { 0 }, suites = { 0 };
-    size_t *suite_end = NULL;          /* files[suite_end[i - 1] .. suite_end[i]): suite i */
-    td_buf b = { 0 };
-    char rel[4096];
-    int rc = -1;
+/* What td_tu_generate collects before it writes the unit: the sources in unit order (the
+ * runtime's, files[0 .. nruntime); the subject's, up to nsubject; then each suite's, suite i
+ * ending at suite_end[i]) and who needs the runtime. */
+typedef struct tu_gen {
+    const td_tu_spec *spec;
+    const char *label;
+    td_strv files, suites, rt_suites;
+    size_t *suite_end;          /* files[suite_end[i - 1] .. suite_end[i]): suite i */
+    size_t nruntime, nsubject;
+    int subject_rt;             /* the subject uses the runtime: always compiled */
+    td_buf b;
+} tu_gen;
 
-    *text = NULL;
-    if (included) *included = NULL;
+/* The subject's name and label are C identifiers / plain names (they go into C string
+ * literals). 0, or -1 with the reason. */
+static int tu_check_names(tu_gen *g, char *err, size_t errlen)
+{
+    const td_tu_spec *spec = g->spec;
     if (!is_ident(spec->subject)) {
         snprintf(err, errlen, "subject name '%s' is not a C identifier", spec->subject ? spec->subject : "");
         return -1;
     }
-    /* the label goes into C string literals: a plain name only */
     const char *label = spec->label ? spec->label : spec->subject;
     if (!*label || strlen(label) > 64 || strspn(label, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@.-") != strlen(label)) {
         snprintf(err, errlen, "subject label '%s' is not 1..64 of [A-Za-z0-9_@.-]", label);
         return -1;
     }
-    if (!spec->no_runtime && list_dir(spec->root, "runtime/src", 0, 0, &files, err, errlen)) goto out;
-    size_t nruntime = files.n;
-    snprintf(rel, sizeof rel, "players/subjects/%s", spec->subject);
-    {
-        char p[4096];
-        struct stat st;
-        snprintf(p, sizeof p, "%s/%s", spec->root, rel);
-        if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            snprintf(err, errlen, "no subject folder %s", p);
-            goto out;
-        }
-    }
-    if (list_dir(spec->root, rel, 0, 0, &files, err, errlen)) goto out;
-    size_t nsubject = files.n;
-    if (spec->suites) {
-        for (const char *const *s = spec->suites; *s; s++)
-            if (strv_push(&suites, *s)) goto oom;
-        if (suites.n) qsort(suites.v, suites.n, sizeof *suites.v, cmp_str);
-        for (size_t i = 1; i < suites.n; i++)
-            if (!strcmp(suites.v[i - 1], suites.v[i])) {
-                snprintf(err, errlen, "suite '%s' named twice", suites.v[i]);
-                goto out;
-            }
-    } else if (list_dir(spec->root, "players/suites", 1, 1, &suites, err, errlen)) {
-        goto out;
-    }
-    if (!(suite_end = calloc(suites.n + 1, sizeof *suite_end))) goto oom;
-    for (size_t i = 0; i < suites.n; i++) {
-        if (!is_ident(suites.v[i])) {
-            snprintf(err, errlen, "suite name '%s' is not a C identifier", suites.v[i]);
-            goto out;
-        }
-        snprintf(rel, sizeof rel, "players/suites/%s", suites.v[i]);
-        size_t before = files.n;
-        if (list_dir(spec->root, rel, 0, 0, &files, err, errlen)) goto out;
-        if (files.n == before) {
-            snprintf(err, errlen, "suite folder %s/%s has no .c files", spec->root, rel);
-            goto out;
-        }
-        suite_end[i] = files.n;
-    }
-    /* Who needs the runtime: the subject (then always), else the suites that use it. */
-    int subject_rt = 0;
-    td_strv rt_suites = { 0 };
-    if (nruntime) {
-        rt_scan sc = { .ndirs = 0 };
-        if (!realpath(spec->root, sc.root)) snprintf(sc.root, sizeof sc.root, "%s", spec->root);
-        sc.ndirs = td_backend_include_dirs(sc.root, sc.dirs, 8);
-        int r = rt_scan_files(&sc, files.v, nruntime, nsubject);
-        subject_rt = r != 0;
-        for (size_t i = 0; r >= 0 && !subject_rt && i < suites.n; i++) {
-            r = rt_scan_files(&sc, files.v, i ? suite_end[i - 1] : nsubject, suite_end[i]);
-            if (r > 0 && strv_push(&rt_suites, suites.v[i])) r = -1;
-        }
-        td_tu_free_list(sc.seen.v);
-        for (int d = 0; d < sc.ndirs; d++) free(sc.dirs[d]);
-        if (r < 0) { td_tu_free_list(rt_suites.v); goto oom; }
-    }
+    g->label = label;
+    return 0;
+}
 
+/* The suites: the spec's (sorted, each once) or every folder of players/suites. */
+static int tu_list_suites(tu_gen *g, char *err, size_t errlen)
+{
+    const td_tu_spec *spec = g->spec;
+    if (!spec->suites)
+        return list_dir(spec->root, "players/suites", 1, 1, &g->suites, err, errlen);
+    for (const char *const *s = spec->suites; *s; s++)
+        if (strv_push(&g->suites, *s)) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+    if (g->suites.n) qsort(g->suites.v, g->suites.n, sizeof *g->suites.v, cmp_str);
+    for (size_t i = 1; i < g->suites.n; i++)
+        if (!strcmp(g->suites.v[i - 1], g->suites.v[i])) {
+            snprintf(err, errlen, "suite '%s' named twice", g->suites.v[i]);
+            return -1;
+        }
+    return 0;
+}
+
+/* The sources in unit order: the runtime's (unless spec->no_runtime), the subject's, each
+ * suite's (a suite without a .c file is refused). */
+static int tu_collect_sources(tu_gen *g, char *err, size_t errlen)
+{
+    const td_tu_spec *spec = g->spec;
+    char rel[4096], p[4096];
+    struct stat st;
+    if (!spec->no_runtime && list_dir(spec->root, "runtime/src", 0, 0, &g->files, err, errlen)) return -1;
+    g->nruntime = g->files.n;
+    snprintf(rel, sizeof rel, "players/subjects/%s", spec->subject);
+    snprintf(p, sizeof p, "%s/%s", spec->root, rel);
+    if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "no subject folder %s", p);
+        return -1;
+    }
+    if (list_dir(spec->root, rel, 0, 0, &g->files, err, errlen)) return -1;
+    g->nsubject = g->files.n;
+    if (tu_list_suites(g, err, errlen)) return -1;
+    if (!(g->suite_end = calloc(g->suites.n + 1, sizeof *g->suite_end))) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < g->suites.n; i++) {
+        if (!is_ident(g->suites.v[i])) {
+            snprintf(err, errlen, "suite name '%s' is not a C identifier", g->suites.v[i]);
+            return -1;
+        }
+        snprintf(rel, sizeof rel, "players/suites/%s", g->suites.v[i]);
+        size_t before = g->files.n;
+        if (list_dir(spec->root, rel, 0, 0, &g->files, err, errlen)) return -1;
+        if (g->files.n == before) {
+            snprintf(err, errlen, "suite folder %s/%s has no .c files", spec->root, rel);
+            return -1;
+        }
+        g->suite_end[i] = g->files.n;
+    }
+    return 0;
+}
+
+/* Who needs the runtime: the subject (then always), else the suites that use it (their
+ * includes scanned). 0, or -1 out of memory. */
+static int tu_runtime_users(tu_gen *g)
+{
+    if (!g->nruntime) return 0;
+    rt_scan sc = { .ndirs = 0 };
+    if (!realpath(g->spec->root, sc.root)) snprintf(sc.root, sizeof sc.root, "%s", g->spec->root);
+    sc.ndirs = td_backend_include_dirs(sc.root, sc.dirs, 8);
+    int r = rt_scan_files(&sc, g->files.v, g->nruntime, g->nsubject);
+    g->subject_rt = r != 0;
+    for (size_t i = 0; r >= 0 && !g->subject_rt && i < g->suites.n; i++) {
+        r = rt_scan_files(&sc, g->files.v, i ? g->suite_end[i - 1] : g->nsubject, g->suite_end[i]);
+        if (r > 0 && strv_push(&g->rt_suites, g->suites.v[i])) r = -1;
+    }
+    td_tu_free_list(sc.seen.v);
+    for (int d = 0; d < sc.ndirs; d++) free(sc.dirs[d]);
+    return r < 0 ? -1 : 0;
+}
+
+/* The unit's opening comment, the subject's defines and the suites chosen by default. */
+static void tu_write_header(tu_gen *g)
+{
+    const td_tu_spec *spec = g->spec;
+    td_buf *b = &g->b;
     char tuname[256];
     td_tu_file_name(spec->subject, tuname, sizeof tuname);
-    buf_printf(&b,
+    buf_printf(b,
                "/* %s - generated by `tandem build`; do not edit.\n"
                " * ONE translation unit: %s, subject '%s', suites:",
                tuname, spec->no_runtime ? "no runtime" : "the runtime", spec->subject);
-    for (size_t i = 0; i < suites.n; i++) buf_printf(&b, " %s", suites.v[i]);
-    buf_printf(&b, "%s.\n", suites.n ? "" : " (none)");
-    buf_printf(&b,
+    for (size_t i = 0; i < g->suites.n; i++) buf_printf(b, " %s", g->suites.v[i]);
+    buf_printf(b, "%s.\n", g->suites.n ? "" : " (none)");
+    buf_printf(b,
                " * Both backends compile exactly this file. Includes are relative to the source\n"
                " * root (-I<root>); the module/host ABI is players/include/tandem_player.h.\n"
                " * A loader may compile fewer suites: it defines TD_PLAYER_SUITES_CHOSEN and\n"
@@ -465,53 +500,71 @@ int td_tu_generate(const td_tu_spec *spec, char **text, char ***included, char *
                " * runs)%s. */\n"
                "#ifndef _GNU_SOURCE\n#define _GNU_SOURCE\n#endif\n"
                "#define TD_PLAYER_SUBJECT \"%s\"\n#define TD_PLAYER_SUBJECT_%s 1\n",
-               !nruntime ? "" : subject_rt ? "; the runtime is always compiled: the subject uses it"
-                                           : "; the runtime then only with a suite that uses it",
-               label, spec->subject);
-    buf_printf(&b, "#include \"td_layout.h\"\n");
-    buf_printf(&b, "#ifndef TD_PLAYER_SUITES_CHOSEN\n");
-    for (size_t i = 0; i < suites.n; i++) buf_printf(&b, "#define TD_PLAYER_SUITE_%s 1\n", suites.v[i]);
-    buf_printf(&b, "#endif\n\n");
-    if (nruntime && !subject_rt) {
-        buf_printf(&b, "#if !defined(TD_PLAYER_SUITES_CHOSEN)");
-        for (size_t i = 0; i < rt_suites.n; i++) buf_printf(&b, " || defined(TD_PLAYER_SUITE_%s)", rt_suites.v[i]);
-        buf_printf(&b, "\n");
+               !g->nruntime ? "" : g->subject_rt ? "; the runtime is always compiled: the subject uses it"
+                                                 : "; the runtime then only with a suite that uses it",
+               g->label, spec->subject);
+    buf_printf(b, "#include \"td_layout.h\"\n");
+    buf_printf(b, "#ifndef TD_PLAYER_SUITES_CHOSEN\n");
+    for (size_t i = 0; i < g->suites.n; i++) buf_printf(b, "#define TD_PLAYER_SUITE_%s 1\n", g->suites.v[i]);
+    buf_printf(b, "#endif\n\n");
+}
+
+/* One source of the unit, its layout line first (td_layout.h; the pad from the seed). */
+static void tu_write_source(tu_gen *g, size_t k)
+{
+    buf_printf(&g->b, TD_LAYOUT_LINE "%u, %zu)\n#include \"%s\"\n",
+               td_layout_lines(g->spec->layout_seed, (unsigned)k), k, g->files.v[k]);
+}
+
+/* The sources: the runtime's (only with a suite that uses it unless the subject does), the
+ * subject's, each suite's under its TD_PLAYER_SUITE_ guard. */
+static void tu_write_sources(tu_gen *g)
+{
+    td_buf *b = &g->b;
+    if (g->nruntime && !g->subject_rt) {
+        buf_printf(b, "#if !defined(TD_PLAYER_SUITES_CHOSEN)");
+        for (size_t i = 0; i < g->rt_suites.n; i++) buf_printf(b, " || defined(TD_PLAYER_SUITE_%s)", g->rt_suites.v[i]);
+        buf_printf(b, "\n");
     }
-#define TD_TU_SOURCE(k) buf_printf(&b, TD_LAYOUT_LINE "%u, %zu)\n#include \"%s\"\n", \
-                                   td_layout_lines(spec->layout_seed, (unsigned)(k)), (size_t)(k), files.v[k])
-    for (size_t i = 0; i < nruntime; i++) TD_TU_SOURCE(i);
-    if (nruntime && !subject_rt) buf_printf(&b, "#endif\n");
-    td_tu_free_list(rt_suites.v);
-    for (size_t i = nruntime; i < nsubject; i++) TD_TU_SOURCE(i);
-    for (size_t i = 0; i < suites.n; i++) {
-        buf_printf(&b, "#ifdef TD_PLAYER_SUITE_%s\n", suites.v[i]);
-        for (size_t k = i ? suite_end[i - 1] : nsubject; k < suite_end[i]; k++) TD_TU_SOURCE(k);
-        buf_printf(&b, "#endif\n");
+    for (size_t i = 0; i < g->nruntime; i++) tu_write_source(g, i);
+    if (g->nruntime && !g->subject_rt) buf_printf(b, "#endif\n");
+    for (size_t i = g->nruntime; i < g->nsubject; i++) tu_write_source(g, i);
+    for (size_t i = 0; i < g->suites.n; i++) {
+        buf_printf(b, "#ifdef TD_PLAYER_SUITE_%s\n", g->suites.v[i]);
+        for (size_t k = i ? g->suite_end[i - 1] : g->nsubject; k < g->suite_end[i]; k++) tu_write_source(g, k);
+        buf_printf(b, "#endif\n");
     }
-#undef TD_TU_SOURCE
-    buf_printf(&b,
+}
+
+/* The module's registration: the suites compiled in, their dispatch, the ABI versions the
+ * sources included and the exported module record. */
+static void tu_write_registration(tu_gen *g)
+{
+    td_buf *b = &g->b;
+    const td_strv *su = &g->suites;
+    buf_printf(b,
                "\n/* ---- registration: the suites compiled in ---- */\n"
                "#include \"tandem_player.h\"\n\n");
-    for (size_t i = 0; i < suites.n; i++)
-        buf_printf(&b, "#ifdef TD_PLAYER_SUITE_%s\nint td_suite_%s(const td_player_host *host, void *ctx);\n#endif\n",
-                   suites.v[i], suites.v[i]);
-    buf_printf(&b, "\nstatic const char *const td_player_suite_names[] = {\n");
-    for (size_t i = 0; i < suites.n; i++)
-        buf_printf(&b, "#ifdef TD_PLAYER_SUITE_%s\n    \"%s\",\n#endif\n", suites.v[i], suites.v[i]);
-    buf_printf(&b, "    NULL\n};\n\n");
-    buf_printf(&b,
+    for (size_t i = 0; i < su->n; i++)
+        buf_printf(b, "#ifdef TD_PLAYER_SUITE_%s\nint td_suite_%s(const td_player_host *host, void *ctx);\n#endif\n",
+                   su->v[i], su->v[i]);
+    buf_printf(b, "\nstatic const char *const td_player_suite_names[] = {\n");
+    for (size_t i = 0; i < su->n; i++)
+        buf_printf(b, "#ifdef TD_PLAYER_SUITE_%s\n    \"%s\",\n#endif\n", su->v[i], su->v[i]);
+    buf_printf(b, "    NULL\n};\n\n");
+    buf_printf(b,
                "static int td_player_run_suite(const char *suite, const td_player_host *host, void *ctx)\n"
                "{\n"
                "    if (!suite || !host || host->abi_version != TD_PLAYER_ABI_VERSION ||\n"
                "        host->size < sizeof(td_player_host))\n"
                "        return TD_PLAYER_E_ABI;\n");
-    for (size_t i = 0; i < suites.n; i++)
-        buf_printf(&b,
+    for (size_t i = 0; i < su->n; i++)
+        buf_printf(b,
                    "#ifdef TD_PLAYER_SUITE_%s\n"
                    "    if (td_player_name_is(suite, \"%s\")) return td_suite_%s(host, ctx);\n"
                    "#endif\n",
-                   suites.v[i], suites.v[i], suites.v[i]);
-    buf_printf(&b,
+                   su->v[i], su->v[i], su->v[i]);
+    buf_printf(b,
                "    return TD_PLAYER_E_NO_SUITE;\n"
                "}\n\n"
                /* The versions of the ABI headers the sources above included (0: not
@@ -525,24 +578,43 @@ int td_tu_generate(const td_tu_spec *spec, char **text, char ***included, char *
                "    td_player_suite_names, td_player_run_suite,\n"
                "    TD_PLAYER_TU_SUBJECT_ABI, TD_PLAYER_TU_BENCH_ABI\n"
                "};\n",
-               label);
-    if (b.oom) goto oom;
-    if (strv_push(&files, "players/include/tandem_player.h")) goto oom;
-    *text = b.p;
-    b.p = NULL;
+               g->label);
+}
+
+int td_tu_generate(const td_tu_spec *spec, char **text, char ***included, char *err, size_t errlen)
+{
+    tu_gen g = { .spec = spec };
+    int rc = -1;
+
+    *text = NULL;
+    if (included) *included = NULL;
+    if (tu_check_names(&g, err, errlen))
+        return -1;
+    if (tu_collect_sources(&g, err, errlen))
+        goto out;
+    if (tu_runtime_users(&g))
+        goto oom;
+    tu_write_header(&g);
+    tu_write_sources(&g);
+    tu_write_registration(&g);
+    if (g.b.oom) goto oom;
+    if (strv_push(&g.files, "players/include/tandem_player.h")) goto oom;
+    *text = g.b.p;
+    g.b.p = NULL;
     if (included) {
-        *included = files.v;
-        files.v = NULL;
+        *included = g.files.v;
+        g.files.v = NULL;
     }
     rc = 0;
     goto out;
 oom:
     snprintf(err, errlen, "out of memory");
 out:
-    free(b.p);
-    td_tu_free_list(files.v);
-    td_tu_free_list(suites.v);
-    free(suite_end);
+    free(g.b.p);
+    td_tu_free_list(g.files.v);
+    td_tu_free_list(g.suites.v);
+    td_tu_free_list(g.rt_suites.v);
+    free(g.suite_end);
     return rc;
 }
 
