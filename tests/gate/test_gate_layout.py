@@ -142,6 +142,17 @@ for arm in (True, False):
                                                             for x in r),
            f"{b and b['counts']} {json.dumps(r)[:600]}")
 
+# 3b. the same +25% measured in one layout only (every process in the same layout, as a
+#     --quick attempt's one round), no instruction arm: one layout gives no spread between
+#     layouts to exceed, so time cannot tell code from placement: layout, never a regression
+d = runs("slower-one-layout")
+each_report(d, slower(1.25))
+rc, out, b = gate(d, instructions=False)
+r = rows(b) if b else []
+expect("slower in one layout, no instruction arm: layout, not a regression",
+       b and b["verdict"] == "no regression" and r and all(x["result"] == "layout" and x["layouts"] == 1 for x in r),
+       f"{b and b['counts']} {json.dumps(r)[:600]}")
+
 # 4. instructions +3% on one row, time unchanged: regression decided by instructions
 d = runs("instructions")
 each_report(d, second_layout, "p*-r2.json")

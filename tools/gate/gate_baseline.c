@@ -14,8 +14,8 @@
  *                  median <= 2 - baselineMedian and < 1 / (1 + band), every process below 1.00;
  *   layout         a time ratio the one-layout rule (median > 1.02 or worst > 1.05) would have
  *                  called a regression (or improvement) but that is not beyond the band in
- *                  every layout; or, with one layout measured, a time verdict the instruction
- *                  arm contradicts. Never a regression (issue 42: identical code at two
+ *                  every layout; or, with one layout measured, any time verdict (no spread
+ *                  between layouts to exceed: only the instruction arm decides). Never a regression (issue 42: identical code at two
  *                  addresses differs by up to 10%, the same way in every process of a layout);
  *   no regression  otherwise. "decided by" names the arm(s).
  * The baseline verdict is reported (gate.md section, gate-summary.json "baseline"); the exit
@@ -153,6 +153,10 @@ static gb_time time_arm(const gate_result *res, const ge_line *B)
     if (t.lo > c->base_median && t.lo > 1 + band && pmin > 1.0) t.kind = GB_REGRESSION;
     else if (t.hi <= 2 - c->base_median && t.hi < 1 / (1 + band) && pmax < 1.0) t.kind = GB_IMPROVED;
     else t.kind = one == GB_REGRESSION || one == GB_IMPROVED ? GB_LAYOUT : one;
+    /* one layout measured (--quick's one round) gives no spread between layouts of the same
+     * code, and a time difference counts only beyond it: the time arm alone cannot tell code
+     * from placement there (an A/A with one process per suite "regressed" 20 rows) */
+    if (t.nlayouts < 2 && (t.kind == GB_REGRESSION || t.kind == GB_IMPROVED)) t.kind = GB_LAYOUT;
     return t;
 }
 
@@ -233,7 +237,8 @@ static void baseline_md_head(gate_buf *m, const gate_config *c, const cJSON *sub
                        "time over its lowest). Improved\n"
                        "symmetrically (instructions <= %.3f, or every layout's median <= %.3f and < 1 / (1 + band),\n"
                        "every process below 1.00). A time ratio beyond median %.3f or worst %.3f that\n"
-                       "is not beyond them in every layout is *layout*: where the code landed, never a regression.\n"
+                       "is not beyond them in every layout, or measured in one layout only, is *layout*: where the\n"
+                       "code landed, never a regression.\n"
                        "\"decided by\" names the arm(s). This verdict is reported; the exit code is the peer verdict's.\n"
                        "Beside it: the gated peer and its median ratio from the table below.\n\n",
                     a, n[0], n[1], n[2], n[3], c->base_instr, n[4], c->base_median, 2 - c->base_instr,
@@ -291,9 +296,6 @@ int gate_baseline_eval(gate_result *res, const char *instr_dir)
         nins += isfinite(ir);
         gb_time tm = time_arm(res, B);
         int tk = tm.kind, ik = gb_instr_kind(c, ir);
-        /* one layout cannot tell code from placement: where the instructions say otherwise
-         * (same, or the other way), its time verdict is layout */
-        if (tm.nlayouts < 2 && ik != GB_NA && (tk == GB_REGRESSION || tk == GB_IMPROVED) && ik != tk) tk = GB_LAYOUT;
         /* one verdict from two arms: instructions beyond their limit, or time beyond the
          * noise in every layout; a time move inside the layout spread is never a regression */
         int reg = tk == GB_REGRESSION || ik == GB_REGRESSION;
