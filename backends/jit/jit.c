@@ -133,18 +133,10 @@ static int jit_relaid(char *tuabs, const td_backend_options *o, char *dir, char 
 {
     dir[0] = 0;
     if (!o || !o->layout_seed) return 0;
-    char *text = NULL, *laid = NULL;
+    char *laid = NULL;
     size_t len = 0;
-    FILE *f = fopen(tuabs, "rb");
-    if (f) {
-        fseek(f, 0, SEEK_END);
-        long n = ftell(f);
-        fseek(f, 0, SEEK_SET);
-        if (n >= 0 && (text = malloc((size_t)n + 1)) && fread(text, 1, (size_t)n, f) == (size_t)n) text[len = (size_t)n] = 0;
-        else len = 0;
-        fclose(f);
-    }
-    if (!len || strlen(text) != len || td_tu_relayout(text, o->layout_seed, &laid)) {
+    char *text = (char *)td_jit_read_file(tuabs, "the unit", &len, err, errlen);
+    if (!text || strlen(text) != len || td_tu_relayout(text, o->layout_seed, &laid)) {
         snprintf(err, errlen, "jit: --layout-seed: %s is not a generated unit with layout lines (TD_LAYOUT_FILE_START)",
                  tuabs);
         free(text);
@@ -157,7 +149,7 @@ static int jit_relaid(char *tuabs, const td_backend_options *o, char *dir, char 
     int made = mkdtemp(dir) != NULL, ok = made;
     if (ok) {
         snprintf(path, sizeof path, "%s/%s", dir, strrchr(tuabs, '/') + 1);
-        f = fopen(path, "wb");
+        FILE *f = fopen(path, "wb");
         ok = f && fputs(laid, f) >= 0;
         if (f && fclose(f)) ok = 0;
     }

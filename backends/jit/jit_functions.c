@@ -27,19 +27,22 @@ static int fn_by_addr(const void *a, const void *b)
     return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* The whole file, or NULL with err. */
-static unsigned char *read_file(const char *path, size_t *size, char *err, size_t errlen)
+unsigned char *td_jit_read_file(const char *path, const char *what, size_t *size, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
     long len = -1;
     unsigned char *data = NULL;
     if (f && fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (data = malloc((size_t)len)) != NULL && fread(data, 1, (size_t)len, f) != (size_t)len) {
-        free(data);
-        data = NULL;
+        (data = malloc((size_t)len + 1)) != NULL) {
+        if (fread(data, 1, (size_t)len, f) == (size_t)len) {
+            data[len] = 0;
+        } else {
+            free(data);
+            data = NULL;
+        }
     }
     if (f) fclose(f);
-    if (!data) snprintf(err, errlen, "jit: %s: cannot read the object", path);
+    if (!data) snprintf(err, errlen, "jit: %s: cannot read %s", path, what);
     *size = data ? (size_t)len : 0;
     return data;
 }
@@ -50,7 +53,7 @@ int td_jit_object_functions(const char *obj_path, void *state, td_backend_functi
     size_t size;
     *out = NULL;
     *n = 0;
-    unsigned char *data = read_file(obj_path, &size, err, errlen);
+    unsigned char *data = td_jit_read_file(obj_path, "the object", &size, err, errlen);
     if (!data) return -1;
     const Elf64_Ehdr *eh = (const Elf64_Ehdr *)data;
     Elf64_Shdr *sh = NULL;

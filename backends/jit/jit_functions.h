@@ -12,4 +12,8 @@
 int td_jit_object_functions(const char *obj_path, void *state, td_backend_function **out, size_t *n, char *err,
                             size_t errlen);
 
+/* The whole file at path, NUL-terminated (for text; *size excludes the NUL), or NULL with err
+ * naming the file as `what` ("the object"). An empty file is not read. */
+unsigned char *td_jit_read_file(const char *path, const char *what, size_t *size, char *err, size_t errlen);
+
 #endif
