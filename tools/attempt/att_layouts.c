@@ -61,24 +61,14 @@ static int layout_build(att *a, int b, int k, int side)
     char out[PATH_MAX], seed[32];
     layout_side_dir(a, b, k, side, out, sizeof out);
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)a->seeds[k]);
-    char *sd = att_path(a, "staging"), *args[80];
-    int n = 0;
-    args[n++] = "build";
-    args[n++] = "--backend";
-    args[n++] = (char *)a->backends[b];
-    args[n++] = "--staging";
-    args[n++] = side ? a->bl->staging : sd;
-    args[n++] = "--out";
-    args[n++] = out;
+    char *sd = att_path(a, "staging"), *args[ATT_BUILD_ARGS];
+    int n = att_build_args_begin(a, b, side ? a->bl->staging : sd, out, args);
     args[n++] = "--subject";
     args[n++] = side ? a->bl->subject : a->subjects[0];
     if (side) { args[n++] = "--label"; args[n++] = a->bl->name; }
     args[n++] = "--layout-seed";
     args[n++] = seed;
-    const char *suites[TL_PROJECT_MAX + 1];
-    int nsuites = tl_project_measured_suites(&a->proj, suites, TL_PROJECT_MAX + 1);
-    for (int s = 0; s < nsuites && n < 78; s++) { args[n++] = "--suite"; args[n++] = (char *)suites[s]; }
-    args[n] = NULL;
+    att_build_args_end(a, args, n);
     int r = att_run_tool(a, args);
     free(sd);
     if (r && !tl_stop_signal)

@@ -157,20 +157,10 @@ static int players_build(att *a, int b, char *sd)
     snprintf(rel, sizeof rel, "players/%s", a->backends[b]);
     char *pd = att_path(a, rel);
     snprintf(a->players[b], sizeof a->players[b], "%s", pd);
-    char *args[80];
-    int n = 0;
-    args[n++] = "build";
-    args[n++] = "--backend";
-    args[n++] = (char *)a->backends[b];
-    args[n++] = "--staging";
-    args[n++] = sd;
-    args[n++] = "--out";
-    args[n++] = pd;
+    char *args[ATT_BUILD_ARGS];
+    int n = att_build_args_begin(a, b, sd, pd, args);
     for (int s = 0; s < a->ns && n < 36; s++) { args[n++] = "--subject"; args[n++] = a->subjects[s]; }
-    const char *suites[TL_PROJECT_MAX + 1];
-    int nsuites = tl_project_measured_suites(&a->proj, suites, TL_PROJECT_MAX + 1);
-    for (int s = 0; s < nsuites && n < 78; s++) { args[n++] = "--suite"; args[n++] = (char *)suites[s]; }
-    args[n] = NULL;
+    int nsuites = att_build_args_end(a, args, n);
     att_log(a, 1, "building the %s player (compile check; %d measured suites)", a->backends[b], nsuites);
     if (a->log) fflush(a->log);
     long at = a->log ? ftell(a->log) : 0;   /* the build's messages start here in the log */
@@ -183,6 +173,31 @@ static int players_build(att *a, int b, char *sd)
         free(lp);
     }
     return r != 0;
+}
+
+int att_build_args_begin(const att *a, int b, char *staging, char *out, char **args)
+{
+    int n = 0;
+    args[n++] = "build";
+    args[n++] = "--backend";
+    args[n++] = (char *)a->backends[b];
+    args[n++] = "--staging";
+    args[n++] = staging;
+    args[n++] = "--out";
+    args[n++] = out;
+    return n;
+}
+
+int att_build_args_end(att *a, char **args, int n)
+{
+    const char *suites[TL_PROJECT_MAX + 1];
+    int nsuites = tl_project_measured_suites(&a->proj, suites, TL_PROJECT_MAX + 1);
+    for (int s = 0; s < nsuites && n < ATT_BUILD_ARGS - 2; s++) {
+        args[n++] = "--suite";
+        args[n++] = (char *)suites[s];
+    }
+    args[n] = NULL;
+    return nsuites;
 }
 
 /* The load check: every subject loads (AOT dlopen, JIT libtcc compile) in the shell,

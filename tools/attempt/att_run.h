@@ -85,6 +85,13 @@ int att_split(const char *s, char **out, int max);
 void att_save_manifest(att *a);
 void att_manifest_set_str(att *a, const char *key, const char *v);
 int att_run_tool(att *a, char *const *args);
+/* The arguments of a `tandem build` for backend b into args (room for ATT_BUILD_ARGS):
+ * att_build_args_begin writes `build --backend B --staging S --out O` and returns the count;
+ * the caller appends its subjects, label or seed; att_build_args_end appends a --suite for
+ * each of the project's measured suites and the NULL, and returns how many suites. */
+#define ATT_BUILD_ARGS 80
+int att_build_args_begin(const att *a, int b, char *staging, char *out, char **args);
+int att_build_args_end(att *a, char **args, int n);
 void att_binaries_hash(const att *a, int b, char out[TL_SHA256_HEX], cJSON *list);
 /* a player's command line for process q of backend b (att_measure.c; also the compile check) */
 int att_player_argv(const att *a, int b, const aproc *q, const char *report, char **argv, char *store, size_t slen);
