@@ -14,12 +14,12 @@
  * inspected); without --tu, the IR (--ir).
  */
 #include "inspect.h"
+#include "tl_fs.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define TI_NAMES_MAX_FILES 4096
 
@@ -34,47 +34,23 @@ static int is_ident(int ch)
     return isalnum(ch) || ch == '_';
 }
 
-static char *slurp_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    size_t got;
-    while (buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-        n += got;
-        if (cap - n - 1 == 0)
-            buf = realloc(buf, cap *= 2);
-    }
-    fclose(f);
-    if (buf)
-        buf[n] = 0;
-    return buf;
-}
-
-static int regular_file(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
 
 /* Where `#include` of `name` from the file `from` resolves: beside `from` when quoted, then
  * the -I paths; NULL when not found there (a system header). */
 static char *find_include(const char *from, const char *name, int quoted, const ti_options *o)
 {
     if (name[0] == '/')
-        return regular_file(name) ? ti_strdup(name) : NULL;
+        return tl_is_file(name) ? ti_strdup(name) : NULL;
     if (quoted) {
         const char *slash = strrchr(from, '/');
         char *p = slash ? ti_fmt("%.*s/%s", (int)(slash - from), from, name) : ti_strdup(name);
-        if (regular_file(p))
+        if (tl_is_file(p))
             return p;
         free(p);
     }
     for (int i = 0; i < o->includes.n; i++) {
         char *p = ti_fmt("%s/%s", o->includes.v[i], name);
-        if (regular_file(p))
+        if (tl_is_file(p))
             return p;
         free(p);
     }
@@ -121,8 +97,9 @@ static void read_source(ti_srcs *s, const char *path, const ti_options *o)
         free(real);
         return;
     }
-    char *text = slurp_text(path);
-    if (text) {
+    char *text = NULL;
+    size_t len;
+    if (tl_read_all(path, &text, &len) == 0) {
         ti_sl_add(&s->real, real);
         ti_sl_add(&s->text, text);
         read_includes(s, path, text, o);
