@@ -131,7 +131,8 @@ struct cJSON *gate_clock_json(const gate_result *res);
  * per-process spread (gate_compare.c). A flip of such a row is noise at this sample size. */
 int gate_line_borderline(const ge_line *L);
 /* A line's median, worst and spread from its per-process ratios (NaN ones left out; returns
- * how many, gate_lines.c), and whether they pass its thresholds (gate_sequential.c). */
+ * how many), and whether they pass its thresholds (the median's, and the worst's where it
+ * has one): gate_lines.c. */
 size_t gate_line_stats(ge_line *L);
 int gate_line_pass(const ge_line *L);
 /* The sequential rule (gate_sequential.c, SEQUENTIAL.md). gate_seq_load reads RUNS_DIR's

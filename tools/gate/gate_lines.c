@@ -294,6 +294,11 @@ size_t gate_line_stats(ge_line *L)
     return nok;
 }
 
+int gate_line_pass(const ge_line *L)
+{
+    return L->median <= L->thr_median && (isnan(L->thr_worst) || L->worst <= L->thr_worst);
+}
+
 /* The line's result, counted in the peer verdict unless it is a baseline's; INVALID when an
  * NA would drop a gated row that the configuration does not allow to be unsupported. */
 static void line_judge(gate_result *res, const ge_group *G, ge_line *L, const char *peer, const char *backend,
@@ -308,8 +313,7 @@ static void line_judge(gate_result *res, const ge_group *G, ge_line *L, const ch
         ge_invalid(res, "%s %s: peer '%s' leaves gated row '%s' unsupported, and the gate's configuration "
                         "does not list it in unsupportedRows", G->suite, backend, peer, G->row);
     if (is_base) {
-        L->result = f.na || !nok ? "NA" : L->kind == GL_REPORT ? "REPORT"
-                    : L->median <= L->thr_median && L->worst <= L->thr_worst ? "PASS" : "FAIL";
+        L->result = f.na || !nok ? "NA" : L->kind == GL_REPORT ? "REPORT" : gate_line_pass(L) ? "PASS" : "FAIL";
     } else if (f.na || !nok) {
         L->result = "NA";
         res->n_na++;

@@ -37,11 +37,6 @@ typedef struct gate_seq {
     int *look;       /* and the look (1..nlooks) each belongs to */
 } gate_seq;
 
-int gate_line_pass(const ge_line *L)
-{
-    return L->median <= L->thr_median && (isnan(L->thr_worst) || L->worst <= L->thr_worst);
-}
-
 int gate_seq_borderline(const gate_config *c, const ge_line *L)
 {
     size_t nok = 0;
