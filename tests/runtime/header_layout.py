@@ -14,10 +14,8 @@ import os
 import re
 import sys
 
-def strip_comments(text):
-    # keep line numbers: replace each comment by as many newlines as it spans
-    text = re.sub(r'/\*.*?\*/', lambda m: '\n' * m.group(0).count('\n'), text, flags=re.S)
-    return re.sub(r'//[^\n]*', '', text)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from c_text import blank  # noqa: E402  (comments and strings blanked, lines kept)
 
 WORD_WRITE = re.compile(r'(store|cas|exchange|xchg|fetch)[a-z_0-9]*\s*\(\s*&[^,;]*\bword\b|(->|\.)word\s*([-+|&^]?=)(?!=)')
 STATIC_INIT = re.compile(r'^\s*\.word\s*=')
@@ -34,7 +32,7 @@ def main(root):
             path = os.path.join(dirpath, name)
             if os.path.samefile(path, home):
                 continue
-            lines = strip_comments(open(path, encoding='utf-8').read()).split('\n')
+            lines = blank(open(path, encoding='utf-8').read(), directives=False).split('\n')
             for n, line in enumerate(lines, 1):
                 if WORD_WRITE.search(line) and not STATIC_INIT.match(line):
                     breaches.append(f'{path}:{n}: a write of the word outside detail/word.h: {line.strip()}')
@@ -44,7 +42,7 @@ def main(root):
         if not name.endswith('.h'):
             continue
         path = os.path.join(public, name)
-        lines = strip_comments(open(path, encoding='utf-8').read()).split('\n')
+        lines = blank(open(path, encoding='utf-8').read(), directives=False).split('\n')
         for n, line in enumerate(lines, 1):
             m = PRIVATE_MACRO.match(line) or PRIVATE_INLINE.match(line)
             if m:

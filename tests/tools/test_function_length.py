@@ -15,23 +15,12 @@ import re
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from c_text import blank  # noqa: E402  (comments, strings and directives blanked)
+
 LIMIT = 150
 
-# One pass over comments, strings and character constants, so that "//" or "/*" inside a
-# string is not taken for a comment, nor a quote inside a comment for a string.
-LEXEMES = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
-# A preprocessor directive with its continuation lines.
-DIRECTIVE = re.compile(r'^[ \t]*#(?:[^\n]*\\\n)*[^\n]*', re.M)
 ATTRIBUTE = re.compile(r'__attribute__\s*\(\(.*?\)\)', re.S)
-
-
-def blank(src):
-    """src with comments, strings and directives emptied; every newline kept."""
-    def keep_lines(m):
-        t = m.group(0)
-        return '\n' * t.count('\n') if t[0] in '/#' else t[0] * 2
-    src = LEXEMES.sub(keep_lines, src)
-    return DIRECTIVE.sub(keep_lines, src)
 
 
 def function_name(head):
