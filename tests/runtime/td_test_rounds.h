@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <tandem/tandem.h>
+#include "td_test_wait.h"
 
 typedef struct td_test_rounds {
     volatile uint32_t round;    /* the round the main thread started, 0 = none yet */
@@ -21,15 +22,16 @@ typedef struct td_test_rounds {
 static void *td_test_rounds_worker(void *p)
 {
     td_test_rounds *w = (td_test_rounds *)p;
-    uint32_t seen = 0;
+    uint32_t seen = 0, turn = 0;
     while (!td_atomic_load_u32(&w->stop)) {
         uint32_t r = td_atomic_load_u32(&w->round);
         if (r == seen) {
-            td_cpu_relax();
+            td_test_wait_turn(&turn);
             continue;
         }
         w->action(r, w->arg);
         seen = r;
+        turn = 0;
         td_atomic_store_u32(&w->done, r);
     }
     return NULL;
@@ -49,8 +51,8 @@ static void td_test_rounds_go(td_test_rounds *w, uint32_t round) { td_atomic_sto
 
 static void td_test_rounds_wait(td_test_rounds *w, uint32_t round)
 {
-    while (td_atomic_load_u32(&w->done) != round)
-        td_cpu_relax();
+    for (uint32_t turn = 0; td_atomic_load_u32(&w->done) != round;)
+        td_test_wait_turn(&turn);
 }
 
 static void td_test_rounds_stop(td_test_rounds *w)

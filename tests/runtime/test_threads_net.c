@@ -200,8 +200,8 @@ static void completion_races_registration_on_cas_path(void)
         else
             td_source_complete(&race_source, race_task.token, TD_SUCCEEDED, (int64_t)round, NULL);
         td_test_rounds_wait(&w, round);
-        for (uint32_t spins = 0; td_atomic_load_u32(&race_runs) == runs && spins < 100000000u; spins++)
-            td_cpu_relax();
+        for (uint32_t turn = 0, turns = 0; td_atomic_load_u32(&race_runs) == runs && turns < 1000000u; turns++)
+            td_test_wait_turn(&turn);
         if (td_atomic_load_u32(&race_runs) != runs + 1 || race_got != (int64_t)round)
             bad = round;                     /* a continuation lost (or run twice) */
     }

@@ -209,8 +209,8 @@ static void own_completion_races_registration(void)
         spread(round);
         td_completion_source_set_result(gate, (int64_t)round);   /* ... as the runner completes */
         td_test_rounds_wait(&w, round);
-        while (td_atomic_load_u32(&regs.runs) == runs)
-            td_cpu_relax();
+        for (uint32_t turn = 0; td_atomic_load_u32(&regs.runs) == runs;)
+            td_test_wait_turn(&turn);
         if (td_atomic_load_u32(&regs.runs) != runs + 1 || regs.got != 2 * (int64_t)round)
             bad = (int)round;
     }

@@ -45,8 +45,8 @@ static void worker_completion_races_registration(void)
         TD_FRAME(r, wait_frame)->gate = g;
         td_task_i64 t = td_runner_start_i64(r);
         td_status st = TD_PENDING;
-        while (td_task_status(t.task, &st) == TD_OK && st == TD_PENDING)
-            td_cpu_relax();
+        for (uint32_t turn = 0; td_task_status(t.task, &st) == TD_OK && st == TD_PENDING;)
+            td_test_wait_turn(&turn);
         td_outcome o;
         if (td_task_i64_get(t, &o) != TD_OK || o.value != -(int64_t)round)
             bad = (int)round;

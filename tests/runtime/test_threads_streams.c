@@ -5,17 +5,19 @@
 #include <tandem/tandem.h>
 #include "td_test.h"
 #include "td_test_runtime.h"
+#include "td_test_wait.h"
 
 /* Spin (bounded) until t is no longer pending; the loop keeps running if given. */
 static int settle(td_task t, td_loop *loop)
 {
+    uint32_t turn = 0;
     for (long i = 0; i < 50000000L; i++) {
         if (status_of(t) != TD_PENDING)
             return 1;
         if (loop)
             td_loop_run_frame(loop);
         else
-            td_cpu_relax();
+            td_test_wait_turn(&turn);
     }
     return 0;
 }
@@ -35,8 +37,8 @@ typedef struct { td_stream *s; volatile uint32_t go; td_task result; } disposer;
 static void *dispose_on_worker(void *arg)
 {
     disposer *d = (disposer *)arg;
-    while (!td_atomic_load_u32(&d->go))
-        td_cpu_relax();
+    for (uint32_t turn = 0; !td_atomic_load_u32(&d->go);)
+        td_test_wait_turn(&turn);
     d->result = td_stream_dispose(d->s);
     return NULL;
 }
@@ -95,8 +97,8 @@ static void *channel_writer(void *arg)
     td_channel *ch = (td_channel *)arg;
     for (int64_t i = 0; i < ITEMS; i++) {
         td_task w = td_channel_write(ch, i, td_cancel_none());
-        while (status_of(w) == TD_PENDING)
-            td_cpu_relax();
+        for (uint32_t turn = 0; status_of(w) == TD_PENDING;)
+            td_test_wait_turn(&turn);
         td_outcome o;
         if (td_task_get(w, &o) != TD_OK || o.status != TD_SUCCEEDED)
             return (void *)1;
@@ -134,8 +136,8 @@ typedef struct { td_cancel_source *cs; td_channel *ch; volatile uint32_t go; int
 static void *cancel_or_write(void *arg)
 {
     race *r = (race *)arg;
-    while (!td_atomic_load_u32(&r->go))
-        td_cpu_relax();
+    for (uint32_t turn = 0; !td_atomic_load_u32(&r->go);)
+        td_test_wait_turn(&turn);
     if (r->item & 1) {
         td_cancel_source_cancel(r->cs);
         td_channel_try_write(r->ch, r->item);
