@@ -34,9 +34,10 @@ typedef struct td_tu_spec {
                                       entry table); NULL: the subject. A baseline revision
                                       of the runtime is built from players/subjects/tandem
                                       but reports "tandem@<rev>" (tools/baseline/baseline.c) */
-    uint64_t layout_seed;          /* 0: the default layout; else a pad of td_layout_lines()
-                                      cache lines before each source (players/include/
-                                      td_layout.h): another layout of the same code */
+    uint64_t layout_seed;          /* 0: the default layout; else a pad of td_layout_lines(
+                                      td_layout_unit_seed(seed, label), id) cache lines
+                                      before each source (players/include/td_layout.h):
+                                      another layout of the same code */
 } td_tu_spec;
 
 /* The TU text (malloc'd, caller frees) and, optionally, the root-relative paths it
@@ -55,12 +56,19 @@ void td_tu_free_list(char **list);
 /* The pad before source `id` (its place in the unit, from 0) under `seed`: 0 for seed 0,
  * else splitmix64(seed + (id + 1) * 0x9E3779B97F4A7C15) % 64 cache lines. */
 unsigned td_layout_lines(uint64_t seed, unsigned id);
+/* The seed of one unit's pads under a layout's seed: `seed` mixed with the unit's label
+ * (splitmix64(seed ^ FNV-1a(label)) & TD_LAYOUT_SEED_MAX, 1 if that is 0; 0 for seed 0), so
+ * that two subjects built or loaded under one layout seed, the current runtime and a
+ * baseline revision "tandem@rev", get independent pads: with the same pads, where each
+ * module lands stays a bias in one direction in every layout (issue 42). */
+uint64_t td_layout_unit_seed(uint64_t seed, const char *label);
 /* Layout k's seed of an attempt seed: 0 (the default layout) for k == 0, else
  * splitmix64(attempt_seed + k) & TD_LAYOUT_SEED_MAX (1 if that is 0). */
 uint64_t td_layout_seed_derive(uint64_t attempt_seed, unsigned k);
 /* A generated unit's text re-laid with `seed`: every "TD_LAYOUT_FILE_START(lines, id)" line
- * gets td_layout_lines(seed, id) (what td_tu_generate writes with that seed; the JIT's
- * --layout-seed). Malloc'd text in *out; 0, or -1 (out of memory, or no such line). */
+ * gets td_layout_lines(td_layout_unit_seed(seed, label), id), label the unit's
+ * TD_PLAYER_SUBJECT (what td_tu_generate writes with that seed; the JIT's --layout-seed).
+ * Malloc'd text in *out; 0, or -1 (out of memory, no such line, or no label line). */
 int td_tu_relayout(const char *text, uint64_t seed, char **out);
 /* Conventional TU file name for a subject: "tandem-player-<subject>.c". */
 void td_tu_file_name(const char *subject, char *buf, size_t len);

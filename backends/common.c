@@ -334,6 +334,15 @@ unsigned td_layout_lines(uint64_t seed, unsigned id)
     return seed ? (unsigned)(splitmix64(seed + (uint64_t)(id + 1) * 0x9E3779B97F4A7C15ull) % 64) : 0;
 }
 
+uint64_t td_layout_unit_seed(uint64_t seed, const char *label)
+{
+    if (!seed) return 0;
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a of the label */
+    for (const unsigned char *c = (const unsigned char *)label; *c; c++) h = (h ^ *c) * 0x100000001b3ull;
+    uint64_t s = splitmix64(seed ^ h) & TD_LAYOUT_SEED_MAX;
+    return s ? s : 1;
+}
+
 uint64_t td_layout_seed_derive(uint64_t attempt_seed, unsigned k)
 {
     if (!k) return 0;
@@ -342,12 +351,29 @@ uint64_t td_layout_seed_derive(uint64_t attempt_seed, unsigned k)
 }
 
 #define TD_LAYOUT_LINE "TD_LAYOUT_FILE_START("
+#define TD_SUBJECT_LINE "\n#define TD_PLAYER_SUBJECT \""
+
+/* The label a generated unit reports (its TD_PLAYER_SUBJECT line) into buf; 0, or -1. */
+static int tu_label_of(const char *text, char *buf, size_t len)
+{
+    const char *p = strstr(text, TD_SUBJECT_LINE), *end;
+    if (!p) return -1;
+    p += strlen(TD_SUBJECT_LINE);
+    end = strchr(p, '"');
+    if (!end || end == p || (size_t)(end - p) >= len || memchr(p, '\n', (size_t)(end - p))) return -1;
+    memcpy(buf, p, (size_t)(end - p));
+    buf[end - p] = 0;
+    return 0;
+}
 
 int td_tu_relayout(const char *text, uint64_t seed, char **out)
 {
     td_buf b = { 0 };
     int seen = 0;
+    char label[128];
     *out = NULL;
+    if (tu_label_of(text, label, sizeof label)) return -1;
+    uint64_t unit_seed = td_layout_unit_seed(seed, label);
     for (const char *p = text; *p;) {
         const char *nl = strchr(p, '\n');
         size_t len = nl ? (size_t)(nl - p + 1) : strlen(p);
@@ -355,7 +381,7 @@ int td_tu_relayout(const char *text, uint64_t seed, char **out)
         int end = 0;
         if (!strncmp(p, TD_LAYOUT_LINE, strlen(TD_LAYOUT_LINE)) &&
             sscanf(p, TD_LAYOUT_LINE "%u, %u)%n", &lines, &id, &end) == 2 && end > 0 && (p[end] == '\n' || !p[end])) {
-            buf_printf(&b, TD_LAYOUT_LINE "%u, %u)%s", td_layout_lines(seed, id), id, p[end] ? "\n" : "");
+            buf_printf(&b, TD_LAYOUT_LINE "%u, %u)%s", td_layout_lines(unit_seed, id), id, p[end] ? "\n" : "");
             seen++;
         } else {
             buf_printf(&b, "%.*s", (int)len, p);
@@ -380,6 +406,7 @@ typedef struct tu_gen {
     size_t *suite_end;          /* files[suite_end[i - 1] .. suite_end[i]): suite i */
     size_t nruntime, nsubject;
     int subject_rt;             /* the subject uses the runtime: always compiled */
+    uint64_t unit_seed;         /* the pads' seed: td_layout_unit_seed(spec->layout_seed, label) */
     td_buf b;
 } tu_gen;
 
@@ -398,6 +425,7 @@ static int tu_check_names(tu_gen *g, char *err, size_t errlen)
         return -1;
     }
     g->label = label;
+    g->unit_seed = td_layout_unit_seed(spec->layout_seed, label);
     return 0;
 }
 
@@ -513,7 +541,7 @@ static void tu_write_header(tu_gen *g)
 static void tu_write_source(tu_gen *g, size_t k)
 {
     buf_printf(&g->b, TD_LAYOUT_LINE "%u, %zu)\n#include \"%s\"\n",
-               td_layout_lines(g->spec->layout_seed, (unsigned)k), k, g->files.v[k]);
+               td_layout_lines(g->unit_seed, (unsigned)k), k, g->files.v[k]);
 }
 
 /* The sources: the runtime's (only with a suite that uses it unless the subject does), the

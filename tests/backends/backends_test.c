@@ -793,13 +793,44 @@ static void test_jit_chosen(void)
 
 /* ---- layouts (issue 42): tandem build --layout-seed, tandem-player --layout-seed ------------ */
 
-static char *gen_text(const char *root, uint64_t seed)
+static char *gen_text_labelled(const char *root, uint64_t seed, const char *label)
 {
     char err[8192], *text = NULL;
     const char *suites[] = { "check", NULL };
-    td_tu_spec spec = { root, "alpha", suites, 0, NULL, seed };
+    td_tu_spec spec = { root, "alpha", suites, 0, label, seed };
     if (td_tu_generate(&spec, &text, NULL, err, sizeof err)) fprintf(stderr, "td_tu_generate: %s\n", err);
     return text;
+}
+
+static char *gen_text(const char *root, uint64_t seed) { return gen_text_labelled(root, seed, NULL); }
+
+/* The pads a unit's layout lines give, in unit order (up to 64 sources); the count. */
+static int pads_of(const char *text, unsigned *pads)
+{
+    int n = 0;
+    for (const char *p = text; n < 64 && (p = strstr(p, "\nTD_LAYOUT_FILE_START(")); p++)
+        if (sscanf(p, "\nTD_LAYOUT_FILE_START(%u,", &pads[n]) == 1) n++;
+    return n;
+}
+
+/* Two labels under one layout seed (the current runtime and a baseline revision in one
+ * process) get independent pads; the JIT's re-layout of each unit keeps its own. */
+static void layouts_per_label(const char *root)
+{
+    char *a = gen_text_labelled(root, 7, "alpha"), *b = gen_text_labelled(root, 7, "alpha@abc1234");
+    char *b0 = gen_text_labelled(root, 0, "alpha@abc1234"), *re = NULL;
+    unsigned pa[64], pb[64];
+    int na = a ? pads_of(a, pa) : 0, nb = b ? pads_of(b, pb) : 0, differ = 0;
+    for (int i = 0; i < na && i < nb; i++) differ += pa[i] != pb[i];
+    CHECK(na > 4 && na == nb && differ > 0, "seed 7, labels alpha and alpha@abc1234: %d of %d pads differ", differ, na);
+    CHECK(b0 && td_tu_relayout(b0, 7, &re) == 0 && re && !strcmp(re, b), "alpha@abc1234 re-laid with 7 is not its seed-7 unit");
+    free(re);
+    re = NULL;
+    CHECK(td_layout_unit_seed(0, "alpha") == 0 && td_layout_unit_seed(7, "alpha") != td_layout_unit_seed(7, "alpha@abc1234") &&
+          td_layout_unit_seed(7, "alpha") == td_layout_unit_seed(7, "alpha") && td_layout_unit_seed(7, "alpha") <= TD_LAYOUT_SEED_MAX,
+          "td_layout_unit_seed");
+    CHECK(td_tu_relayout("TD_LAYOUT_FILE_START(0, 0)\n", 7, &re) == -1, "a unit without its label line is re-laid");
+    free(a); free(b); free(b0); free(re);
 }
 
 /* The unit as the generator wrote it before layout seeds: no td_layout.h, and before each
@@ -885,15 +916,17 @@ static void test_layouts(void)
     int padded = 0;
     for (unsigned id = 0; id < 64; id++) {
         char line[64];
-        snprintf(line, sizeof line, "\nTD_LAYOUT_FILE_START(%u, %u)\n", td_layout_lines(7, id), id);
+        unsigned lines = td_layout_lines(td_layout_unit_seed(7, "alpha"), id);
+        snprintf(line, sizeof line, "\nTD_LAYOUT_FILE_START(%u, %u)\n", lines, id);
         if (!strstr(t7, line)) break;
-        padded += td_layout_lines(7, id) > 0;
+        padded += lines > 0;
     }
     CHECK(padded > 0 && td_layout_lines(0, 3) == 0 && td_layout_lines(7, 3) < 64, "seed 7: %d padded sources", padded);
     CHECK(td_layout_seed_derive(5, 0) == 0 && td_layout_seed_derive(5, 1) == td_layout_seed_derive(5, 1) &&
           td_layout_seed_derive(5, 1) != td_layout_seed_derive(5, 2) && td_layout_seed_derive(5, 2) <= TD_LAYOUT_SEED_MAX,
           "td_layout_seed_derive");
     layouts_seed0_is_today(root, t0);
+    layouts_per_label(root);
 
     /* clang compiles a seeded unit; its pads are not exported and the suite passes */
     snprintf(out, sizeof out, "%s/seed7", g_work);

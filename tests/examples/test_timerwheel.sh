@@ -3,7 +3,8 @@
 # Tandem's runtime: its own unit test under clang and tcc (both paths of its port layer),
 # then a quick attempt of its project (tandem.json) against fcontext and callback: a verdict,
 # the wheel's rows measured on both backends (modules compiled by clang and by tcc), its
-# NULL workloads NA with the subject's reason.
+# NULL workloads NA with the subject's reason; then a quick attempt against its own HEAD in
+# two seeded layouts (each side's pads its own, each process in its round's layout).
 T=$1 CLANG=$2 TCC=$3
 EX=$(cd "$(dirname "$0")/../../examples/timerwheel" && pwd)
 fails=0
@@ -44,6 +45,40 @@ for rep in glob.glob(a + "/runs/p*.json"):
 assert compilers == {"aot": {"clang"}, "jit": {"tcc"}}, compilers
 m = json.load(open(a + "/attempt-manifest.json"))
 assert m["project"].endswith("examples/timerwheel"), m["project"]
+PY
+# Seeded layouts against a baseline (issue 42): two rounds, two layouts, each side's pads its
+# own (the label is in the pads' seed), every gated process in its round's layout.
+"$T" attempt --project "$EX" --quick --rounds 2 --layouts 2 --baseline HEAD --out "$W/l" >"$W/lout" 2>&1
+rc=$?
+busy=$(python3 "$(dirname "$0")/../lib/busy_invalid.py" "$W/l")
+[ $rc = 0 ] || [ $rc = 3 ] || { [ $rc = 1 ] && [ "$busy" = True ]; } ||
+  { fail "attempt --baseline HEAD --layouts 2: exit $rc, expected a verdict (0 or 3)"; tail -20 "$W/lout"; }
+python3 - "$W/l" <<'PY' || fail "the layouts' evidence (see above)"
+import glob, json, os, re, sys
+a = sys.argv[1]
+lay = json.load(open(a + "/attempt-manifest.json"))["layouts"]
+seeds = lay["seeds"]
+assert lay["count"] == 2 and lay["measured"] == 2 and len(seeds) == 2 and all(seeds) and seeds[0] != seeds[1], lay
+def pads(unit):
+    text = open(unit).read()
+    return re.findall(r"\nTD_LAYOUT_FILE_START\((\d+), \d+\)", text), re.search(r'TD_PLAYER_SUBJECT "([^"]+)"', text).group(1)
+for k in (0, 1):
+    units = {}
+    for side in ("current", "baseline"):
+        d = "%s/layouts/%d/%s-aot" % (a, k, side)
+        assert glob.glob(d + "/*.so"), d
+        units[side] = pads(glob.glob(d + "/tandem-player-*.c")[0])
+        assert json.load(open(d + "/binary-manifest-aot.json"))["layoutSeed"] == seeds[k], (d, seeds[k])
+    (pc, lc), (pb, lb) = units["current"], units["baseline"]
+    assert lc == "wheel" and lb.startswith("wheel@"), (lc, lb)
+    assert len(pc) == len(pb) > 1 and pc != pb, ("layout %d: the two sides' pads are the same" % k, pc, pb)
+for rep in glob.glob(a + "/runs/p*-r[12].json"):
+    j = json.load(open(rep))
+    r = int(rep[-6])
+    assert j["settings"]["layoutSeed"] == seeds[r - 1], (rep, j["settings"]["layoutSeed"])
+b = json.load(open(a + "/gate/gate-summary.json"))["baseline"]
+assert b["verdict"] in ("no regression", "regression"), b["verdict"]
+assert any(x.get("layouts") == 2 for x in b["rows"]), "no baseline row read over 2 layouts"
 PY
 [ $fails = 0 ] && echo "test_timerwheel: PASS" || echo "test_timerwheel: $fails failed"
 [ $fails = 0 ]

@@ -3,14 +3,15 @@
  * and the baseline each measured in K layouts of the same code, so that the baseline verdict
  * reads a time ratio across layouts (gate_baseline.c) and not one placement's luck.
  *
- * Layout 0 is the default one: the players and the baseline as built. Layout k > 0 has the
- * seed td_layout_seed_derive(S, k) of one attempt seed S (--layout-seed S, else drawn;
- * printed and in attempt.json "layouts"): a pad before each source of the unit
- * (players/include/td_layout.h). The JIT player re-lays its units itself (--layout-seed);
- * AOT modules are built once per seeded layout and side into layouts/<k>/<side>-aot/.
- * Gated round r runs layout (r - 1) % K, the load order still alternating (att_player_argv);
- * report-only processes run the default layout. Only the layouts some planned round runs
- * are built (min(K, rounds)); rounds the sequential rule adds cycle over those.
+ * Layout k has the seed td_layout_seed_derive(S, k + 1) of one attempt seed S (--layout-seed
+ * S, else drawn; printed and in attempt.json "layouts"): a pad before each source of the
+ * unit (players/include/td_layout.h), drawn per side (td_layout_unit_seed mixes in the
+ * subject's label), so that no placement favours one side in every layout. The JIT player
+ * re-lays its units itself (--layout-seed); AOT modules are built once per layout and side
+ * into layouts/<k>/<side>-aot/. Gated round r runs layout (r - 1) % K, the load order still
+ * alternating (att_player_argv); report-only processes run layout 0. Only the layouts some
+ * planned round runs are built (min(K, rounds)); rounds the sequential rule adds cycle over
+ * those. With one layout measured (--quick) nothing is built: the default build, unseeded.
  */
 #include "att.h"
 #include "att_run.h"
@@ -48,7 +49,7 @@ static int layout_side_dir(const att *a, int b, int k, int side, char *out, size
 const char *att_layout_module(const att *a, int b, int k, int side, char *store, size_t len)
 {
     char dir[PATH_MAX];
-    if (k <= 0 || k >= ATT_MAX_LAYOUTS || !a->seeds[k] || strcmp(a->backends[b], "aot") || (side && !a->bl) ||
+    if (k < 0 || k >= ATT_MAX_LAYOUTS || !a->seeds[k] || strcmp(a->backends[b], "aot") || (side && !a->bl) ||
         layout_side_dir(a, b, k, side, dir, sizeof dir))
         return NULL;
     snprintf(store, len, "%s/%s.so", dir, side ? a->bl->subject : a->subjects[0]);
@@ -88,8 +89,8 @@ int att_stage_layouts(att *a)
     cJSON_AddNumberToObject(jl, "count", a->layouts);
     cJSON_AddNumberToObject(jl, "measured", used);
     cJSON_AddNumberToObject(jl, "seed", (double)a->layout_seed);
-    for (int k = 0; k < a->layouts; k++) {
-        a->seeds[k] = td_layout_seed_derive((uint64_t)a->layout_seed, (unsigned)k);
+    for (int k = 0; k < a->layouts; k++) { /* one layout measured: the default build */
+        a->seeds[k] = used > 1 ? td_layout_seed_derive((uint64_t)a->layout_seed, (unsigned)k + 1) : 0;
         cJSON_AddItemToArray(js, cJSON_CreateNumber((double)a->seeds[k]));
     }
     cJSON_AddItemToObject(jl, "seeds", js);
@@ -100,7 +101,7 @@ int att_stage_layouts(att *a)
     att_log(a, 0, "layouts: %d, attempt seed %lld, measured %d", a->layouts, a->layout_seed, used);
     uint64_t t0 = att_now_ns();
     int bad = 0;
-    for (int k = 1; k < used && !bad; k++)
+    for (int k = 0; k < used && !bad; k++)
         for (int b = 0; b < a->nb && !bad; b++)
             for (int side = 0; side < 2 && !bad; side++) {
                 char m[PATH_MAX];

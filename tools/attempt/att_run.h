@@ -20,6 +20,11 @@
 
 #define ATT_MAX_GATED 8
 #define ATT_MAX_LAYOUTS 8
+/* Layouts of a baseline comparison by default. The time arm calls a row regressed only when
+ * its ratio is beyond the same code's layout spread in every layout; with independent pads
+ * per side, identical code passes that test by chance for about 5% of the noisy rows with 2
+ * layouts, 0.7% with 3 and under 0.1% with 4 (tools/gate/SAMPLES.md, "Layout"). */
+#define ATT_BASELINE_LAYOUTS 4
 typedef struct aproc {
     int idx, round;               /* round 0 = report-only processes */
     char suite[32], backend[8], retention[16];
@@ -56,7 +61,8 @@ typedef struct att {
     const char *baseline;         /* --baseline REV (att_baseline.c) */
     int layouts;                  /* --layouts K: builds of each side per layout (att_layouts.c) */
     long long layout_seed;        /* --layout-seed S, else drawn: the attempt seed of the layouts */
-    uint64_t seeds[ATT_MAX_LAYOUTS]; /* layout k's seed (td_layout_seed_derive; 0 for k = 0) */
+    uint64_t seeds[ATT_MAX_LAYOUTS]; /* layout k's seed (td_layout_seed_derive(S, k + 1)); all 0
+                                        (the default build) when one layout is measured */
     struct td_baseline *bl;       /* prepared: the subject tandem@<rev> beside the others */
     /* the project (tandem.json, att_project.c): its folder, gate and suites */
     char project[PATH_MAX];

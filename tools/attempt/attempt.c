@@ -100,9 +100,10 @@ static const tl_opt attempt_opts[] = {
       "gate-summary.json add the baseline verdict (no regression, improved\n"
       "rows); REV unknown, a runtime folder outside the project's folder, or\n"
       "not buildable as a subject: exit 1" },
-    { "layouts", 0, TL_OPT_INT, "K", 1, 8, "with --baseline: each side built in K layouts (default 2; the\n"
-      "first the default one, the others a pad before each source from\n"
-      "a seed), processes alternating between them (SAMPLES.md)" },
+    { "layouts", 0, TL_OPT_INT, "K", 1, 8, "with --baseline: each side built in K layouts (default 4: a pad\n"
+      "before each source from a seed per layout and side), gated round r\n"
+      "in layout (r - 1) mod K; without --rounds, rounds = max(3, K);\n"
+      "with one round (--quick) the default build alone (SAMPLES.md)" },
     { "layout-seed", 0, TL_OPT_INT, "S", 0, 9007199254740991.0, "the attempt seed the layouts' seeds derive from\n"
       "(default: drawn, printed and in attempt.json): reproduces them" },
     { "sequential-budget", 0, TL_OPT_INT, "N", 0, MAXP, "processes the sequential rule may add for gated rows borderline\n"
@@ -364,7 +365,7 @@ static int attempt_options(att *a, int argc, char **argv)
     a->report_only = tl_opt_str(&o, "report-only", a->report_only_default);
     a->from_git = tl_opt_str(&o, "from-git", NULL);
     a->baseline = tl_opt_str(&o, "baseline", NULL);
-    a->layouts = (int)tl_opt_int(&o, "layouts", a->baseline ? 2 : 1);
+    a->layouts = (int)tl_opt_int(&o, "layouts", a->baseline ? ATT_BASELINE_LAYOUTS : 1);
     a->layout_seed = tl_opt_given(&o, "layout-seed") ? tl_opt_int(&o, "layout-seed", 0) : -1;
     if (a->layouts > 1 && !a->baseline) {
         tl_opt_free(&o);
@@ -378,6 +379,8 @@ static int attempt_options(att *a, int argc, char **argv)
     const char *fault = tl_opt_str(&o, "test-fault", NULL);
     a->quick = tl_opt_given(&o, "quick") > 0;
     a->rounds = (int)tl_opt_int(&o, "rounds", a->quick ? 1 : a->def_rounds ? a->def_rounds : 3);
+    /* every layout measured: a time move counts only beyond the spread between them */
+    if (!tl_opt_given(&o, "rounds") && !a->quick && a->rounds < a->layouts) a->rounds = a->layouts;
     a->samples = (int)tl_opt_int(&o, "samples", a->quick ? 3 : a->def_samples ? a->def_samples : 8);
     a->require_quiet = tl_opt_given(&o, "require-quiet") > 0;
     a->instructions = tl_opt_given(&o, "instructions") > 0;
