@@ -78,7 +78,9 @@ for rep in glob.glob(a + "/runs/p*-r[12].json"):
     assert j["settings"]["layoutSeed"] == seeds[r - 1], (rep, j["settings"]["layoutSeed"])
 b = json.load(open(a + "/gate/gate-summary.json"))["baseline"]
 assert b["verdict"] in ("no regression", "regression"), b["verdict"]
-assert any(x.get("layouts") == 2 for x in b["rows"]), "no baseline row read over 2 layouts"
+# the time arm leaves busy processes out (a parallel ctest run): two layouts when none was
+busy = sum(json.load(open(f)).get("noise", {}).get("status") == "busy" for f in glob.glob(a + "/runs/observations/*.json"))
+assert busy or any(x.get("layouts") == 2 for x in b["rows"]), "no baseline row read over 2 layouts"
 PY
 [ $fails = 0 ] && echo "test_timerwheel: PASS" || echo "test_timerwheel: $fails failed"
 [ $fails = 0 ]
