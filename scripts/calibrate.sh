@@ -2,9 +2,9 @@
 # calibrate.sh - the calibration of the baseline verdict and the peer verdict (issue 42, item 5).
 #
 #   scripts/calibrate.sh [--runs N] [--pairs M] [--quick] [--only PARTS] [--work DIR]
-#                        [--build DIR] [--no-build] [PACKET]
+#                        [--power-sizes S,S..] [--build DIR] [--no-build] [PACKET]
 #
-# Parts (--only aa,regression,improvement,stability; default all four):
+# Parts (--only aa,regression,improvement,stability,power; default all five):
 #   aa           `tandem attempt --baseline HEAD --instructions` on this clean tree: the same
 #                code against itself. A run passes when the baseline verdict is "no regression".
 #   regression   a clone of HEAD with tests/calibration/regression.patch committed (a fixed cost
@@ -19,22 +19,31 @@
 #   stability    scripts/stability.sh pairs of default attempts (no baseline). A pair passes
 #                when no gated row flips outside the rows marked borderline and both verdicts
 #                are the same.
+#   power        the time arm alone (no --instructions): the seeded regression scaled to S
+#                times its stores (--power-sizes, default 1,2,4,8), --baseline HEAD~1. A run
+#                passes (detects) when throughput / nextframe N=1024 is "regression" decided
+#                by time on every backend. Default mode only (--quick measures one layout,
+#                where the time arm never decides). The README gives, per size, the rate and
+#                the smallest size found in >= 19 of 20 runs: the time arm's power.
 # Each part runs N times (--runs, default 20; stability: --pairs, default 10) in the default
 # configuration, and again in --quick unless --quick is given alone (then quick only). Results
 # accumulate in PACKET/results.tsv, one line a run: stop it at any time and run it again, it
 # runs only what is missing. PACKET/README.md is rewritten from results.tsv after every run.
 # Attempt folders go under --work (default BUILD/calibration), not into the packet.
 # PACKET: default reports/<UTC date>-calibration.
-# Exit: 0 when every recorded run passed, 1 otherwise, 2 usage or a tree that is not clean.
+# Exit: 0 when every recorded run passed (power runs aside: a miss is part of their rate), 1
+# otherwise, 2 usage or a tree that is not clean.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=build build_tool=1 runs=20 pairs=10 quick_only=0 only=aa,regression,improvement,stability work=
-usage() { sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+build=build build_tool=1 runs=20 pairs=10 quick_only=0 only=aa,regression,improvement,stability,power work=
+sizes=1,2,4,8
+usage() { sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
   case $1 in
-    --runs|--pairs|--only|--work|--build)
+    --runs|--pairs|--only|--work|--build|--power-sizes)
       [ $# -ge 2 ] || { echo "calibrate.sh: $1 needs a value" >&2; exit 2; }
-      case $1 in --runs) runs=$2 ;; --pairs) pairs=$2 ;; --only) only=$2 ;; --work) work=$2 ;; --build) build=$2 ;; esac
+      case $1 in --runs) runs=$2 ;; --pairs) pairs=$2 ;; --only) only=$2 ;; --work) work=$2 ;; --build) build=$2 ;;
+                 --power-sizes) sizes=$2 ;; esac
       shift 2 ;;
     --quick) quick_only=1; shift ;;
     --no-build) build_tool=0; shift ;;
@@ -45,6 +54,11 @@ while [ $# -gt 0 ]; do
 done
 [ $# -le 1 ] || usage 2
 case $runs$pairs in *[!0-9]*) echo "calibrate.sh: --runs and --pairs take a count" >&2; exit 2 ;; esac
+IFS=, read -r -a power_sizes <<<"$sizes"
+for s in "${power_sizes[@]}"; do
+  case $s in ''|*[!0-9]*|0) echo "calibrate.sh: --power-sizes: '$s' is not a count of 1 or more" >&2; exit 2 ;; esac
+  [ "$s" -le 64 ] || { echo "calibrate.sh: --power-sizes: $s is over 64" >&2; exit 2; }
+done
 cd "$root" || exit 2
 packet=${1:-reports/$(date -u +%Y-%m-%d)-calibration}
 work=${work:-$build/calibration}
@@ -69,19 +83,34 @@ record() { # part mode run pass seconds verdict detail busy started folder
 }
 
 # A clone of HEAD with the patch committed (regression: HEAD patched, HEAD~1 clean) or
-# committed then reverted (improvement: HEAD clean, HEAD~1 patched).
+# committed then reverted (improvement: HEAD clean, HEAD~1 patched); power-S: the patch's
+# two stores made 2 x S stores.
 clone_for() {
   local dir=$work/clone-$1
   [ -d "$dir/.git" ] && [ "$(cat "$dir/.calibrate-base" 2>/dev/null)" = "$head" ] && { echo "$dir"; return; }
   rm -rf "$dir"
   git clone -q --no-hardlinks "$root" "$dir" && git -C "$dir" checkout -q "$head" &&
     git -C "$dir" apply "$root/tests/calibration/regression.patch" || return 1
+  case $1 in power-*) scale_patch "$dir/runtime/src/loop.c" "${1#power-}" || return 1 ;; esac
   git -C "$dir" -c user.name=calibrate -c user.email=calibrate@tandem commit -qam "calibration: seeded regression" || return 1
   if [ "$1" = improvement ]; then
     git -C "$dir" -c user.name=calibrate -c user.email=calibrate@tandem revert --no-edit HEAD >/dev/null || return 1
   fi
   echo "$head" >"$dir/.calibrate-base"
   echo "$dir"
+}
+
+# The seeded cost's two volatile stores made 2 x S (S >= 1) in the patched loop.c.
+scale_patch() { # file S
+  python3 - "$1" "$2" <<'PY'
+import sys
+path, s = sys.argv[1], int(sys.argv[2])
+text = open(path).read()
+old = "td_calibration_ = 1; td_calibration_ = 2;"
+if text.count(old) != 1:
+    sys.exit(f"calibrate.sh: {path}: the seeded cost's stores ('{old}') are not there once")
+open(path, "w").write(text.replace(old, " ".join(f"td_calibration_ = {i};" for i in range(1, 2 * s + 1))))
+PY
 }
 
 # One attempt of a part; prints "pass<TAB>verdict<TAB>detail<TAB>busy" from its gate summary.
@@ -105,7 +134,12 @@ reg = [(r["suite"], r["row"], r["backend"], r.get("decidedBy", "?"), r.get("inst
 imp = [(r["suite"], r["row"], r["backend"]) for r in b.get("improved", [])]
 backends = sorted({r["backend"] for r in b.get("rows", [])})
 target = ("throughput", "nextframe N=1024")
-if part == "aa":
+if part.startswith("power-"):
+    named = {be for s, r, be, d, i in reg if (s, r) == target and "time" in d}
+    ok = named == set(backends) and bool(backends)
+    detail = f"target regressed by time on {','.join(sorted(named)) or 'none'} of {','.join(backends)}; " \
+             f"{len(reg)} regression(s)"
+elif part == "aa":
     ok = verdict == "no regression"
     detail = "; ".join(f"{s}/{r} [{be}] by {d}" for s, r, be, d, _ in reg) or "-"
 elif part == "regression":
@@ -127,7 +161,8 @@ run_part() { # part mode k
   local part=$1 mode=$2 k=$3 dir=$root opts=(--instructions) base=HEAD
   local folder=$root/$work/$part-$mode-$head-$k
   [ "$mode" = quick ] && opts+=(--quick)
-  case $part in regression|improvement) dir=$(clone_for "$part") || { echo "calibrate.sh: cannot prepare the $part clone" >&2; exit 1; }; base=HEAD~1 ;; esac
+  case $part in power-*) opts=() ;; esac # the time arm alone
+  case $part in regression|improvement|power-*) dir=$(clone_for "$part") || { echo "calibrate.sh: cannot prepare the $part clone" >&2; exit 1; }; base=HEAD~1 ;; esac
   rm -rf "$folder"
   local started; started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
   local t0=$SECONDS
@@ -163,16 +198,25 @@ run_pair() { # mode k
 
 IFS=, read -r -a parts <<<"$only"
 for part in "${parts[@]}"; do
-  case $part in aa|regression|improvement|stability) ;; *) echo "calibrate.sh: unknown part '$part'" >&2; exit 2 ;; esac
+  case $part in aa|regression|improvement|stability|power) ;; *) echo "calibrate.sh: unknown part '$part'" >&2; exit 2 ;; esac
 done
 for mode in "${modes[@]}"; do
   for part in "${parts[@]}"; do
     want=$runs
     [ "$part" = stability ] && want=$pairs
-    for ((k = $(done_runs "$part" "$mode") + 1; k <= want; k++)); do
-      if [ "$part" = stability ]; then run_pair "$mode" "$k"; else run_part "$part" "$mode" "$k"; fi
+    names=("$part")
+    if [ "$part" = power ]; then
+      [ "$mode" = quick ] && continue # one layout: the time arm never decides
+      names=()
+      for s in "${power_sizes[@]}"; do names+=("power-$s"); done
+    fi
+    for name in "${names[@]}"; do
+      for ((k = $(done_runs "$name" "$mode") + 1; k <= want; k++)); do
+        if [ "$part" = stability ]; then run_pair "$mode" "$k"; else run_part "$name" "$mode" "$k"; fi
+      done
     done
   done
 done
 python3 "$root/scripts/calibrate_report.py" "$results" "$packet/README.md" "$head" || exit 1
-awk -F'\t' -v c="$head" 'NR > 1 && $9 == c && $4 != 1 { bad = 1 } END { exit bad }' "$results"
+# (a power run that misses is part of a rate, not a failure)
+awk -F'\t' -v c="$head" 'NR > 1 && $9 == c && $4 != 1 && $1 !~ /^power-/ { bad = 1 } END { exit bad }' "$results"
