@@ -189,11 +189,12 @@ rc, out, b = gate(d)
 expect("loadOrder sideways: INVALID", rc == 1 and "loadOrder" in out, f"rc {rc}\n{out[-400:]}")
 
 # 7. seeded layouts (tandem attempt --layouts 2): r2 runs both sides built with a layout seed.
-#    The current runtime 15% slower in every process: a regression while the same code
-#    times alike in both layouts (the packet's own spread between them is 9% on AOT); layout
-#    when the seeded layout alone moves the same code by more (both sides 35% slower in r2,
-#    the ratio unchanged); a regression again when the change is beyond that spread (both
-#    sides' together: 1.35 x 1.35 = 1.82; the current runtime 2.0x).
+#    The current runtime 30% slower in every process: a regression while the same code
+#    times alike in both layouts (the packet's own spread between them is up to 9% a side
+#    on AOT, 17% both sides combined); layout when the seeded layout alone moves the same
+#    code by more (both sides 35% slower in r2, the ratio unchanged: 1.15x and 1.6x are
+#    within both sides' spreads combined); a regression again when the change is beyond it
+#    (2.5x).
 def seeded(doc):
     """An r2 process of a seeded layout: its own AOT build (build id), its seed in the report."""
     second_layout(doc)
@@ -201,7 +202,7 @@ def seeded(doc):
     doc["buildId"] = "0" * 63 + "7"
 
 
-for factor, code, want in ((1.15, 1.0, "regression"), (1.15, 1.35, "layout"), (1.60, 1.35, "layout"), (2.0, 1.35, "regression")):
+for factor, code, want in ((1.30, 1.0, "regression"), (1.15, 1.35, "layout"), (1.60, 1.35, "layout"), (2.5, 1.35, "regression")):
     d = runs(f"seeded-{factor}-{code}")
     each_report(d, seeded, "p*-r2.json")
     each_report(d, slower(code, subjects=("tandem", BASE)), "p*-r2.json")
@@ -210,7 +211,7 @@ for factor, code, want in ((1.15, 1.0, "regression"), (1.15, 1.35, "layout"), (1
     r = rows(b) if b else []
     expect(f"seeded layouts, current x{factor}, same code x{code} in one layout: {want}",
            b and r and all(x["result"] == want and x["layouts"] == 2 and x["sameCodeLayoutSpread"] is not None
-                           and (want != "layout" or x["sameCodeLayoutSpread"] > factor - 1) for x in r),
+                           and (want != "layout" or x["sameCodeLayoutSpread"] >= x["layoutMedianLow"] - 1) for x in r),
            f"{b and b['counts']} {[(x['backend'], x['result'], x['layoutMedianLow'], x['sameCodeLayoutSpread']) for x in r]}")
 md = open(os.path.join(d, "out", "gate.md")).read()
 expect("seeded layouts: gate.md has the same code's layout spread beside the ratio", "same code's layout spread" in md,

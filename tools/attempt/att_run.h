@@ -22,8 +22,8 @@
 #define ATT_MAX_LAYOUTS 8
 /* Layouts of a baseline comparison by default. The time arm calls a row regressed only when
  * its ratio is beyond the same code's layout spread in every layout; with independent pads
- * per side, identical code passes that test by chance for about 5% of the noisy rows with 2
- * layouts, 0.7% with 3 and under 0.1% with 4 (tools/gate/SAMPLES.md, "Layout"). */
+ * per side, identical code passes that test by chance for about 3.5% of the noisy rows with 2
+ * layouts, 0.2% with 3 and 0.01% with 4 (tools/gate/SAMPLES.md, "Layout"). */
 #define ATT_BASELINE_LAYOUTS 4
 typedef struct aproc {
     int idx, round;               /* round 0 = report-only processes */
