@@ -144,8 +144,8 @@ static gb_time time_arm(const gate_result *res, const ge_line *B)
     if (!t.nlayouts || !(t.lo > 0)) return t;
     t.spread = t.hi / t.lo - 1;
     double sa = lohi_spread(alo, ahi), sb = lohi_spread(blo, bhi);
-    /* an A/A with 4 layouts read 1.050-1.080 on one row where each side's layouts spread 3.9%
-     * and 3.2%: within what the two placements together allow (7.2%), not beyond the larger */
+    /* an A/A with 4 layouts read 1.050-1.080 on one row where the sides' layouts spread 3.9%
+     * and 1.4%: within what the two placements together allow (5.4%), beyond the larger */
     t.code_spread = isnan(sa) ? sb : isnan(sb) ? sa : (1 + sa) * (1 + sb) - 1;
     int one = gb_time_kind(c, B->median, B->worst); /* the one-layout rule, for "layout" */
     /* the process noise: the row's spread over all its processes (worst / best - 1). A move
