@@ -62,6 +62,7 @@ done
 cd "$root" || exit 2
 packet=${1:-reports/$(date -u +%Y-%m-%d)-calibration}
 work=${work:-$build/calibration}
+case $work in /*) ;; *) work=$root/$work ;; esac # the attempts run from the clones' folders
 T=$root/$build/tandem
 if [ -n "$(git status --porcelain --untracked-files=no)" ]; then
   echo "calibrate.sh: the tree has uncommitted changes: an A/A needs a clean tree (commit or stash first)" >&2
@@ -159,7 +160,7 @@ PY
 
 run_part() { # part mode k
   local part=$1 mode=$2 k=$3 dir=$root opts=(--instructions) base=HEAD
-  local folder=$root/$work/$part-$mode-$head-$k
+  local folder=$work/$part-$mode-$head-$k
   [ "$mode" = quick ] && opts+=(--quick)
   case $part in power-*) opts=() ;; esac # the time arm alone
   case $part in regression|improvement|power-*) dir=$(clone_for "$part") || { echo "calibrate.sh: cannot prepare the $part clone" >&2; exit 1; }; base=HEAD~1 ;; esac
@@ -177,7 +178,7 @@ run_part() { # part mode k
 run_pair() { # mode k
   local mode=$1 k=$2 opts=(--no-build --build "$build")
   [ "$mode" = quick ] && opts+=(--quick)
-  local a=$root/$work/stability-$mode-$head-$k-a b=$root/$work/stability-$mode-$head-$k-b out=$root/$work/stability-$mode-$head-$k.md
+  local a=$work/stability-$mode-$head-$k-a b=$work/stability-$mode-$head-$k-b out=$work/stability-$mode-$head-$k.md
   rm -rf "$a" "$b"
   local started; started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
   local t0=$SECONDS
