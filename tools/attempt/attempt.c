@@ -102,7 +102,7 @@ static const tl_opt attempt_opts[] = {
       "not buildable as a subject: exit 1" },
     { "layouts", 0, TL_OPT_INT, "K", 1, 8, "with --baseline: each side built in K layouts (default 4: a pad\n"
       "before each source from a seed per layout and side), gated round r\n"
-      "in layout (r - 1) mod K; without --rounds, rounds = max(3, K);\n"
+      "in layout (r - 1) mod K; without --rounds, at least K rounds;\n"
       "with one round (--quick) the default build alone (SAMPLES.md)" },
     { "layout-seed", 0, TL_OPT_INT, "S", 0, 9007199254740991.0, "the attempt seed the layouts' seeds derive from\n"
       "(default: drawn, printed and in attempt.json): reproduces them" },
