@@ -6,16 +6,17 @@
 #
 # Parts (--only aa,regression,improvement,stability,power; default all five):
 #   aa           `tandem attempt --baseline HEAD --instructions` on this clean tree: the same
-#                code against itself. A run passes when the baseline verdict is "no regression".
+#                code against itself. A run passes when the baseline verdict is "no regression"
+#                and the exit says so too (0 or 3: the peers' PASS or FAIL, no regression).
 #   regression   a clone of HEAD with tests/calibration/regression.patch committed (a fixed cost
 #                in the loop's drain: every NextFrame/yield entry, about 3% of the throughput
 #                rows' instructions), measured with --baseline HEAD~1 (the unpatched code). A run
-#                passes when the verdict is "regression", throughput / nextframe N=1024 is named
+#                passes when the verdict is "regression" (exit 4 or 5), throughput / nextframe N=1024 is named
 #                on every backend, and every row named grew in instructions (a row named by time
 #                alone at unchanged instructions is a false alarm).
 #   improvement  the same clone with the patch reverted on top: HEAD (clean) against HEAD~1
 #                (patched). A run passes when throughput / nextframe N=1024 is "improved" on
-#                every backend and the verdict is "no regression".
+#                every backend and the verdict is "no regression" (exit 0 or 3).
 #   stability    scripts/stability.sh pairs of default attempts (no baseline). A pair passes
 #                when no gated row flips outside the rows marked borderline and both verdicts
 #                are the same.
@@ -37,7 +38,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=build build_tool=1 runs=20 pairs=10 quick_only=0 only=aa,regression,improvement,stability,power work=
 sizes=1,2,4,8
-usage() { sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
   case $1 in
     --runs|--pairs|--only|--work|--build|--power-sizes)
@@ -141,20 +142,20 @@ if part.startswith("power-"):
     detail = f"target regressed by time on {','.join(sorted(named)) or 'none'} of {','.join(backends)}; " \
              f"{len(reg)} regression(s)"
 elif part == "aa":
-    ok = verdict == "no regression"
+    ok = verdict == "no regression" and rc in (0, 3)
     detail = "; ".join(f"{s}/{r} [{be}] by {d}" for s, r, be, d, _ in reg) or "-"
 elif part == "regression":
     named = {be for s, r, be, d, i in reg if (s, r) == target}
     false = [f"{s}/{r} [{be}]" for s, r, be, d, i in reg if i != "regression"]
-    ok = verdict == "regression" and named == set(backends) and not false
+    ok = verdict == "regression" and named == set(backends) and not false and rc in (4, 5)
     detail = f"target named on {','.join(sorted(named)) or 'none'} of {','.join(backends)}; " \
              f"{len(reg)} regression(s); named without more instructions: {', '.join(false) or 'none'}"
 else:
     named = {be for s, r, be in imp if (s, r) == target}
-    ok = verdict == "no regression" and named == set(backends)
+    ok = verdict == "no regression" and named == set(backends) and rc in (0, 3)
     detail = f"target improved on {','.join(sorted(named)) or 'none'} of {','.join(backends)}; " \
              f"{len(reg)} regression(s)"
-print(f"{int(ok)}\t{verdict}\t{detail}\t{busy}")
+print(f"{int(ok)}\t{verdict}\t{detail}; exit {rc}\t{busy}")
 PY
 }
 

@@ -9,7 +9,8 @@ import sys
 
 results, readme, commit = sys.argv[1:4]
 rows = [r for r in csv.DictReader(open(results), delimiter="\t") if r["commit"] == commit]
-PARTS = [("aa", "A/A: the same commit as its own baseline, verdict 'no regression'", 20, 19),
+PARTS = [("aa", "A/A: the same commit as its own baseline, verdict 'no regression' (from the exit code too, "
+               "0 or 3, where the commit has gate_exit_code)", 20, 19),
          ("regression", "seeded regression (tests/calibration/regression.patch): 'regression' naming "
                         "throughput / nextframe N=1024 on every backend, no row named without more instructions", 20, 19),
          ("improvement", "seeded improvement (the patch reverted): that row 'improved', verdict 'no regression'", 20, 19),

@@ -7,6 +7,8 @@
 #  - tandem bench --project P --baseline REV --meter instructions: REV's runtime (wheel.c
 #    without the slowdown) as the subject wheel@<rev> beside the slowed working tree, on AOT
 #    and JIT: REGRESSION, exit 3; the baseline staging holds REV's wheel.c and Tandem's port;
+#  - tandem attempt --quick --instructions --baseline REV: the same regression is the
+#    attempt's exit 4 or 5 (the peers PASS or FAIL), its last line and --json summary;
 #  - refused, exit 1, the reason named: an unknown revision (bench, attempt: nothing created),
 #    a project in no git repository (bench --baseline, stage --from-git), a runtime folder
 #    outside the project's folder, a revision without the runtime's folder.
@@ -81,6 +83,34 @@ assert "players/subjects/wheel/wheel_subject.c" in files and "runtime/contract.j
 j = json.load(open(b + "/baseline.json"))
 assert j["subject"] == "wheel@" + rev[:7] and j["adapter"] == "current" and j["repository"] == proj, j
 PY
+
+# attempt --baseline REV: the same regression, decided by the instruction arm, is the
+# attempt's own exit (4 with the peers PASS, 5 with them FAIL), on its last line and in its
+# --json summary; the peers' INVALID for a busy host alone stays 1 (tests/lib/busy_invalid.py)
+"$T" attempt --project "$P" --quick --instructions --baseline "$fast" --json --out "$W/att-reg" \
+  >"$W/att-reg.json" 2>"$W/att-reg.out"
+rc=$?
+busy=$(python3 "$(dirname "$0")/../lib/busy_invalid.py" "$W/att-reg")
+if [ $rc = 1 ] && [ "$busy" = True ]; then
+  echo "skipped: attempt-regression: the host was busy (the peers INVALID), no exit to check"
+elif [ $rc != 4 ] && [ $rc != 5 ]; then
+  no "attempt-regression: exit $rc, expected 4 or 5 (a baseline regression)"; tail -8 "$W/att-reg.out"
+else
+  python3 - "$W/att-reg" "$W/att-reg.json" "$rc" <<'PY2' || no "attempt-regression: the exit's evidence (see above)"
+import json, sys
+a, js, rc = sys.argv[1], sys.argv[2], int(sys.argv[3])
+s = json.load(open(js))
+assert s["exitCode"] == rc and s["baselineVerdict"] == "regression", s
+peers = json.load(open(a + "/gate/gate-summary.json"))["verdict"]
+assert (peers, rc) in (("PASS", 4), ("FAIL", 5)), (peers, rc)
+names = {(r["suite"], r["row"], r["backend"]) for r in json.load(open(a + "/gate/gate-summary.json"))["baseline"]["regressions"]}
+assert {("throughput", "nextframe N=1024", be) for be in ("aot", "jit")} <= names, names
+assert json.load(open(a + "/attempt-manifest.json"))["baselineVerdict"] == "regression"
+PY2
+  grep -q "^attempt: \(PASS\|FAIL\) in [0-9]* s; baseline wheel@$short: regression; exit $rc; report " "$W/att-reg.out" ||
+    { no "attempt-regression: no last line with both verdicts and the exit"; tail -3 "$W/att-reg.out"; }
+  echo "ok: attempt-regression (exit $rc)"
+fi
 
 # refusals
 expect unknown 1 "revision 'no-such-rev' is not a commit in this repository" "$T" bench --project "$P" \

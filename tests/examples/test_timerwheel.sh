@@ -51,9 +51,9 @@ PY
 "$T" attempt --project "$EX" --quick --rounds 2 --layouts 2 --baseline HEAD --out "$W/l" >"$W/lout" 2>&1
 rc=$?
 busy=$(python3 "$(dirname "$0")/../lib/busy_invalid.py" "$W/l")
-[ $rc = 0 ] || [ $rc = 3 ] || { [ $rc = 1 ] && [ "$busy" = True ]; } ||
-  { fail "attempt --baseline HEAD --layouts 2: exit $rc, expected a verdict (0 or 3)"; tail -20 "$W/lout"; }
-python3 - "$W/l" <<'PY' || fail "the layouts' evidence (see above)"
+[ $rc = 0 ] || [ $rc = 3 ] || [ $rc = 4 ] || [ $rc = 5 ] || { [ $rc = 1 ] && [ "$busy" = True ]; } ||
+  { fail "attempt --baseline HEAD --layouts 2: exit $rc, expected a verdict (0, 3, or 4, 5 on a regression)"; tail -20 "$W/lout"; }
+python3 - "$W/l" "$rc" <<'PY' || fail "the layouts' evidence (see above)"
 import glob, json, os, re, sys
 a = sys.argv[1]
 lay = json.load(open(a + "/attempt-manifest.json"))["layouts"]
@@ -76,8 +76,13 @@ for rep in glob.glob(a + "/runs/p*-r[12].json"):
     j = json.load(open(rep))
     r = int(rep[-6])
     assert j["settings"]["layoutSeed"] == seeds[r - 1], (rep, j["settings"]["layoutSeed"])
-b = json.load(open(a + "/gate/gate-summary.json"))["baseline"]
+g = json.load(open(a + "/gate/gate-summary.json"))
+b, rc = g["baseline"], int(sys.argv[2])
 assert b["verdict"] in ("no regression", "regression"), b["verdict"]
+# the exit carries both verdicts (gate_exit_code): 4 / 5 exactly when the baseline regressed
+if g["verdict"] != "INVALID":
+    want = {"PASS": 0, "FAIL": 3}[g["verdict"]] if b["verdict"] == "no regression" else {"PASS": 4, "FAIL": 5}[g["verdict"]]
+    assert rc == want, (rc, g["verdict"], b["verdict"])
 # the time arm leaves busy processes out (a parallel ctest run): two layouts when none was
 busy = sum(json.load(open(f)).get("noise", {}).get("status") == "busy" for f in glob.glob(a + "/runs/observations/*.json"))
 assert busy or any(x.get("layouts") == 2 for x in b["rows"]), "no baseline row read over 2 layouts"

@@ -93,6 +93,11 @@ def gate(d, instructions=True):
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     s = os.path.join(d, "out", "gate-summary.json")
     b = json.load(open(s))["baseline"] if p.returncode != 1 and os.path.exists(s) else None
+    if b:   # the exit carries both verdicts (gate_exit_code): 4 / 5 exactly on a regression
+        peers = json.load(open(s))["verdict"]
+        want = {"PASS": 0, "FAIL": 3}[peers] if b["verdict"] == "no regression" else {"PASS": 4, "FAIL": 5}[peers]
+        expect(f"{os.path.basename(d)}: exit {p.returncode} for the peers {peers}, baseline {b['verdict']}",
+               p.returncode == want, f"expected exit {want}")
     return p.returncode, p.stdout, b
 
 

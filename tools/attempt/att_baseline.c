@@ -44,18 +44,17 @@ int att_stage_baseline(att *a)
     return 0;
 }
 
-void att_baseline_verdict(att *a)
+const char *att_baseline_verdict(att *a)
 {
-    if (!a->bl) return;
+    if (!a->bl) return NULL;
     char *p = att_path(a, "gate/gate-summary.json");
     cJSON *d = NULL;
-    const cJSON *b = NULL, *v = NULL, *c = NULL;
-    if (tl_is_file(p) && !tl_json_load(p, &d)) {
-        b = cJSON_GetObjectItemCaseSensitive(d, "baseline");
-        v = cJSON_GetObjectItemCaseSensitive(b, "verdict");
-        c = cJSON_GetObjectItemCaseSensitive(b, "counts");
-    }
-    const char *verdict = cJSON_IsString(v) ? v->valuestring : "not judged";
+    const cJSON *c = NULL;
+    if (gate_summary_baseline(p, a->base_verdict, sizeof a->base_verdict) || !a->base_verdict[0])
+        snprintf(a->base_verdict, sizeof a->base_verdict, "not judged");
+    else if (!tl_json_load(p, &d))
+        c = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(d, "baseline"), "counts");
+    const char *verdict = a->base_verdict;
     const cJSON *ng = cJSON_GetObjectItemCaseSensitive(c, "gated"), *nr = cJSON_GetObjectItemCaseSensitive(c, "regressions"),
                 *ni = cJSON_GetObjectItemCaseSensitive(c, "improved"), *nl = cJSON_GetObjectItemCaseSensitive(c, "layout");
     att_log(a, 1, "baseline %s: %s (%d gated rows x backends: %d regression(s), %d improved, %d layout; gate/gate.md)",
@@ -65,4 +64,5 @@ void att_baseline_verdict(att *a)
     att_manifest_set_str(a, "baselineVerdict", verdict);
     cJSON_Delete(d);
     free(p);
+    return verdict;
 }

@@ -4,6 +4,7 @@
  */
 #include "att.h"
 #include "att_run.h"
+#include "../baseline/baseline.h"
 #include "../bench/bench_icount.h"
 #include "../gate/gate.h"
 #include "why.h"
@@ -119,7 +120,7 @@ void att_stage_archive(att *a)
 
 /* 10. Done: the manifest's last state, then files.sha256 of the whole folder (nothing is
  * written after it). */
-void att_stage_done(att *a, int verdict)
+void att_stage_done(att *a, int verdict, int exit_code)
 {
     att_manifest_set_str(a, "stage", "done");
     cJSON_AddStringToObject(a->man, "archive", "runs.zip");
@@ -129,5 +130,9 @@ void att_stage_done(att *a, int verdict)
     if (a->log) { fclose(a->log); a->log = NULL; }
     if (att_write_sums(a)) fprintf(stderr, "attempt: files.sha256 could not be written\n");
     td_why_print(a->dir, "attempt", stdout);   /* the reasons, above the verdict line */
-    printf("attempt: %s in %.0f s; report %s/gate/gate.md\n", gate_verdict_name(verdict), el, a->dir);
+    if (a->base_verdict[0]) /* both verdicts on the last line, and the exit that carries them */
+        printf("attempt: %s in %.0f s; baseline %s: %s; exit %d; report %s/gate/gate.md\n", gate_verdict_name(verdict), el,
+               a->bl->name, a->base_verdict, exit_code, a->dir);
+    else
+        printf("attempt: %s in %.0f s; report %s/gate/gate.md\n", gate_verdict_name(verdict), el, a->dir);
 }

@@ -64,6 +64,7 @@ typedef struct att {
     uint64_t seeds[ATT_MAX_LAYOUTS]; /* layout k's seed (td_layout_seed_derive(S, k + 1)); all 0
                                         (the default build) when one layout is measured */
     struct td_baseline *bl;       /* prepared: the subject tandem@<rev> beside the others */
+    char base_verdict[32];        /* the gate's baseline verdict (att_baseline_verdict), "" before */
     /* the project (tandem.json, att_project.c): its folder, gate and suites */
     char project[PATH_MAX];
     tl_project proj;              /* its tandem.json, loaded (att_project_load) */
@@ -118,8 +119,10 @@ int att_layout_of(const att *a, const aproc *q);
 /* layout k's module of backend b for the gate subject (side 0) or the baseline (side 1):
  * a path in store, or NULL where the default one runs (k = 0, JIT) */
 const char *att_layout_module(const att *a, int b, int k, int side, char *store, size_t len);
-/* after the gate: the baseline verdict from gate/gate-summary.json, logged and recorded */
-void att_baseline_verdict(att *a);
+/* After the gate: its baseline verdict from gate/gate-summary.json into a->base_verdict ("not
+ * judged" when the summary has none), logged, printed and recorded; returns it, or NULL
+ * without --baseline. */
+const char *att_baseline_verdict(att *a);
 int att_run_smoke(att *a);
 int att_stage_smoke(att *a);
 void att_stage_plan(att *a);
@@ -135,6 +138,6 @@ void att_stage_instructions(att *a);
 int att_write_sums(att *a);
 int att_stage_gate(att *a);
 void att_stage_archive(att *a);
-void att_stage_done(att *a, int verdict);
+void att_stage_done(att *a, int verdict, int exit_code);
 
 #endif

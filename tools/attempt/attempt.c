@@ -137,9 +137,11 @@ static const tl_optspec attempt_spec = {
     "Every child runs in its own process group; SIGINT or SIGTERM stops them all (SIGTERM,\n"
     "SIGKILL after 2 s), records \"aborted\" with the signal in attempt-manifest.json and exits 1.\n"
     "\n"
-    "Exit: the gate's: 0 PASS, 3 FAIL, 1 INVALID or aborted, 2 usage. --baseline does not change\n"
-    "it (the baseline verdict is in gate.md, gate-summary.json \"baseline\" and the last lines),\n"
-    "except that a REV that cannot be staged or built as a subject stops the attempt: exit 1.",
+    "Exit: the gate's: 0 PASS, 3 FAIL, 1 INVALID or aborted, 2 usage. With --baseline, a\n"
+    "regression has its own exit: 4 (the peers PASS) or 5 (the peers FAIL); 0 or 3 then also\n"
+    "say \"no regression\" (the verdict is in gate.md, gate-summary.json \"baseline\" and the\n"
+    "last lines); a baseline that judged no row, or a REV that cannot be staged or built as a\n"
+    "subject, exits 1.",
     0, 0
 };
 
@@ -536,11 +538,11 @@ static int attempt_run(att *a)
     if (tl_stop_signal) return attempt_stopped(a);
     int verdict = att_stage_gate(a);
     if (tl_stop_signal) return attempt_stopped(a);
-    att_baseline_verdict(a);
+    int rc = gate_exit_code(verdict, att_baseline_verdict(a));
     att_stage_archive(a);
     if (tl_stop_signal) return attempt_stopped(a);
-    att_stage_done(a, verdict);
-    return verdict;
+    att_stage_done(a, verdict, rc);
+    return rc;
 }
 
 int td_verb_attempt(int argc, char **argv)
@@ -562,6 +564,7 @@ int td_verb_attempt(int argc, char **argv)
         static const char *const keys[] = { "verdict", "counts", "invalid", NULL };
         char *sp = att_path(a, "gate/gate-summary.json");
         cJSON_AddStringToObject(tl_out_summary(), "folder", a->dir);
+        if (a->base_verdict[0]) cJSON_AddStringToObject(tl_out_summary(), "baselineVerdict", a->base_verdict);
         tl_out_pick("summary", sp, keys);
         free(sp);
     }

@@ -66,7 +66,9 @@ static const tl_optspec gate_spec = {
     "gatedSuites; --project, or the project found by the default rule), then --config.",
     gate_opts_table,
     "Exit: 0 PASS, 3 FAIL, 1 INVALID (also: a refused configuration or project file,\n"
-    "outputs that could not be written), 2 usage.",
+    "outputs that could not be written), 2 usage. With a baseline subject in the runs (tandem\n"
+    "attempt --baseline): 4 a baseline regression and the peers PASS, 5 a regression and the\n"
+    "peers FAIL; a baseline that judged nothing (\"no data\") exits 1.",
     0, 1
 };
 
@@ -82,7 +84,7 @@ static const char *gate_num_text(const cJSON *o, const char *key)
     return b;
 }
 
-/* The baseline verdict's lines (report-only: the exit code stays the peer verdict's). */
+/* The baseline verdict's lines (gate_exit_code: a regression exits 4 or 5). */
 /* One line per row of the baseline verdict's list `key` (regressions or improved), `what`
  * saying which. */
 static void gate_baseline_print_rows(const cJSON *j, const char *key, const char *what)
@@ -105,8 +107,8 @@ static void gate_baseline_print(const gate_result *res)
     gate_baseline_print_rows(j, "improved", "improved");
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(j, "counts");
     printf("gate: baseline: %s (%d gated rows x backends: %d regression(s), %d improved, %d layout (time moved, not in "
-           "every layout: never a regression), %d of them on busy processes only (time not decided); report-only, the "
-           "exit code is the peer verdict's)\n",
+           "every layout: never a regression), %d of them on busy processes only (time not decided); a regression "
+           "exits 4, or 5 with the peers FAIL)\n",
            cJSON_GetObjectItemCaseSensitive(j, "verdict")->valuestring,
            cJSON_GetObjectItemCaseSensitive(c, "gated")->valueint, cJSON_GetObjectItemCaseSensitive(c, "regressions")->valueint,
            cJSON_GetObjectItemCaseSensitive(c, "improved")->valueint, cJSON_GetObjectItemCaseSensitive(c, "layout")->valueint,
@@ -275,6 +277,11 @@ int td_verb_gate(int argc, char **argv)
     }
     int rc = gate_run(&o, &cfg);
     char *dir = (char *)(o.out_dir ? o.out_dir : o.runs_dir), *sp = tl_join(dir, "gate-summary.json");
+    char base[32];
+    if ((rc == GATE_PASS || rc == GATE_FAIL) && !gate_summary_baseline(sp, base, sizeof base) && base[0]) {
+        rc = gate_exit_code(rc, base); /* a baseline judged: a regression has its own exit */
+        if (tl_out_summary()) cJSON_AddStringToObject(tl_out_summary(), "baselineVerdict", base);
+    }
     static const char *const keys[] = { "verdict", "counts", "invalid", "report", NULL };
     tl_out_pick("summary", sp, keys);   /* --json: the verdict and why, from the summary */
     free(sp);

@@ -220,6 +220,19 @@ typedef struct gate_opts {
 int gate_run(const gate_opts *o, const gate_config *cfg);
 const char *gate_verdict_name(int code);
 
+/* The exit code of `tandem gate` and `tandem attempt` (README "Exit codes"): the peer
+ * verdict's (GATE_PASS, GATE_FAIL, GATE_INVALID), unless a baseline revision was judged
+ * (baseline: its verdict as gate-summary.json "baseline" gives it; NULL: none was). Then a
+ * regression is an exit of its own, whatever the peers say (a script asking "did my change
+ * make it slower?" reads the exit alone), and a baseline that judged nothing ("no data") is
+ * GATE_INVALID: the question asked has no answer. An INVALID peer verdict stays INVALID. */
+enum { GATE_REGRESSION = 4, GATE_REGRESSION_AND_FAIL = 5 };
+int gate_exit_code(int verdict, const char *baseline);
+/* The baseline verdict of summary_path (a gate-summary.json) into buf (n bytes): 0 with buf
+ * "" when the gate judged no baseline, 0 with the verdict, 1 when the file or the field
+ * cannot be read (buf ""). */
+int gate_summary_baseline(const char *summary_path, char *buf, size_t n);
+
 /* ---- the sequential rule, for the attempt (gate_sequential.c, SEQUENTIAL.md) ------- */
 
 typedef struct gate_seq_row {

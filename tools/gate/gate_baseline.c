@@ -19,8 +19,8 @@
  *                  between layouts to exceed: only the instruction arm decides). Never a regression (issue 42: identical code at two
  *                  addresses differs by up to 10%, the same way in every process of a layout);
  *   no regression  otherwise. "decided by" names the arm(s).
- * The baseline verdict is reported (gate.md section, gate-summary.json "baseline"); the exit
- * code stays the peer verdict's (README "Did my change make it faster?").
+ * The baseline verdict is reported (gate.md section, gate-summary.json "baseline"); a
+ * regression has its own exit code, 4 or 5 (gate_exit_code, README "Exit codes").
  */
 #include "gate_int.h"
 
@@ -245,7 +245,7 @@ static void baseline_md_head(gate_buf *m, const gate_config *c, const cJSON *sub
                        "every process below 1.00). A time ratio beyond median %.3f or worst %.3f that\n"
                        "is not beyond them in every layout, or measured in one layout only, is *layout*: where the\n"
                        "code landed, never a regression.\n"
-                       "\"decided by\" names the arm(s). This verdict is reported; the exit code is the peer verdict's.\n"
+                       "\"decided by\" names the arm(s). A regression exits 4 (the peers PASS) or 5 (the peers FAIL).\n"
                        "Beside it: the gated peer and its median ratio from the table below.\n\n",
                     a, n[0], n[1], n[2], n[3], c->base_instr, n[4], c->base_median, 2 - c->base_instr,
                     2 - c->base_median, c->base_median, c->base_worst);
@@ -371,7 +371,7 @@ int gate_baseline_eval(gate_result *res, const char *instr_dir)
     cJSON_AddNumberToObject(cnt, "layout", (double)nlay); /* busy rows included */
     cJSON_AddNumberToObject(cnt, "busy", (double)nbusy);
     cJSON_AddNumberToObject(cnt, "withInstructions", (double)nins);
-    cJSON_AddBoolToObject(j, "affectsExitCode", 0);
+    cJSON_AddBoolToObject(j, "affectsExitCode", 1); /* gate_exit_code: 4 / 5 on a regression, 1 on no data */
     cJSON_AddItemToObject(j, "regressions", regs);
     cJSON_AddItemToObject(j, "improved", imps);
     cJSON_AddItemToObject(j, "rows", rows);

@@ -18,6 +18,28 @@ const char *gate_verdict_name(int code)
     return code == GATE_PASS ? "PASS" : code == GATE_FAIL ? "FAIL" : code == GATE_INVALID ? "INVALID" : "USAGE";
 }
 
+int gate_exit_code(int verdict, const char *baseline)
+{
+    if (verdict != GATE_PASS && verdict != GATE_FAIL) return verdict; /* INVALID, USAGE */
+    if (!baseline) return verdict;
+    if (!strcmp(baseline, "regression")) return verdict == GATE_PASS ? GATE_REGRESSION : GATE_REGRESSION_AND_FAIL;
+    if (!strcmp(baseline, "no regression")) return verdict;
+    return GATE_INVALID; /* "no data", or a verdict this build does not know */
+}
+
+int gate_summary_baseline(const char *summary_path, char *buf, size_t n)
+{
+    cJSON *d = NULL;
+    buf[0] = 0;
+    if (!tl_is_file(summary_path) || tl_json_load(summary_path, &d)) return 1;
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(d, "baseline");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(b, "verdict");
+    int bad = b && !(cJSON_IsString(v) && strlen(v->valuestring) < n);
+    if (cJSON_IsString(v) && !bad) snprintf(buf, n, "%s", v->valuestring);
+    cJSON_Delete(d);
+    return bad;
+}
+
 static const char *fx(char *buf, double v, const char *fmt)
 {
     if (isnan(v)) return "NA";

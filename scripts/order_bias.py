@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""order_bias.py ATTEMPT [--process NAME] [--repeats N] [--rows TEXT]
+
+The position bias of an A/A attempt (issue 42), re-measured outside the attempt. It takes
+one recorded process of a `tandem attempt --baseline` folder (runs/observations/NAME.json:
+its exact tandem-player command line) and runs it N times as recorded ("as recorded": the
+current runtime first on the command line, the baseline last) and with the two runtimes'
+--module arguments swapped ("swapped": same command-line length, same modules, same
+peers, the baseline first). It prints, per run and row, the current/baseline ratio of median
+ns/op. If the ratio follows the module, the two copies differ; if it follows the position,
+the measurement favours one position over the other.
+
+Default process: p02-builderlifecycle-aot-r1; default rows: those whose name holds
+"suspensions=1 N=4096 flow off" (in every A/A run of 2026-12-06/07 the current copy was
+slower there). Exit: 0, 1 when a player fails, 2 usage."""
+import argparse, json, os, statistics, subprocess, sys, tempfile
+
+ap = argparse.ArgumentParser(usage=__doc__.split("\n")[0])
+ap.add_argument("attempt")
+ap.add_argument("--process", default="p02-builderlifecycle-aot-r1")
+ap.add_argument("--repeats", type=int, default=3)
+ap.add_argument("--rows", default="suspensions=1 N=4096 flow off")
+a = ap.parse_args()
+if not 1 <= a.repeats <= 100:
+    sys.exit(f"order_bias.py: --repeats {a.repeats}: not in 1..100")
+obs = os.path.join(a.attempt, "runs", "observations", a.process + ".json")
+if not os.path.isfile(obs):
+    sys.exit(f"order_bias.py: {obs}: not a file (an attempt folder and one of its processes)")
+try:
+    args = json.load(open(obs))["tries"][0]["arguments"]
+except (ValueError, KeyError, IndexError, TypeError) as x:
+    sys.exit(f"order_bias.py: {obs}: no tries[0].arguments ({x})")
+mods = [i + 1 for i, v in enumerate(args) if v == "--module"]
+cur = [i for i in mods if "/current-" in args[i]]
+base = [i for i in mods if "/baseline-" in args[i]]
+if len(cur) != 1 or len(base) != 1 or "--out" not in args:
+    sys.exit(f"order_bias.py: {obs}: not a process of a layout build with one current and one baseline module")
+swapped = list(args)
+swapped[cur[0]], swapped[base[0]] = args[base[0]], args[cur[0]]
+out = os.path.join(tempfile.mkdtemp(prefix="order-bias."), "report.json")
+args[args.index("--out") + 1] = swapped[swapped.index("--out") + 1] = out
+
+
+def ratios(cmd):
+    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if p.returncode:
+        print(f"order_bias.py: the player failed (exit {p.returncode}): {p.stderr[-400:]}", file=sys.stderr)
+        sys.exit(1)
+    rep = json.load(open(out))
+    side = {s["name"]: ("current" if "/current-" in s["path"] else "baseline" if "/baseline-" in s["path"] else None)
+            for s in rep["subjects"]}
+    rows = {}
+    for r in rep["rows"]:
+        if r["supported"] and a.rows in r["name"] and side.get(r["subject"]):
+            rows.setdefault(r["name"], {})[side[r["subject"]]] = \
+                statistics.median(s["ns"] / s["ops"] for s in r["sampleRecords"] if s["ops"])
+    return {k: v["current"] / v["baseline"] for k, v in rows.items() if len(v) == 2}
+
+
+for rep in range(1, a.repeats + 1):
+    for tag, cmd in (("as recorded", args), ("swapped", swapped)):
+        for row, r in sorted(ratios(cmd).items()):
+            print(f"{rep}\t{tag}\t{row}\tcurrent/baseline {r:.3f}")
