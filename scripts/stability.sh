@@ -7,22 +7,25 @@
 # Each attempt is what `make run` runs (`tandem attempt`, the embedded defaults), into the
 # new folder RUN_A, then RUN_B (`tandem attempt --out`; the folders must not exist or be
 # empty). --instructions adds the instruction arm to both, --quick the suites' quick mode
-# (a check of this script, not a measurement). The comparison uses RUN_A's gate
-# configuration (RUN_A/gate/gate-config.json; RUN_B's must be the same) and goes to OUT
+# (a check of this script, not a measurement). The comparison judges each run by its own
+# attempt's gate configuration (RUN_X/gate/gate-config.json, `--config`, `--config-b`): the
+# two may differ only in the process count (the processes each attempt's sequential rule
+# added); any other difference is refused (exit 2). It goes to OUT
 # (default: RUN_B/../stability-<A>-<B>.md) and stdout: per gated row both verdicts, both
 # medians and spreads, flipped or not, and "borderline" where a threshold lies within the
 # row's noise band (a flip there is noise at this sample size).
 #
 # --build DIR: the CMake build folder (default: build, as make run); the tool is built
 # first with `make tool` (as make run does) unless --no-build.
-# Exit: the comparison's (0 no flip, 1 a flip or a run that is not comparable), 2 usage or
-# an attempt that left no gate configuration (aborted before its gate).
+# Exit: the comparison's (0 no flip, 1 a flip or a run that is not comparable), 2 usage, an
+# attempt that left no gate configuration (aborted before its gate), or two configurations
+# that set different rules.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=build build_tool=1
 attempt_opts=()
 usage() {
-  sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
   exit "${1:-2}"
 }
 while [ $# -gt 0 ]; do
@@ -70,8 +73,9 @@ cfg_a=$run_a/gate/gate-config.json cfg_b=$run_b/gate/gate-config.json
 for c in "$cfg_a" "$cfg_b"; do
   [ -f "$c" ] || { echo "stability.sh: $c: missing (the attempt stopped before its gate)" >&2; exit 2; }
 done
-cmp -s "$cfg_a" "$cfg_b" || echo "stability.sh: warning: the two gate configurations differ; comparing with A's" >&2
-"$tandem" gate --compare "$run_a/runs" "$run_b/runs" --config "$cfg_a" --out "$out"
+# each run by its own count of processes (the sequential rule adds to one attempt, not the
+# other); the gate refuses two configurations that differ in anything else
+"$tandem" gate --compare "$run_a/runs" "$run_b/runs" --config "$cfg_a" --config-b "$cfg_b" --out "$out"
 status=$?
 echo "stability.sh: comparison in $out (exit $status; attempts exited ${rc[a]} and ${rc[b]})"
 exit $status

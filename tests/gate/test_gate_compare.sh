@@ -9,6 +9,12 @@
 #    its worst ratio 1.0527, processes 1.0527 0.8521 0.8780: spread 23.5%) is 6% faster:
 #    worst 0.99, a PASS: flipped and borderline (the threshold lies within the noise band),
 #    and gate.md / gate-summary.json mark the row borderline in the unchanged run;
+#  - --config-b: each run judged by its own configuration. Two attempts differ in
+#    expectedProcesses when the sequential rule added processes to one of them (with A's
+#    count, B read INVALID in a stability pair whose B had 4 added processes): the published
+#    runs against themselves with B's count set to 23 read "B INVALID" (process count), and
+#    with the counts the other way round "A INVALID" and B not; a --config-b that differs in
+#    a threshold is refused (exit 2), naming the field; --config-b without --compare: exit 2;
 #  - one folder missing: exit 2.
 set -uo pipefail
 T=$1 ZIP=$2 W=$3
@@ -81,6 +87,29 @@ assert b[("Async method NextFrame scheduling N=4096", "fcontext", "aot")] is Fal
 assert all(v in (True, False) for v in b.values()), "every gated row states it"
 assert all("borderline" not in r for r in rows if r["kind"] == "report-only"), "report-only rows do not"
 PY
+
+python3 - "$W/config.json" "$W" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["expectedProcesses"] = 23
+json.dump(c, open(sys.argv[2] + "/config23.json", "w"), indent=1)
+c["expectedProcesses"] = 22
+c["thresholds"]["median"] = 0.9
+json.dump(c, open(sys.argv[2] + "/config-median.json", "w"), indent=1)
+PY
+"$T" gate --compare "$W/a" "$W/a" --config "$W/config.json" --config-b "$W/config23.json" >"$W/cb.out" 2>"$W/cb.err"; rc=$?
+[ "$rc" = 1 ] || fail "--config-b with 23 processes: exit $rc, expected 1 (B INVALID)"
+grep -q "^46 gated rows compared: 0 flipped .*; A [A-Z]*, B INVALID\.$" "$W/cb.out" || fail "--config-b: B not judged by its own count: $(tail -1 "$W/cb.out")"
+grep -q "^46 gated rows compared: 0 flipped .*; A \(PASS\|FAIL\)," "$W/cb.out" || fail "--config-b: A not judged by --config: $(tail -1 "$W/cb.out")"
+"$T" gate --compare "$W/a" "$W/a" --config "$W/config23.json" --config-b "$W/config.json" >"$W/cb2.out" 2>&1; rc=$?
+grep -q "^46 gated rows compared: 0 flipped .*; A INVALID, B \(PASS\|FAIL\)\.$" "$W/cb2.out" ||
+  fail "--config-b the other way round: $(tail -1 "$W/cb2.out")"
+"$T" gate --compare "$W/a" "$W/a" --config "$W/config.json" --config-b "$W/config-median.json" >"$W/cbm.out" 2>"$W/cbm.err"; rc=$?
+[ "$rc" = 2 ] || fail "--config-b with another median threshold: exit $rc, expected 2"
+grep -q "config-median.json.*field 'thresholds.median' differs" "$W/cbm.err" || fail "--config-b refusal does not name the field: $(cat "$W/cbm.err")"
+[ -s "$W/cbm.out" ] && fail "--config-b refused, yet a comparison was printed"
+"$T" gate "$W/a" --config-b "$W/config.json" >"$W/cbu.out" 2>&1; rc=$?
+[ "$rc" = 2 ] || fail "--config-b without --compare: exit $rc, expected 2"
 
 "$T" gate --compare "$W/a" "$W/nothere" >"$W/usage.out" 2>&1; rc=$?
 [ "$rc" = 2 ] || fail "a missing folder: exit $rc, expected 2"

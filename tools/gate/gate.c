@@ -30,6 +30,10 @@ static const tl_opt gate_opts_table[] = {
     { "compare", 0, TL_OPT_PATH, "RUNS_A RUNS_B", 0, 0, "per gated row of two runs folders: both results and medians,\n"
       "flipped or not, borderline (threshold within the per-process\n"
       "spread); exit 1 on a flip" },
+    { "config-b", 0, TL_OPT_PATH, "FILE", 0, 0, "--compare: RUNS_B judged by its own configuration (its attempt's\n"
+      "gate/gate-config.json, over the project's gate like --config); it may\n"
+      "differ from the first only in expectedProcesses (the processes each\n"
+      "attempt's sequential rule added), anything else is refused" },
     { "instructions", 0, TL_OPT_PATH, "DIR", 0, 0, "add the instruction table (report-only) from DIR's\n"
       "<suite>-<backend>-instructions.json (tandem bench --meter instructions)" },
     { "self-check", 0, TL_OPT_FLAG, NULL, 0, 0, "run the synthetic expectations (pass, fail, each INVALID rule);\n"
@@ -49,7 +53,7 @@ static const tl_optspec gate_spec = {
     "tandem gate", "RUNS_DIR [--project DIR] [--config FILE] [--out DIR] [--quiet]\n"
     "tandem gate --self-check [--verbose] [--out DIR]\n"
     "tandem gate --print-config [--project DIR] [--config FILE]\n"
-    "tandem gate --compare RUNS_A RUNS_B [--project DIR] [--config FILE] [--out FILE]",
+    "tandem gate --compare RUNS_A RUNS_B [--project DIR] [--config FILE] [--config-b FILE] [--out FILE]",
     "Read every per-process report (RUNS_DIR/*.json), the observations\n"
     "(RUNS_DIR/observations/*.json) and quiet-pregate.json (RUNS_DIR or its parent);\n"
     "compute per-process ratios of subject A to each peer (primary: ratio of means of\n"
@@ -221,6 +225,7 @@ int td_verb_gate(int argc, char **argv)
     int json = tl_opt_given(&r, "json") > 0;
     const char *project = tl_opt_str(&r, "project", NULL);
     o.config_path = tl_opt_str(&r, "config", NULL);
+    const char *config_b = tl_opt_str(&r, "config-b", NULL);
     o.out_dir = tl_opt_str(&r, "out", NULL);
     o.instructions_dir = tl_opt_str(&r, "instructions", NULL);
     /* --compare RUNS_A RUNS_B: RUNS_A is the option's value, RUNS_B the one positional */
@@ -232,6 +237,10 @@ int td_verb_gate(int argc, char **argv)
             return 2;
         }
         cmp_b = r.pos[0];
+    } else if (config_b) {
+        fprintf(stderr, "tandem gate: --config-b is for --compare (B's own configuration)\n");
+        tl_opt_free(&r);
+        return 2;
     } else if (r.npos) {
         o.runs_dir = r.pos[0];
     }
@@ -247,6 +256,12 @@ int td_verb_gate(int argc, char **argv)
         return GATE_INVALID;
     }
     tl_opt_free(&r); /* project, the paths and the runs folders point into argv, not into r */
+    static gate_config cfg_b;
+    cfg_b = cfg; /* the project's gate: --config-b applies over it, as --config does */
+    if (config_b && gate_config_load(config_b, &cfg_b)) {
+        fprintf(stderr, "tandem gate: --config-b: the configuration %s is refused (see above)\n", config_b);
+        return 2;
+    }
     if (o.config_path && gate_config_load(o.config_path, &cfg)) {
         fprintf(stderr, "gate: INVALID: the configuration %s is refused (see above)\n", o.config_path);
         return GATE_INVALID;
@@ -260,7 +275,7 @@ int td_verb_gate(int argc, char **argv)
         return 0;
     }
     if (cmp_a) { /* stdout is the comparison (what --out holds) */
-        int r = gate_compare(cmp_a, cmp_b, &cfg, o.out_dir);
+        int r = gate_compare(cmp_a, cmp_b, &cfg, config_b ? &cfg_b : NULL, config_b, o.out_dir);
         return r == GATE_USAGE ? 2 : r;
     }
     if (!o.runs_dir) { fprintf(stderr, "tandem gate: missing RUNS_DIR (tandem gate --help)\n"); return 2; }

@@ -1,7 +1,12 @@
 /*
  * gate_compare.c - `tandem gate --compare RUNS_A RUNS_B`: stability, measured.
  *
- * Both runs folders are evaluated with the same configuration. For every gated line
+ * Both runs folders are evaluated with the same rules: one configuration, or (--config-b)
+ * B's own, which may differ from A's only in expectedProcesses. Two attempts of the same
+ * code differ there whenever the sequential rule (SEQUENTIAL.md) added processes to one of
+ * them; judged by A's count, B would read INVALID for processes its own gate counted. Any
+ * other difference is refused, naming the field: the rows would be judged by two rules. For
+ * every gated line
  * (suite, retention, row, peer, backend) of either: both results, both medians, whether
  * the verdict flipped, and whether the row is "borderline": its threshold lies within the
  * noise band of its median in either run (band = the run's per-process spread, worst/best
@@ -10,6 +15,8 @@
  * gated line missing from one run), 2 usage.
  */
 #include "gate_int.h"
+
+#include <cjson/cJSON.h>
 
 #include "tl_err.h"
 #include "tl_fs.h"
@@ -45,8 +52,48 @@ static void cmp_num(FILE *o, double v)
     else fprintf(o, " %.4f |", v);
 }
 
-int gate_compare(const char *runs_a, const char *runs_b, const gate_config *cfg, const char *out_file)
+/* The first field (a dotted path) where a and b differ, or NULL when they are equal. */
+static const char *cmp_json_diff(const cJSON *a, const cJSON *b, char *path, size_t n)
 {
+    if (cJSON_IsObject(a) && cJSON_IsObject(b)) {
+        const cJSON *x;
+        size_t l = strlen(path);
+        for (int pass = 0; pass < 2; pass++) { /* a's fields in b, then fields only b has */
+            const cJSON *from = pass ? b : a;
+            cJSON_ArrayForEach(x, from) {
+                const cJSON *y = cJSON_GetObjectItemCaseSensitive(pass ? a : b, x->string);
+                snprintf(path + l, n - l, "%s%s", l ? "." : "", x->string);
+                if (!y) return path;
+                if (!pass && cmp_json_diff(x, y, path, n)) return path;
+                path[l] = 0;
+            }
+        }
+        return NULL;
+    }
+    return cJSON_Compare(a, b, 1) ? NULL : path;
+}
+
+/* 0 when a and b set the same rules (expectedProcesses aside); else 1, the field said. */
+static int cmp_same_rules(const gate_config *a, const gate_config *b, const char *b_name)
+{
+    cJSON *ja = gate_config_json(a), *jb = gate_config_json(b);
+    cJSON_DeleteItemFromObjectCaseSensitive(ja, "expectedProcesses");
+    cJSON_DeleteItemFromObjectCaseSensitive(jb, "expectedProcesses");
+    char path[256] = "";
+    const char *d = cmp_json_diff(ja, jb, path, sizeof path);
+    if (d)
+        tl_error(b_name, "--config-b", "field '%s' differs from the first configuration's: the two runs would be "
+                 "judged by different rules (only expectedProcesses may differ)", d);
+    cJSON_Delete(ja);
+    cJSON_Delete(jb);
+    return d != NULL;
+}
+
+int gate_compare(const char *runs_a, const char *runs_b, const gate_config *cfg, const gate_config *cfg_b,
+                 const char *cfg_b_name, const char *out_file)
+{
+    if (!cfg_b) cfg_b = cfg;
+    else if (cmp_same_rules(cfg, cfg_b, cfg_b_name)) return GATE_USAGE;
     if (!tl_is_dir(runs_a) || !tl_is_dir(runs_b)) {
         tl_error(!tl_is_dir(runs_a) ? runs_a : runs_b, "--compare", "not a folder");
         return GATE_USAGE;
@@ -56,7 +103,7 @@ int gate_compare(const char *runs_a, const char *runs_b, const gate_config *cfg,
         tl_error(runs_a, NULL, "cannot read");
         return GATE_USAGE;
     }
-    if (gate_evaluate(runs_b, cfg, &B)) {
+    if (gate_evaluate(runs_b, cfg_b, &B)) {
         tl_error(runs_b, NULL, "cannot read");
         gate_result_free(&A);
         return GATE_USAGE;

@@ -151,7 +151,10 @@ int gate_seq_borderline(const gate_config *c, const ge_line *L);
 /* gate.md's "Sequential rule" section and gate-summary.json's "sequential" (NULL: no record). */
 char *gate_seq_md(const gate_result *res);
 struct cJSON *gate_seq_json(const gate_result *res);
-/* `tandem gate --compare A B` (gate_compare.c): 0 no flip, 1 a flip or not comparable, 2 usage. */
-int gate_compare(const char *runs_a, const char *runs_b, const gate_config *cfg, const char *out_file);
+/* `tandem gate --compare A B` (gate_compare.c): A judged by cfg, B by cfg_b (NULL: cfg; it
+ * may differ only in expectedProcesses, cfg_b_name is its file, for the error). 0 no flip, 1
+ * a flip or not comparable, 2 usage or two different rules. */
+int gate_compare(const char *runs_a, const char *runs_b, const gate_config *cfg, const gate_config *cfg_b,
+                 const char *cfg_b_name, const char *out_file);
 
 #endif
