@@ -67,6 +67,7 @@ static int64_t fake_live(void) { return 0; }
 static void fake_row_ext(void *ctx, const td_player_row *row, const td_player_row_ext *ext)
 {
     (void)ctx;
+    if (!strncmp(row->name, "(meter)", 7)) return;   /* the meter's own row, under the meter */
     got_rows++;
     got_ns = row->ns;
     got_ops = row->ops;
@@ -87,10 +88,25 @@ static void fake_shape(void *ctx, const char *name, uint64_t segments, uint64_t 
     got_units = units;
 }
 
+static int meter_segments;
+static void fake_meter_on(int32_t slot) { (void)slot; }
+static void fake_meter_off(int32_t slot) { (void)slot; meter_segments++; }
+static void fake_meter_row(void *ctx, const char *name, int32_t slot, uint64_t segments)
+{
+    (void)ctx, (void)name, (void)slot, (void)segments;
+}
+
+static int metered;   /* run under the (fake) instruction meter */
+
 static void run(void)
 {
     td_player_host h = fake_host("nextframe N=1024", fake_now, fake_live, fake_row_ext, fake_fail);
     h.sample_shape = fake_shape;
+    if (metered) {
+        h.meter_on = fake_meter_on;
+        h.meter_off = fake_meter_off;
+        h.meter_row = fake_meter_row;
+    }
     got_rows = got_fails = got_subtract = 0;
     got_units = 0;
     TD_CHECK(td_suite_throughput(&h, NULL) == TD_PLAYER_OK);
@@ -125,9 +141,28 @@ static void idle_dearer_than_loops(void)
     printf("idle dearer than the loops: %s\n", got_fail);
 }
 
+/* the same clock under the instruction meter: the row is emitted, no control, no failure */
+static void idle_dearer_under_the_meter(void)
+{
+    idle_frame_ns = 2000;
+    preempt_at = 0;
+    metered = 1;
+    meter_segments = 0;
+    run();
+    metered = 0;
+    if (td_test_failed_flag) return;
+    TD_CHECK(meter_segments > 0);            /* the meter really was on */
+    TD_CHECK(got_fails == 0);
+    TD_CHECK(got_rows == 1);
+    TD_CHECK(got_ns > 0 && got_control == 0 && got_subtract == 0);
+    printf("idle dearer under the meter: %d row(s), control %llu, not subtracted\n", got_rows,
+           (unsigned long long)got_control);
+}
+
 int main(void)
 {
     TD_RUN(preempted_idle_run);
     TD_RUN(idle_dearer_than_loops);
+    TD_RUN(idle_dearer_under_the_meter);
     return TD_TEST_SUMMARY();
 }

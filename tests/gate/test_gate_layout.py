@@ -233,5 +233,40 @@ each_report(d, lambda doc: doc["settings"].__setitem__("layoutSeed", -3), "p01-*
 rc, out, b = gate(d)
 expect("layoutSeed -3: INVALID", rc == 1 and "layoutSeed" in out, f"rc {rc}\n{out[-400:]}")
 
+# 9. the instruction arm asked for (--instructions) but one summary missing, as when the arm
+#    fails part way (a busy host once failed it under callgrind, 2026-12-07): the rows without
+#    counts would be judged by time alone, which cannot see a small change, so the baseline is
+#    "not judged" (exit 1), never "no regression"; a regression either arm finds still stands
+def judge_raw(d):
+    p = subprocess.run([T, "gate", os.path.join(d, "runs"), "--config", packet_config(), "--out",
+                        os.path.join(d, "out"), "--instructions", os.path.join(d, "instructions")],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    s = os.path.join(d, "out", "gate-summary.json")
+    return p.returncode, p.stdout, json.load(open(s)) if os.path.exists(s) else None
+
+
+d = runs("instructions-missing")
+each_report(d, second_layout, "p*-r2.json")
+os.remove(os.path.join(d, "instructions", "throughput-jit-instructions.json"))
+rc, out, summ = judge_raw(d)
+b = summ and summ["baseline"]
+miss = [r for r in b["rows"] if r["instructions"] == "missing"] if b else []
+expect("one instruction summary missing: not judged, exit 1",
+       rc == 1 and b and b["verdict"] == "not judged" and b["counts"]["instructionsMissing"] == len(miss) > 0,
+       f"rc {rc}, {b and b['verdict']} {b and b['counts']}\n{out[-600:]}")
+expect("one instruction summary missing: exactly the throughput jit rows lack counts",
+       miss and all(r["suite"] == "throughput" and r["backend"] == "jit" for r in miss), json.dumps(miss[:2]))
+md = open(os.path.join(d, "out", "gate.md")).read() if b else ""
+expect("one instruction summary missing: gate.md says not judged and names the first row",
+       "## Against the baseline revision: not judged" in md and "throughput / " in md, md[:300])
+d = runs("instructions-missing-regression")
+each_report(d, second_layout, "p*-r2.json")
+os.remove(os.path.join(d, "instructions", "throughput-jit-instructions.json"))
+more_instructions(d, 1.03)
+rc, out, summ = judge_raw(d)
+b = summ and summ["baseline"]
+expect("one summary missing, +3% instructions on a counted row: still a regression (exit 4 or 5)",
+       rc in (4, 5) and b and b["verdict"] == "regression", f"rc {rc}, {b and b['verdict']}\n{out[-400:]}")
+
 print(f"gate layout: {'FAIL ' + ', '.join(failures) if failures else 'all passed'}")
 sys.exit(1 if failures else 0)

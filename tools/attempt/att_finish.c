@@ -89,7 +89,8 @@ int att_stage_gate(att *a)
     char *cp = tl_join(gd, "gate-config.json");
     tl_json_save(cp, cj);
     cJSON_Delete(cj);
-    gate_opts go = { rd, gd, cp, 1, a->instr_dir };
+    /* instructions_expected: a failed instruction arm leaves the baseline "not judged" */
+    gate_opts go = { rd, gd, cp, 1, a->instr_dir, a->instructions && a->bl };
     gate_config cfg2;
     gate_config_default(&cfg2);
     int crc = gate_config_load(cp, &cfg2); /* what the gate reads is what was written */

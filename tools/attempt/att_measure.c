@@ -372,6 +372,7 @@ void att_stage_instructions(att *a)
     att_manifest_set_str(a, "stage", "instructions");
     a->instr_dir = att_path(a, "instructions");
     int ifail = 0;
+    char failed_at[96] = "";
     for (int b = 0; b < a->nb && !ifail; b++)
         for (int s = 0; s < a->ngated && !ifail; s++) {
             const char *bmod = a->bl ? td_baseline_module(a->bl, a->backends[b]) : NULL;
@@ -386,10 +387,12 @@ void att_stage_instructions(att *a)
             for (; ns < a->ns; ns++) subs[ns] = a->subjects[ns];
             if (bmod) subs[ns++] = a->bl->name;
             ifail = bench_icount_run(&sp, subs, ns) != 0;
-            att_log(a, 1, "instructions %s %s: %s", a->gated[s], a->backends[b], ifail ? "failed" : "done");
+            att_log(a, 1, "instructions %s %s: %s", a->gated[s], a->backends[b], ifail ? "failed (see above)" : "done");
+            if (ifail) snprintf(failed_at, sizeof failed_at, "%s %s", a->gated[s], a->backends[b]);
         }
     if (ifail) {
-        att_log(a, 1, "the instruction arm failed: gate.md has no instruction table");
+        att_log(a, 1, "the instruction arm failed at %s: gate.md has no instruction table%s", failed_at,
+                a->bl ? "; the baseline verdict is \"not judged\" unless the time arm finds a regression" : "");
         free(a->instr_dir);
         a->instr_dir = NULL;
     }

@@ -140,8 +140,9 @@ static const tl_optspec attempt_spec = {
     "Exit: the gate's: 0 PASS, 3 FAIL, 1 INVALID or aborted, 2 usage. With --baseline, a\n"
     "regression has its own exit: 4 (the peers PASS) or 5 (the peers FAIL); 0 or 3 then also\n"
     "say \"no regression\" (the verdict is in gate.md, gate-summary.json \"baseline\" and the\n"
-    "last lines); a baseline that judged no row, or a REV that cannot be staged or built as a\n"
-    "subject, exits 1.",
+    "last lines); a baseline that judged no row, one \"not judged\" (--instructions given and\n"
+    "the instruction arm failed, no regression found: time alone cannot see a small change),\n"
+    "or a REV that cannot be staged or built as a subject, exits 1.",
     0, 0
 };
 

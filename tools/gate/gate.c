@@ -72,7 +72,8 @@ static const tl_optspec gate_spec = {
     "Exit: 0 PASS, 3 FAIL, 1 INVALID (also: a refused configuration or project file,\n"
     "outputs that could not be written), 2 usage. With a baseline subject in the runs (tandem\n"
     "attempt --baseline): 4 a baseline regression and the peers PASS, 5 a regression and the\n"
-    "peers FAIL; a baseline that judged nothing (\"no data\") exits 1.",
+    "peers FAIL; a baseline that judged nothing (\"no data\") exits 1, as does one \"not judged\"\n"
+    "(--instructions given, a gated row's counts missing, and no regression found).",
     0, 1
 };
 
@@ -160,7 +161,7 @@ int gate_run(const gate_opts *o, const gate_config *cfg)
             return GATE_INVALID;
         }
     }
-    if (gate_baseline_eval(&res, o->instructions_dir)) {
+    if (gate_baseline_eval(&res, o->instructions_dir, o->instructions_expected)) {
         fprintf(stderr, "tandem gate: the instruction summaries in %s are refused (see above): no verdict\n",
                 o->instructions_dir);
         free(res.instr_md);
@@ -228,6 +229,7 @@ int td_verb_gate(int argc, char **argv)
     const char *config_b = tl_opt_str(&r, "config-b", NULL);
     o.out_dir = tl_opt_str(&r, "out", NULL);
     o.instructions_dir = tl_opt_str(&r, "instructions", NULL);
+    o.instructions_expected = o.instructions_dir != NULL;
     /* --compare RUNS_A RUNS_B: RUNS_A is the option's value, RUNS_B the one positional */
     const char *cmp_a = tl_opt_str(&r, "compare", NULL), *cmp_b = NULL;
     if (cmp_a) {

@@ -212,6 +212,11 @@ typedef struct gate_opts {
     const char *config_path;    /* NULL: defaults */
     int quiet;                  /* no summary on stdout */
     const char *instructions_dir; /* NULL, or *-instructions.json summaries for gate.md (report-only) */
+    /* The instruction arm was asked for: a gated baseline row without its counts (the arm
+     * failed, or a summary is missing) makes the baseline verdict "not judged", unless a
+     * regression is found anyway. Without the arm a change below the time arm's reach passes
+     * unseen, so "no regression" would claim what was not measured. */
+    int instructions_expected;
 } gate_opts;
 
 /* Run the gate: read RUNS_DIR, write gate.md, gate-summary.json, gate-chart.svg into

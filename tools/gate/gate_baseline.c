@@ -218,10 +218,18 @@ static const ge_line *peer_of(const gate_result *res, const ge_line *B)
 
 /* gate.md's baseline section up to its table's rows: the verdict, the rule, the header.
  * n: gated rows, regressions, improved, layout, rows with instructions. */
-static void baseline_md_head(gate_buf *m, const gate_config *c, const cJSON *subs, const size_t n[5])
+static void baseline_md_head(gate_buf *m, const gate_config *c, const cJSON *subs, const size_t n[6],
+                             const char *first_missing)
 {
     char *a = gate_md_escape(c->subject);
-    gate_buf_printf(m, "## Against the baseline revision: %s\n\n", n[1] ? "REGRESSION" : n[0] ? "no regression" : "no data");
+    gate_buf_printf(m, "## Against the baseline revision: %s\n\n",
+                    n[1] ? "REGRESSION" : !n[0] ? "no data" : n[5] ? "not judged" : "no regression");
+    if (!n[1] && n[0] && n[5])
+        gate_buf_printf(m, "**Not judged.** The instruction arm was asked for, but %zu gated row(s) have no instruction\n"
+                           "counts (the first: %s): the instruction arm failed or its summary is missing. Without it a\n"
+                           "change smaller than the time arm's reach (the layout spread column) passes unseen, so *no\n"
+                           "regression* is not claimed (exit 1). A regression either arm finds is still one (exit 4 or 5).\n\n",
+                        n[5], first_missing);
     const cJSON *s;
     cJSON_ArrayForEach(s, subs) {
         char *e = gate_md_escape(s->valuestring);
@@ -256,7 +264,7 @@ static void baseline_md_head(gate_buf *m, const gate_config *c, const cJSON *sub
     free(a);
 }
 
-int gate_baseline_eval(gate_result *res, const char *instr_dir)
+int gate_baseline_eval(gate_result *res, const char *instr_dir, int instr_expected)
 {
     const gate_config *c = res->cfg;
     res->base_md = NULL;
@@ -281,7 +289,8 @@ int gate_baseline_eval(gate_result *res, const char *instr_dir)
     cJSON_AddItemToObject(th, "improvedInstructions", num6(2 - c->base_instr));
     cJSON *rows = cJSON_CreateArray(), *regs = cJSON_CreateArray(), *imps = cJSON_CreateArray();
     gate_buf t = { 0 };
-    size_t ngated = 0, nreg = 0, nimp = 0, nins = 0, nlay = 0, nbusy = 0;
+    size_t ngated = 0, nreg = 0, nimp = 0, nins = 0, nlay = 0, nbusy = 0, nmiss = 0;
+    char first_missing[160] = "";
     char f[10][32];
     for (size_t i = 0; i < res->nblines && !bad; i++) {
         const ge_line *B = &res->blines[i];
@@ -300,6 +309,9 @@ int gate_baseline_eval(gate_result *res, const char *instr_dir)
         }
         double ir = isfinite(ia) && isfinite(ib) ? ia / ib : NAN;
         nins += isfinite(ir);
+        int missing = instr_expected && !isfinite(ir); /* asked for, not there */
+        if (missing && !nmiss++)
+            snprintf(first_missing, sizeof first_missing, "%s / %s [%s]", B->suite, B->row, B->backend);
         gb_time tm = time_arm(res, B);
         int tk = tm.kind, ik = gb_instr_kind(c, ir);
         /* one verdict from two arms: instructions beyond their limit, or time beyond the
@@ -347,7 +359,7 @@ int gate_baseline_eval(gate_result *res, const char *instr_dir)
         cJSON_AddItemToObject(o, "layoutSpread", num6(tm.spread));
         cJSON_AddItemToObject(o, "sameCodeLayoutSpread", num6(tm.code_spread));
         cJSON_AddStringToObject(o, "time", gb_kind_name(tk));
-        cJSON_AddStringToObject(o, "instructions", gb_kind_name(ik));
+        cJSON_AddStringToObject(o, "instructions", missing ? "missing" : gb_kind_name(ik));
         cJSON_AddStringToObject(o, "result", rname);
         cJSON_AddStringToObject(o, "decidedBy", by);
         if (reg) cJSON_AddItemToArray(regs, cJSON_Duplicate(o, 1));
@@ -362,7 +374,7 @@ int gate_baseline_eval(gate_result *res, const char *instr_dir)
         cJSON_Delete(j);
         return 1;
     }
-    const char *verdict = !ngated ? "no data" : nreg ? "regression" : "no regression";
+    const char *verdict = !ngated ? "no data" : nreg ? "regression" : nmiss ? "not judged" : "no regression";
     cJSON_AddStringToObject(j, "verdict", verdict);
     cJSON *cnt = cJSON_AddObjectToObject(j, "counts");
     cJSON_AddNumberToObject(cnt, "gated", (double)ngated);
@@ -371,14 +383,16 @@ int gate_baseline_eval(gate_result *res, const char *instr_dir)
     cJSON_AddNumberToObject(cnt, "layout", (double)nlay); /* busy rows included */
     cJSON_AddNumberToObject(cnt, "busy", (double)nbusy);
     cJSON_AddNumberToObject(cnt, "withInstructions", (double)nins);
-    cJSON_AddBoolToObject(j, "affectsExitCode", 1); /* gate_exit_code: 4 / 5 on a regression, 1 on no data */
+    cJSON_AddNumberToObject(cnt, "instructionsMissing", (double)nmiss); /* asked for, absent */
+    cJSON_AddBoolToObject(j, "affectsExitCode", 1); /* gate_exit_code: 4 / 5 on a regression, 1 on no data
+                                                      * or not judged */
     cJSON_AddItemToObject(j, "regressions", regs);
     cJSON_AddItemToObject(j, "improved", imps);
     cJSON_AddItemToObject(j, "rows", rows);
 
     gate_buf m = { 0 };
-    size_t cnts[5] = { ngated, nreg, nimp, nlay, nins };
-    baseline_md_head(&m, c, subs, cnts);
+    size_t cnts[6] = { ngated, nreg, nimp, nlay, nins, nmiss };
+    baseline_md_head(&m, c, subs, cnts, first_missing);
     if (t.p) gate_buf_printf(&m, "%s", t.p);
     else gate_buf_printf(&m, "| - | (no gated row) | - | - | - | - | - | - | - | - | - | - | - | - |\n");
     gate_buf_printf(&m, "\n");

@@ -121,7 +121,7 @@ char *gate_chart_summary_svg(const gate_result *res);
 char *gate_icount_md(const char *dir, const gate_result *res, int *bad);
 /* The baseline verdict from res->blines and, when given, DIR's instruction summaries:
  * res->base_md, res->base_json (gate_baseline.c). 0 ok, 1 a summary refused (reported). */
-int gate_baseline_eval(gate_result *res, const char *instr_dir);
+int gate_baseline_eval(gate_result *res, const char *instr_dir, int instr_expected);
 /* gate.md's "Samples and the clock" section and gate-summary.json's "clock" object
  * (gate_clock.c; report-only, from the reports' clock figures and segments). */
 char *gate_clock_md(const gate_result *res);

@@ -24,7 +24,7 @@ int gate_exit_code(int verdict, const char *baseline)
     if (!baseline) return verdict;
     if (!strcmp(baseline, "regression")) return verdict == GATE_PASS ? GATE_REGRESSION : GATE_REGRESSION_AND_FAIL;
     if (!strcmp(baseline, "no regression")) return verdict;
-    return GATE_INVALID; /* "no data", or a verdict this build does not know */
+    return GATE_INVALID; /* "no data", "not judged", or a verdict this build does not know */
 }
 
 int gate_summary_baseline(const char *summary_path, char *buf, size_t n)
