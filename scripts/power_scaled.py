@@ -77,7 +77,8 @@ def scale_row(r, f):
 
 
 def scaled_copy(attempt, subject, f, dest):
-    """The scaled runs in dest/runs and their configuration, dest/gate-config.json."""
+    """The scaled runs in dest/runs and their configuration, dest/gate-config.json. True when
+    every process of the attempt was kept (no sequential process left out)."""
     runs = os.path.join(attempt, "runs")
     if os.path.exists(dest):
         shutil.rmtree(dest)
@@ -91,6 +92,7 @@ def scaled_copy(attempt, subject, f, dest):
     # on the planned processes only: less data than the attempt had, so the power is not
     # overstated.
     seq = os.path.join(dest, "runs", "sequential", "sequential.json")
+    added = []
     if os.path.isfile(seq):
         added = [p for look in json.load(open(seq)).get("looks", []) for p in look.get("processes", [])]
         for p in added:
@@ -100,14 +102,13 @@ def scaled_copy(attempt, subject, f, dest):
         shutil.rmtree(os.path.dirname(seq))
         cfg["expectedProcesses"] -= len(added)
     json.dump(cfg, open(os.path.join(dest, "gate-config.json"), "w"))
-    return os.path.isfile(seq) is False and cfg["expectedProcesses"] == json.load(
-        open(os.path.join(attempt, "gate", "gate-config.json")))["expectedProcesses"]
     for p in glob.glob(os.path.join(dest, "runs", "p*.json")):
         d = json.load(open(p))
         for r in d.get("rows", []):
             if r.get("subject") == subject and r.get("supported", True) and r.get("ns"):
                 scale_row(r, f)
         json.dump(d, open(p, "w"))
+    return not added
 
 
 def judge(tandem, attempt, dest):
@@ -126,7 +127,9 @@ def judge(tandem, attempt, dest):
                            f"{s.get('invalid')})")
     found = {(r["suite"], r["row"], r["backend"]) for r in rows
              if r.get("result") == "regression" and "time" in r.get("decidedBy", "")}
-    return found, {(r["suite"], r["row"], r["backend"]): r.get("result") for r in rows}, s.get("invalid") or []
+    results = {(r["suite"], r["row"], r["backend"]): r.get("result") for r in rows}
+    medians = {(r["suite"], r["row"], r["backend"]): r.get("median") for r in rows}
+    return found, results, medians, s.get("invalid") or []
 
 
 def check_unscaled(attempt, results):
@@ -149,7 +152,7 @@ def main():
     ap.add_argument("--out", help="also write the Markdown here")
     ap.add_argument("attempts", nargs="+")
     a = ap.parse_args()
-    factors = parse_factors(a.factors)
+    factors = parse_factors(a.factors + ",1.0")   # f = 1 always: the reference of the checks
     if not (os.path.isfile(a.tandem) and os.access(a.tandem, os.X_OK)):
         fail_usage(f"--tandem {a.tandem}: not an executable file (make tool)")
     subject = None
@@ -167,11 +170,12 @@ def main():
     seen = set()
     bad = 0
     for i, att in enumerate(a.attempts):
-        for f in factors:
+        unscaled = {}
+        for f in factors:   # 1.0 first (sorted): the reference
             dest = os.path.join(a.work, f"{i + 1}-{f:.2f}")
             complete = scaled_copy(att, subject, f, dest)
             try:
-                hit, rows, invalid = judge(a.tandem, att, dest)
+                hit, rows, medians, invalid = judge(a.tandem, att, dest)
             except RuntimeError as e:
                 print(f"power_scaled.py: {e}", file=sys.stderr)
                 bad = 1
@@ -180,6 +184,16 @@ def main():
                 print(f"power_scaled.py: {att} x{f:.2f}: the gate says INVALID: {invalid[:2]}", file=sys.stderr)
                 bad = 1
                 continue
+            if f == 1.0:
+                unscaled = medians
+            else:  # the script's check that the copy really is f times slower, row by row
+                off = [k for k, m in medians.items() if isinstance(m, (int, float)) and isinstance(unscaled.get(k), (int, float))
+                       and abs(m / (f * unscaled[k]) - 1) > 1e-3]
+                if off or not unscaled:
+                    print(f"power_scaled.py: {att} x{f:.2f}: " + (f"{' / '.join(off[0])}: median {medians[off[0]]}, "
+                          f"expected {f:.2f} x {unscaled[off[0]]}" if off else "no unscaled reference"), file=sys.stderr)
+                    bad = 1
+                    continue
             if f == 1.0 and complete:
                 why = check_unscaled(att, rows)
                 if why:
