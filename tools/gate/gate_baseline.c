@@ -217,7 +217,8 @@ static const ge_line *peer_of(const gate_result *res, const ge_line *B)
 }
 
 /* gate.md's baseline section up to its table's rows: the verdict, the rule, the header.
- * n: gated rows, regressions, improved, layout, rows with instructions. */
+ * n: gated rows, regressions, improved, layout, rows with instructions, rows whose
+ * instructions were asked for and are missing (the first of them: first_missing). */
 static void baseline_md_head(gate_buf *m, const gate_config *c, const cJSON *subs, const size_t n[6],
                              const char *first_missing)
 {
@@ -310,8 +311,11 @@ int gate_baseline_eval(gate_result *res, const char *instr_dir, int instr_expect
         double ir = isfinite(ia) && isfinite(ib) ? ia / ib : NAN;
         nins += isfinite(ir);
         int missing = instr_expected && !isfinite(ir); /* asked for, not there */
-        if (missing && !nmiss++)
-            snprintf(first_missing, sizeof first_missing, "%s / %s [%s]", B->suite, B->row, B->backend);
+        if (missing && !nmiss++) {
+            char *er = gate_md_escape(B->row); /* for gate.md: a row may hold '<' */
+            snprintf(first_missing, sizeof first_missing, "%s / %s [%s]", B->suite, er, B->backend);
+            free(er);
+        }
         gb_time tm = time_arm(res, B);
         int tk = tm.kind, ik = gb_instr_kind(c, ir);
         /* one verdict from two arms: instructions beyond their limit, or time beyond the
