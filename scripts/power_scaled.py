@@ -35,6 +35,9 @@ import statistics
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from report_scale import scale_row  # noqa: E402
+
 
 def fail_usage(msg):
     print(f"power_scaled.py: {msg}", file=sys.stderr)
@@ -52,28 +55,6 @@ def parse_factors(text):
             fail_usage(f"--factors: {t} is outside 1.0..4.0")
         out.append(f)
     return sorted(set(out))
-
-
-def scale_row(r, f):
-    """The row f times slower per op, its stated statistics recomputed."""
-    sub = bool(r.get("controlSubtracted"))
-    ctl = r.get("controlNs") or [0] * len(r["ns"])
-    r["ns"] = [round(c + f * (ns - c)) if sub else round(f * ns) for ns, c in zip(r["ns"], ctl)]
-    for s, v in zip(r.get("sampleRecords", []), r["ns"]):
-        s["ns"] = v
-        if "nsPerOp" in s:
-            s["nsPerOp"] = (v - (s.get("controlNs", 0) if sub else 0)) / s["ops"]
-    per = [(ns - (c if sub else 0)) / o for ns, c, o in zip(r["ns"], ctl, r["ops"])]
-    total = (sum(r["ns"]) - (sum(ctl) if sub else 0)) / sum(r["ops"])
-    old = r["nsPerOp"]
-    # nsPerOp states one of the total, the mean or the median (gate_report.c): keep which
-    cands = {"total": total, "mean": statistics.mean(per), "median": statistics.median(per)}
-    r["nsPerOp"] = min(cands.values(), key=lambda v: abs(v / f - old)) if old else total
-    r["medianNsPerOp"] = cands["median"]
-    if "meanNsPerOp" in r:
-        r["meanNsPerOp"] = cands["mean"]
-    if "minSampleNs" in r:
-        r["minSampleNs"] = min(r["ns"])
 
 
 def scaled_copy(attempt, subject, f, dest):

@@ -18,6 +18,7 @@
 #  - one folder missing: exit 2.
 set -uo pipefail
 T=$1 ZIP=$2 W=$3
+lib=$(cd "$(dirname "$0")/../../scripts/lib" && pwd) || exit 1 # report_scale.py
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 rm -rf "$W" && mkdir -p "$W/a"
@@ -35,8 +36,10 @@ for s in c["suites"]: s["samples"] = 8
 json.dump(c, open(sys.argv[1], "w"), indent=1)' "$W/config.json"
 # scale ROW's tandem samples (AOT, matched retention) by FACTOR in every process of DIR
 scale() {
-python3 - "$1" "$2" "$3" <<'PY'
-import glob, json, statistics, sys
+python3 - "$1" "$2" "$3" "$lib" <<'PY'
+import glob, json, sys
+sys.path.insert(0, sys.argv[4])
+from report_scale import scale_row
 ROW, FACTOR = sys.argv[2], float(sys.argv[3])
 n = 0
 for f in sorted(glob.glob(sys.argv[1] + "/p*primary-aot*.json")):
@@ -44,12 +47,7 @@ for f in sorted(glob.glob(sys.argv[1] + "/p*primary-aot*.json")):
     if d.get("settings", {}).get("retention") != "matched": continue
     for r in d["rows"]:
         if r["subject"] != "tandem" or r["name"] != ROW: continue
-        r["ns"] = [round(v * FACTOR) for v in r["ns"]]
-        for s, v in zip(r["sampleRecords"], r["ns"]): s["ns"] = v
-        per = [(ns - (c if r.get("controlSubtracted") else 0)) / o for ns, c, o in zip(r["ns"], r["controlNs"], r["ops"])]
-        r["nsPerOp"] = (sum(r["ns"]) - (sum(r["controlNs"]) if r.get("controlSubtracted") else 0)) / sum(r["ops"])
-        r["medianNsPerOp"] = statistics.median(per)
-        if "meanNsPerOp" in r: r["meanNsPerOp"] = r["nsPerOp"]
+        scale_row(r, FACTOR)
         n += 1
     json.dump(d, open(f, "w"), indent=1)
 if n != 3: sys.exit("expected 3 processes with the row, changed %d" % n)

@@ -12,6 +12,9 @@ import subprocess
 import sys
 import zipfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "lib"))
+from report_scale import scale_row  # noqa: E402
+
 T, PACKET, WORK, RUNS_ZIP = sys.argv[1:5]
 BASE = "tandem@6fe3228"
 ROW = "Completed get-result"  # primary: instructions identical in both revisions
@@ -47,16 +50,8 @@ def second_layout(doc):
 def slower(factor, row=ROW, subjects=("tandem",)):
     def fn(doc):
         for e in doc["rows"]:
-            if e["subject"] not in subjects or e["name"] != row or not e.get("supported", True):
-                continue
-            for s in e["sampleRecords"]:
-                s["ns"] = round(s["ns"] * factor)
-                s["controlNs"] = round(s["controlNs"] * factor)
-            e["ns"] = [s["ns"] for s in e["sampleRecords"]]
-            e["controlNs"] = [s["controlNs"] for s in e["sampleRecords"]]
-            for k in ("nsPerOp", "medianNsPerOp", "meanNsPerOp", "minSampleNs"):
-                if isinstance(e.get(k), (int, float)):
-                    e[k] = e[k] * factor
+            if e["subject"] in subjects and e["name"] == row and e.get("supported", True):
+                scale_row(e, factor)
     return fn
 
 
