@@ -1,7 +1,7 @@
 """report_scale.py - a subject's row in a process report made f times slower, as a valid report.
 
 Used by scripts/power_scaled.py (the time arm's power) and by the gate's tests
-(tests/gate/test_gate_layout.py, tests/gate/test_gate_compare.sh), which all need the same
+(test_gate_layout.py, test_gate_compare.sh, test_gate_sequential.py in tests/gate), which all need the same
 thing: a recorded row changed by a known factor that still passes the gate's arithmetic
 checks (gate_report.c recomputes the per-op statistics from the samples and refuses a row
 whose stated ones disagree).

@@ -2,7 +2,7 @@
 """test_gate_sequential.py TANDEM ZIP WORK - the sequential rule in the gate (SEQUENTIAL.md).
 
 On the 2026-11-30 default attempt's runs (3 processes per suite and backend), with one primary
-AOT row made borderline (its tandem time x0.94, as gate_compare does):
+AOT row made borderline (its tandem time x0.94 by report_scale.scale_row, as gate_compare does):
   next       `tandem gate --sequential-next` (what the attempt asks) lists that row's suite and
              backend, and only rows the gate marks borderline; with nothing added yet;
   decided    two processes added for it (look 1, in runs/sequential/sequential.json): the row is
@@ -24,6 +24,9 @@ import statistics
 import subprocess
 import sys
 import zipfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "lib"))
+from report_scale import scale_row  # noqa: E402
 
 T, ZIP, W = sys.argv[1:4]
 ROW = "Async method NextFrame scheduling N=128"     # made borderline
@@ -56,19 +59,6 @@ def config(path, expected, per_backend=3):
     return path
 
 
-def scale_entry(r, factor):
-    """Scale one report row's times, its stated statistics with them."""
-    r["ns"] = [round(v * factor) for v in r["ns"]]
-    for s, v in zip(r["sampleRecords"], r["ns"]):
-        s["ns"] = v
-    sub = r.get("controlSubtracted")
-    per = [(ns - (c if sub else 0)) / o for ns, c, o in zip(r["ns"], r["controlNs"], r["ops"])]
-    r["nsPerOp"] = (sum(r["ns"]) - (sum(r["controlNs"]) if sub else 0)) / sum(r["ops"])
-    r["medianNsPerOp"] = statistics.median(per)
-    if "meanNsPerOp" in r:
-        r["meanNsPerOp"] = r["nsPerOp"]
-
-
 def scale(path, factors, jitter=1.0):
     """Every entry x jitter (a new process never repeats another's samples), tandem's rows in
     `factors` x their factor."""
@@ -78,7 +68,7 @@ def scale(path, factors, jitter=1.0):
             continue
         f = jitter * (factors.get(r["name"], 1.0) if r["subject"] == "tandem" else 1.0)
         if f != 1.0:
-            scale_entry(r, f)
+            scale_row(r, f)
     json.dump(d, open(path, "w"), indent=1)
 
 
