@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""order_bias.py ATTEMPT [--process NAME] [--repeats N] [--rows TEXT]
+"""order_bias.py ATTEMPT [--process NAME] [--repeats N] [--rows TEXT] [--player PATH] [--shared-heap] [--heap-offsets LIST]
 
 The position bias of an A/A attempt (issue 42), re-measured outside the attempt. It takes
 one recorded process of a `tandem attempt --baseline` folder (runs/observations/NAME.json:
@@ -9,6 +9,14 @@ current runtime first on the command line, the baseline last) and with the two r
 peers, the baseline first). It prints, per run and row, the current/baseline ratio of median
 ns/op. If the ratio follows the module, the two copies differ; if it follows the position,
 the measurement favours one position over the other.
+
+The cause (issue 42): the subjects shared one heap, so where one subject's objects landed
+depended on what the others had allocated before. --player runs another tandem-player (one
+that has the options below) with the recorded arguments; --shared-heap passes the player's
+--shared-heap (every subject on the main thread, one heap: the behaviour before the fix);
+--heap-offsets 1,17,33,49 repeats everything with each --heap-offset (bytes allocated before
+the subjects load, which moves every later heap object): with one heap the ratio follows
+the offset, with a thread (an arena) per subject it does not.
 
 Default process: p02-builderlifecycle-aot-r1; default rows: those whose name holds
 "suspensions=1 N=4096 flow off" (in every A/A run of 2026-12-06/07 the current copy was
@@ -20,9 +28,19 @@ ap.add_argument("attempt")
 ap.add_argument("--process", default="p02-builderlifecycle-aot-r1")
 ap.add_argument("--repeats", type=int, default=3)
 ap.add_argument("--rows", default="suspensions=1 N=4096 flow off")
+ap.add_argument("--player")
+ap.add_argument("--shared-heap", action="store_true")
+ap.add_argument("--heap-offsets", default="")
 a = ap.parse_args()
 if not 1 <= a.repeats <= 100:
     sys.exit(f"order_bias.py: --repeats {a.repeats}: not in 1..100")
+if a.player and not (os.path.isfile(a.player) and os.access(a.player, os.X_OK)):
+    sys.exit(f"order_bias.py: --player {a.player}: not an executable file")
+offsets = []
+for f in filter(None, a.heap_offsets.split(",")):
+    if not f.isdigit() or not 0 <= int(f) <= 1048576:
+        sys.exit(f"order_bias.py: --heap-offsets: '{f}' is not a byte count in 0..1048576")
+    offsets.append(int(f))
 obs = os.path.join(a.attempt, "runs", "observations", a.process + ".json")
 if not os.path.isfile(obs):
     sys.exit(f"order_bias.py: {obs}: not a file (an attempt folder and one of its processes)")
@@ -39,6 +57,9 @@ swapped = list(args)
 swapped[cur[0]], swapped[base[0]] = args[base[0]], args[cur[0]]
 out = os.path.join(tempfile.mkdtemp(prefix="order-bias."), "report.json")
 args[args.index("--out") + 1] = swapped[swapped.index("--out") + 1] = out
+if a.player:
+    args[0] = swapped[0] = a.player
+extra = ["--shared-heap"] if a.shared_heap else []
 
 
 def ratios(cmd):
@@ -57,7 +78,10 @@ def ratios(cmd):
     return {k: v["current"] / v["baseline"] for k, v in rows.items() if len(v) == 2}
 
 
-for rep in range(1, a.repeats + 1):
-    for tag, cmd in (("as recorded", args), ("swapped", swapped)):
-        for row, r in sorted(ratios(cmd).items()):
-            print(f"{rep}\t{tag}\t{row}\tcurrent/baseline {r:.3f}")
+for off in offsets or [None]:
+    more = extra + (["--heap-offset", str(off)] if off is not None else [])
+    for rep in range(1, a.repeats + 1):
+        for tag, cmd in (("as recorded", args), ("swapped", swapped)):
+            for row, r in sorted(ratios(cmd + more).items()):
+                where = f"heap offset {off}\t" if off is not None else ""
+                print(f"{where}{rep}\t{tag}\t{row}\tcurrent/baseline {r:.3f}", flush=True)

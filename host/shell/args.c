@@ -34,6 +34,11 @@ static const tl_opt player_opts[] = {
       "(its first subject is the gate subject)" },
     { "load-reverse", 0, TL_OPT_FLAG, NULL, 0, 0, "load the subjects last to first (where each one's code lands;\n"
       "the report's subject order is unchanged): `tandem attempt` alternates it between processes" },
+    { "shared-heap", 0, TL_OPT_FLAG, NULL, 0, 0, "bench: every subject's timed calls on the main thread, in one heap\n"
+      "(by default each subject's run on a thread of its own, so in a malloc arena of its own:\n"
+      "otherwise where one subject's objects land depends on the others' allocations; issue 42)" },
+    { "heap-offset", 0, TL_OPT_INT, "BYTES", 0, 1048576, "bench: allocate BYTES before loading the subjects, never freed:\n"
+      "every later heap object moves (a placement study: scripts/order_bias.py --heap-offsets)" },
     { "layout-seed", 0, TL_OPT_INT, "N", 0, 9007199254740991.0, "JIT: compile each unit with the pads of layout seed N\n"
       "(tandem build --layout-seed); AOT: the seed the modules were built with, reported only" },
     { "meter", 0, TL_OPT_STR, "M", 0, 0, "bench: time (default) or instructions: run under valgrind --tool=callgrind\n"
@@ -83,7 +88,9 @@ static int read_options(int argc, char **argv, pl_args *a, const char **retentio
     a->list_only = tl_opt_given(&o, "subjects") > 0;
     pl_run.quick = tl_opt_given(&o, "quick") > 0;
     pl_run.load_reverse = tl_opt_given(&o, "load-reverse") > 0;
+    pl_run.own_threads = tl_opt_given(&o, "shared-heap") == 0;
     pl_run.layout_seed = tl_opt_int(&o, "layout-seed", 0);
+    pl_run.heap_offset = (int)tl_opt_int(&o, "heap-offset", 0);
     pl_run.skip_na_first = tl_opt_given(&o, "skip-na-of-first") > 0;
     pl_run.meter_out = tl_opt_str(&o, "meter-out", pl_run.meter_out);
     *retention = tl_opt_str(&o, "retention", NULL);
@@ -135,6 +142,7 @@ int pl_args_parse(int argc, char **argv, pl_args *a)
     if (pl_run.warmup < 0) pl_run.warmup = a->is_smoke ? 0 : 1;
     if (pl_run.samples < 1) pl_run.samples = 1;
     a->icount = pl_run.meter && !strcmp(pl_run.meter, "instructions");
+    if (a->is_smoke || a->icount) pl_run.own_threads = 0; /* subject_thread.c: placement moves time only */
     if (a->by_function && !a->icount) {
         fprintf(stderr, "tandem-player: --meter-functions needs --meter instructions\n");
         return 2;

@@ -140,7 +140,11 @@ static void call_subjects(td_player_host *host, int k)
         if (s->suite_rc) continue;
         pl_run.cur_subject = idx;
         host->subject = s->mod.entry->subject;
-        int rc = s->mod.entry->run_suite(pl_run.suite, host, NULL);
+        int rc;
+        if (!pl_run.own_threads)
+            rc = s->mod.entry->run_suite(pl_run.suite, host, NULL);
+        else if (pl_subject_thread_call(idx, host, &rc))
+            rc = TD_PLAYER_E_FAILED;
         pl_host_close_case();
         if (rc) {
             s->suite_rc = rc;
@@ -193,6 +197,8 @@ int main(int argc, char **argv)
     const char *jit_defines[3];
     char suite_define[128];
     backend_options(&opt, &a, jit_defines, suite_define, sizeof suite_define);
+    /* kept to the end: every later heap object lands heap_offset bytes further */
+    void *heap_offset = pl_run.heap_offset > 0 ? malloc((size_t)pl_run.heap_offset) : NULL;
     if (load_subjects(&a, &opt)) return result("error", 3);
     td_backend_function *code_fns = NULL;
     size_t ncode_fns = 0;
@@ -209,6 +215,7 @@ int main(int argc, char **argv)
     if (pl_run.skip_na_first && !a.is_smoke && !a.icount && pl_run.nsubjects > 1 &&
         pl_skip_probe(pl_run.subjects[0].mod.entry, pl_run.suite, &host) == 0)
         pl_host_skip_na_rows(&host);
+    if (pl_run.own_threads && pl_subject_threads_start(pl_run.nsubjects)) return result("error", 3);
     run_samples(&host, a.icount);
     alarm(0);
     if (a.icount) {
@@ -218,11 +225,13 @@ int main(int argc, char **argv)
             return result("error", 1);
         }
     }
+    pl_subject_threads_stop(); /* before the modules they ran go */
     pl_meter_code_functions(NULL, 0, NULL);
     td_backend_functions_free(code_fns, ncode_fns);
     int passed = 0;
     if (pl_report_write(a.is_smoke || pl_run.ncases > 0, &passed)) return result("error", 1);
     for (int i = 0; i < pl_run.nsubjects; i++) pl_run.backend->unload(&pl_run.subjects[i].mod);
     pl_skip_free();
+    free(heap_offset);
     return passed ? result("pass", 0) : result("fail", 1);
 }

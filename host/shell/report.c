@@ -115,6 +115,8 @@ static int bench_report(cJSON *root, int passed)
     cJSON_AddBoolToObject(st, "quick", pl_run.quick);
     cJSON_AddStringToObject(st, "loadOrder", pl_run.load_reverse ? "reverse" : "forward");
     cJSON_AddNumberToObject(st, "layoutSeed", (double)pl_run.layout_seed);
+    cJSON_AddNumberToObject(st, "heapOffset", pl_run.heap_offset);
+    cJSON_AddStringToObject(st, "subjectThreads", pl_run.own_threads ? "own" : "shared");
     cJSON_AddNumberToObject(st, "samples", pl_run.samples);
     cJSON_AddNumberToObject(st, "warmup", pl_run.warmup);
     if (pl_run.settings) {

@@ -54,6 +54,9 @@ typedef struct pl_state {
     int skip_na_first;    /* --skip-na-of-first (skip.c) */
     int load_reverse;     /* --load-reverse: subjects loaded last to first (their code lands in
                              the other order; pl_run.subjects keeps the command line's order) */
+    int own_threads;      /* timed calls on each subject's own thread (subject_thread.c): cleared by
+                             --shared-heap, for cases and under the instruction meter */
+    int heap_offset;      /* --heap-offset: bytes allocated before loading, kept (main.c) */
     long long layout_seed; /* --layout-seed (backends/backend.h td_tu_relayout; report only on AOT) */
     char root_prefix[PATH_MAX];
     /* bench settings and validation */

@@ -56,4 +56,12 @@ int pl_skip_has(const char *name);
 const char *pl_skip_reason(void);   /* the report's reason of a skipped row */
 void pl_skip_free(void);
 
+/* Timed calls on each subject's own thread (subject_thread.c). _start starts the threads
+ * of subjects 0..n-1, each with its own malloc arena: 0, or -1 (said). _call runs subject
+ * index's suite on its thread with host and waits for it; *rc is run_suite's return: 0, or
+ * -1 without a thread (said). _stop joins them. */
+int pl_subject_threads_start(int n);
+int pl_subject_thread_call(int index, td_player_host *host, int *rc);
+void pl_subject_threads_stop(void);
+
 #endif

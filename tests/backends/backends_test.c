@@ -454,6 +454,61 @@ static void test_jit_two(void)
     validate_pass_report(rep, "jit", subjects, 2);
 }
 
+/* Reads "subject thread" lines: the distinct threads of subjects alpha and beta, 0 when a
+ * subject's calls were not all on one thread; *calls counts the lines. */
+static void read_threads(const char *path, unsigned long *alpha, unsigned long *beta, int *calls)
+{
+    FILE *f = fopen(path, "r");
+    char subject[64];
+    unsigned long t;
+    int first_a = 1, first_b = 1;
+    *alpha = *beta = 0;
+    *calls = 0;
+    while (f && fscanf(f, "%63s %lu", subject, &t) == 2) {
+        unsigned long *slot = !strcmp(subject, "alpha") ? alpha : beta;
+        int *first = slot == alpha ? &first_a : &first_b;
+        if (*first) *slot = t, *first = 0;
+        else if (*slot != t) *slot = 0;
+        (*calls)++;
+    }
+    if (f) fclose(f);
+}
+
+static void test_subject_threads(void)
+{
+    /* timed calls: each subject on one thread of its own (its own malloc arena, issue 42);
+     * --shared-heap: every call on one thread; the report says which */
+    char root[4096], ta[4096], tb[4096], rep[4096], log[4096], env[4200];
+    make_root("root", root, sizeof root);
+    snprintf(ta, sizeof ta, "%s/threads/tandem-player-alpha.c", g_work);
+    snprintf(tb, sizeof tb, "%s/threads/tandem-player-beta.c", g_work);
+    CHECK(gen_tu(root, "alpha", ta) == 0 && gen_tu(root, "beta", tb) == 0, "gen");
+    for (int shared = 0; shared < 2; shared++) {
+        snprintf(rep, sizeof rep, "%s/threads/report-%d.json", g_work, shared);
+        snprintf(log, sizeof log, "%s/threads/threads-%d.txt", g_work, shared);
+        snprintf(env, sizeof env, "TD_FIXTURE_THREADS=%s", log);
+        unlink(log);
+        char *argv[] = { (char *)g_shell, "--backend", "jit", "--tu", ta, "--tu", tb, "--root", root, "--suite",
+                         "check", "--filter", "malloc_free", "--out", rep, "--samples", "2", "--warmup", "1",
+                         shared ? "--shared-heap" : NULL, NULL }; /* the row only: a bench report */
+        run_result rr;
+        run(argv, env, &rr);
+        CHECK(rr.exited && rr.code == 0, "shared %d: exit %d signal %d", shared, rr.code, rr.sig);
+        unsigned long a, b;
+        int calls;
+        read_threads(log, &a, &b, &calls);
+        CHECK(calls == 6, "shared %d: %d calls, want 3 per subject", shared, calls);
+        CHECK(a && b, "shared %d: a subject's calls on more than one thread (alpha %lu, beta %lu)", shared, a, b);
+        CHECK(shared ? a == b : a != b, "shared %d: alpha on %lu, beta on %lu", shared, a, b);
+        cJSON *j = load_json(rep);
+        const cJSON *st = j ? cJSON_GetObjectItemCaseSensitive(j, "settings") : NULL;
+        const cJSON *v = st ? cJSON_GetObjectItemCaseSensitive(st, "subjectThreads") : NULL;
+        CHECK(cJSON_IsString(v) && !strcmp(v->valuestring, shared ? "shared" : "own"), "shared %d: settings.subjectThreads",
+              shared);
+        cJSON_Delete(j);
+    }
+}
+
 static void test_alloc(void)
 {
     /* the known malloc(1000) in module code is counted exactly once, on both backends */
@@ -511,10 +566,10 @@ static void test_fail_report(void)
         CHECK(f && !strcmp(jstr(f, "case"), "forced"), "%s: failure case '%s'", be, f ? jstr(f, "case") : "");
         CHECK(f && !strcmp(jstr(f, "file"), "players/suites/check/check.c"), "%s: file '%s'", be,
               f ? jstr(f, "file") : "");
-        CHECK(f && jnum(f, "line") == 52, "%s: line %g", be, f ? jnum(f, "line") : -1);
+        CHECK(f && jnum(f, "line") == 55, "%s: line %g", be, f ? jnum(f, "line") : -1);
         CHECK(f && !strcmp(jstr(f, "expected"), "5") && !strcmp(jstr(f, "actual"), "6"), "%s: expected/actual", be);
         const cJSON *c = find_case(j, "alpha", "forced");
-        CHECK(c && !jtrue(c, "passed") && jnum(cJSON_GetObjectItemCaseSensitive(c, "failure"), "line") == 52,
+        CHECK(c && !jtrue(c, "passed") && jnum(cJSON_GetObjectItemCaseSensitive(c, "failure"), "line") == 55,
               "%s: case record", be);
         const cJSON *v = find_case(j, "alpha", "value");
         CHECK(v && jtrue(v, "passed"), "%s: other cases still pass", be);
@@ -987,7 +1042,7 @@ int main(int argc, char **argv)
     sh("rm -rf '%s' && mkdir -p '%s'", g_work, g_work, NULL);
     static const struct { const char *name; void (*fn)(void); } tests[] = {
         { "aot_run", test_aot_run }, { "jit_run", test_jit_run }, { "aot_repro", test_aot_repro },
-        { "jit_error", test_jit_error }, { "jit_two", test_jit_two }, { "alloc", test_alloc },
+        { "jit_error", test_jit_error }, { "jit_two", test_jit_two }, { "alloc", test_alloc }, { "subject_threads", test_subject_threads },
         { "fail_report", test_fail_report }, { "crash_marker", test_crash_marker },
         { "timeout_marker", test_timeout_marker }, { "build_cli", test_build_cli }, { "abi", test_abi },
         { "jit_chosen", test_jit_chosen }, { "layouts", test_layouts },
