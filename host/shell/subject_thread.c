@@ -40,8 +40,7 @@ typedef struct subject_thread {
     int quit;
     int rc;
     td_player_host *host;      /* the call's host (the caller's, used by one thread at a time) */
-    int index;                 /* pl_run.subjects[index] */
-} subject_thread;
+} subject_thread;            /* subject_threads[i] runs pl_run.subjects[i] */
 
 static subject_thread subject_threads[PL_MAX_SUBJECTS];
 static pthread_mutex_t handoff_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -50,6 +49,7 @@ static pthread_cond_t handoff_cond = PTHREAD_COND_INITIALIZER;
 static void *subject_thread_main(void *arg)
 {
     subject_thread *t = arg;
+    const td_player_module *entry = pl_run.subjects[t - subject_threads].mod.entry;
     free(malloc(1)); /* the thread's arena, made now (the invariants above) */
     pthread_mutex_lock(&handoff_lock);
     t->ready = 1;
@@ -58,7 +58,7 @@ static void *subject_thread_main(void *arg)
         while (!t->pending && !t->quit) pthread_cond_wait(&handoff_cond, &handoff_lock);
         if (t->quit) break;
         pthread_mutex_unlock(&handoff_lock);
-        int rc = pl_run.subjects[t->index].mod.entry->run_suite(pl_run.suite, t->host, NULL);
+        int rc = entry->run_suite(pl_run.suite, t->host, NULL);
         pthread_mutex_lock(&handoff_lock);
         t->rc = rc;
         t->pending = 0;
@@ -73,7 +73,6 @@ int pl_subject_threads_start(int n)
     for (int i = 0; i < n && i < PL_MAX_SUBJECTS; i++) {
         subject_thread *t = &subject_threads[i];
         memset(t, 0, sizeof *t);
-        t->index = i;
         /* the default attributes: glibc sizes the stack like the main thread's (RLIMIT_STACK) */
         int e = pthread_create(&t->thread, NULL, subject_thread_main, t);
         if (e) {
@@ -92,11 +91,11 @@ int pl_subject_threads_start(int n)
 
 int pl_subject_thread_call(int index, td_player_host *host, int *rc)
 {
-    subject_thread *t = &subject_threads[index];
-    if (index < 0 || index >= PL_MAX_SUBJECTS || !t->started) {
+    if (index < 0 || index >= PL_MAX_SUBJECTS || !subject_threads[index].started) {
         fprintf(stderr, "tandem-player: subject %d has no thread (pl_subject_threads_start)\n", index);
         return -1;
     }
+    subject_thread *t = &subject_threads[index];
     pthread_mutex_lock(&handoff_lock);
     t->host = host;
     t->pending = 1;

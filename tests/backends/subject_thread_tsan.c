@@ -2,9 +2,9 @@
  * subject_thread_tsan.c - host/shell/subject_thread.c under ThreadSanitizer (label tsan):
  * each subject's calls run on one thread of its own, distinct per subject and not the
  * caller's, one call at a time, with run_suite's return handed back, none before start or
- * after stop; the handoff orders
- * every access (a plain counter touched by the caller and by every call, which TSan
- * reports as a race if a call could overlap the caller), and stop joins the threads.
+ * after stop; the handoff orders every access (a plain counter touched by the caller and by
+ * every call, which TSan reports as a race if a call could overlap the caller), and stop
+ * joins the threads.
  */
 #include <pthread.h>
 #include <stdio.h>
