@@ -24,6 +24,10 @@
 
 /* ---- generated translation unit ------------------------------------------------- */
 
+/* The longest label (td_tu_spec.label); the unit holds it in an array of this size + 1
+ * whatever its length, so that two labels do not lay the unit's data out differently. */
+#define TD_TU_LABEL_MAX 64
+
 typedef struct td_tu_spec {
     const char *root;              /* source root: staging folder or working tree */
     const char *subject;           /* players/subjects/<subject>/ (may be absent) */
@@ -46,9 +50,6 @@ typedef struct td_tu_spec {
  * sit under #ifdef TD_PLAYER_SUITE_<suite>, all defined unless the compiler is given
  * TD_PLAYER_SUITES_CHOSEN (then only the suites it defines are compiled, and the runtime
  * only when the subject or one of them uses it: tandem_player.h, "THE TU"). */
-/* The longest label (td_tu_spec.label); the unit holds it in an array of this size + 1
- * whatever its length, so that two labels do not lay the unit's data out differently. */
-#define TD_TU_LABEL_MAX 64
 int td_tu_generate(const td_tu_spec *spec, char **text, char ***included, char *err, size_t errlen);
 void td_tu_free_list(char **list);
 

@@ -605,7 +605,7 @@ static void tu_write_registration(tu_gen *g)
                /* The label in an array of one size whatever its length: tcc puts the
                 * unit's zero-initialised data right after its data, so a longer label
                 * would move all of it, and the baseline "tandem@rev" would not be laid out
-                * like the identical "tandem" (issue 42: 2% on two JIT rows in every A/A). */
+                * like the identical "tandem" (issue 42). */
                "/* One size for every label, so that the data after it does not move. */\n"
                "static const char td_player_label[%d] = \"%s\";\n\n"
                "TD_PLAYER_EXPORT const td_player_module tandem_player_module = {\n"
