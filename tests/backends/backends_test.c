@@ -109,6 +109,18 @@ static int aot_build(const char *root, const char *subject, const char *outdir, 
     return rc;
 }
 
+/* clang builds the unit at tu (already written) into outdir as module `name`. 0, or -1 with err. */
+static int aot_build_unit(const char *root, const char *tu, const char *outdir, const char *name, td_backend_result *r,
+                          char *err, size_t errlen)
+{
+    td_backend_options o = { 0 };
+    o.root = root;
+    o.tu_path = tu;
+    o.out_dir = outdir;
+    o.name = name;
+    return td_backend_aot.build(&o, r, err, errlen);
+}
+
 typedef struct run_result {
     int exited, code, signaled, sig;
     char out[65536];
@@ -940,13 +952,9 @@ static void layouts_seed0_is_today(const char *root, const char *t0)
         write_text(g_work, "today/tandem-player-alpha.c", v ? t0 : old);
         snprintf(dir[v], sizeof dir[v], "%s/today/%s", g_work, v ? "seed0" : "before");
         mkdir(dir[v], 0777);
-        td_backend_options ob = { 0 };
         td_backend_result r;
-        ob.root = root;
-        ob.tu_path = tu;
-        ob.out_dir = dir[v];
-        ob.name = "alpha";
-        CHECK(td_backend_aot.build(&ob, &r, err, sizeof err) == 0 && read_file(r.module_path, &mod[v], &lm[v]) == 0,
+        CHECK(aot_build_unit(root, tu, dir[v], "alpha", &r, err, sizeof err) == 0 &&
+              read_file(r.module_path, &mod[v], &lm[v]) == 0,
               "aot build %d: %s", v, err);
         CHECK(tcc_object(root, tu, obj, &o[v], &lo[v]) == 0, "tcc object %d", v);
     }
@@ -998,13 +1006,8 @@ static void layouts_label_length(const char *root)
         snprintf(dir, sizeof dir, "%s/label%d", g_work, v);
         CHECK(tcc_object(root, tu, obj, &o, &lo) == 0, "tcc object of %s", labels[v]);
         elf_alloc_sections(o, lo, secs[0][v], sizeof secs[0][v]);
-        td_backend_options ob = { 0 };
         td_backend_result r;
-        ob.root = root;
-        ob.tu_path = tu;
-        ob.out_dir = dir;
-        ob.name = "alpha";
-        CHECK(td_backend_aot.build(&ob, &r, err, sizeof err) == 0 && read_file(r.module_path, &mod, &lm) == 0,
+        CHECK(aot_build_unit(root, tu, dir, "alpha", &r, err, sizeof err) == 0 && read_file(r.module_path, &mod, &lm) == 0,
               "aot build of %s: %s", labels[v], err);
         elf_alloc_sections(mod, lm, secs[1][v], sizeof secs[1][v]);
         void *h = mod ? dlopen(r.module_path, RTLD_NOW | RTLD_LOCAL) : NULL;
@@ -1051,13 +1054,8 @@ static void test_layouts(void)
     mkdir(out, 0777);
     write_text(g_work, "seed7/tandem-player-alpha.c", t7);
     snprintf(tu, sizeof tu, "%s/seed7/tandem-player-alpha.c", g_work);
-    td_backend_options o = { 0 };
     td_backend_result r;
-    o.root = root;
-    o.tu_path = tu;
-    o.out_dir = out;
-    o.name = "alpha";
-    CHECK(td_backend_aot.build(&o, &r, err, sizeof err) == 0, "aot build of seed 7: %s", err);
+    CHECK(aot_build_unit(root, tu, out, "alpha", &r, err, sizeof err) == 0, "aot build of seed 7: %s", err);
     void *h = dlopen(r.module_path, RTLD_NOW | RTLD_LOCAL);
     CHECK(h && dlsym(h, TD_PLAYER_MODULE_SYMBOL) && !dlsym(h, "td_layout_pad_0") && !dlsym(h, "td_layout_pad_1"),
           "seed 7 module: entry table, no exported pad (%s)", h ? "" : dlerror());
