@@ -845,17 +845,12 @@ static void test_jit_chosen(void)
     CHECK(rr.exited && rr.code == 3 && etext && strstr(etext, "the runtime was compiled"),
           "--suite check with the poisoned runtime: exit %d, stderr '%s'", rr.code, etext ? etext : "");
     free(etext);
-    td_backend_options o = { 0 };
     td_backend_result r;
     char out[4096];
     snprintf(out, sizeof out, "%s/chosen-aot", g_work);
     mkdir(out, 0777);
-    o.root = root;
-    o.tu_path = tu;
-    o.out_dir = out;
-    o.name = "alpha";
     err[0] = 0;
-    int rc = td_backend_aot.build(&o, &r, err, sizeof err);
+    int rc = aot_build_unit(root, tu, out, "alpha", &r, err, sizeof err);
     CHECK(rc != 0 && strstr(err, "the runtime was compiled"), "aot build with the poisoned runtime: %d '%s'", rc, err);
 }
 
