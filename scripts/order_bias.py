@@ -6,9 +6,9 @@ one recorded process of a `tandem attempt --baseline` folder (runs/observations/
 its exact tandem-player command line) and runs it N times as recorded ("as recorded": the
 current runtime first on the command line, the baseline last) and with the two runtimes'
 --module (AOT) or --tu (JIT) arguments swapped ("swapped": same command-line length, same
-modules, same peers, the baseline first). It prints, per run and row, the current/baseline ratio of median
-ns/op. If the ratio follows the module, the two copies differ; if it follows the position,
-the measurement favours one position over the other.
+modules, same peers, the baseline first). It prints, per run and row, the current/baseline
+ratio of median ns/op. If the ratio follows the module, the two copies differ; if it follows
+the position, the measurement favours one position over the other.
 
 The cause (issue 42): the subjects shared one heap, so where one subject's objects landed
 depended on what the others had allocated before. --player runs another tandem-player (one
