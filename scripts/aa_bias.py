@@ -16,23 +16,35 @@ ap.add_argument("--rows", default="")
 ap.add_argument("--markdown", action="store_true")
 a = ap.parse_args()
 
+
+def refuse(msg):
+    """An attempt that cannot be read: exit 2, as for usage (argparse's own refusals)."""
+    print(f"aa_bias.py: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
 logs = {}
 for folder in a.attempts:
     path = os.path.join(folder, "gate", "gate-summary.json")
     if not os.path.isfile(path):
-        sys.exit(f"aa_bias.py: {path}: not a file (an attempt folder made with --baseline)")
+        refuse(f"{path}: not a file (an attempt folder made with --baseline)")
     try:
         rows = json.load(open(path))["baseline"]["rows"]
     except (OSError, ValueError, KeyError, TypeError) as x:
-        sys.exit(f"aa_bias.py: {path}: no baseline.rows ({x})")
+        refuse(f"{path}: no baseline.rows ({x})")
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        refuse(f"{path}: baseline.rows is not a list of rows")
     for r in rows:
-        m = r.get("median") if isinstance(r, dict) else None
+        m = r.get("median")
         if m is None:
             continue          # a row without a time ratio (NA, busy)
-        if not isinstance(m, (int, float)) or not math.isfinite(m) or m <= 0:
-            sys.exit(f"aa_bias.py: {path}: row '{r.get('row')}': median {m!r} is not a positive number")
-        if a.rows in r.get("row", ""):
-            logs.setdefault((r.get("suite", "?"), r.get("row", "?"), r.get("backend", "?")), []).append(math.log(m))
+        if isinstance(m, bool) or not isinstance(m, (int, float)) or not math.isfinite(m) or m <= 0:
+            refuse(f"{path}: row '{r.get('row')}': median {m!r} is not a positive number")
+        for field in ("suite", "row", "backend"):
+            if not isinstance(r.get(field), str):
+                refuse(f"{path}: a baseline row's '{field}' is {r.get(field)!r}, not a name")
+        if a.rows in r["row"]:
+            logs.setdefault((r["suite"], r["row"], r["backend"]), []).append(math.log(m))
 
 out = []
 for (suite, row, backend), v in logs.items():

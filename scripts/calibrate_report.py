@@ -5,10 +5,52 @@ run: a part with no run says so and gives the command."""
 import csv
 import os
 import platform
+import re
 import sys
 
+FIELDS = ["part", "mode", "run", "pass", "seconds", "verdict", "detail", "busy", "commit", "started", "folder"]
+
+
+def refuse(msg):
+    """Bad arguments or a results.tsv that is not calibrate.sh's: exit 2, nothing written."""
+    print(f"calibrate_report.py: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def read_results(path, commit):
+    """The rows of COMMIT, each field checked: a figure of the packet is counted from them."""
+    if not os.path.isfile(path):
+        refuse(f"{path}: not a file (calibrate.sh's results.tsv)")
+    with open(path, newline="") as f:
+        lines = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+    if not lines or lines[0] != FIELDS:
+        refuse(f"{path} line 1: the header is not {' '.join(FIELDS)}")
+    rows = []
+    for n, cells in enumerate(lines[1:], start=2):
+        if len(cells) != len(FIELDS):
+            refuse(f"{path} line {n}: {len(cells)} fields, not {len(FIELDS)}")
+        r = dict(zip(FIELDS, cells))
+        checks = [("part", re.fullmatch(r"aa|regression|improvement|stability|power-[1-9][0-9]*", r["part"])),
+                  ("mode", r["mode"] in ("default", "quick")),
+                  ("run", r["run"].isdigit() and int(r["run"]) >= 1),
+                  ("pass", r["pass"] in ("0", "1")),
+                  ("seconds", r["seconds"].isdigit()),
+                  ("busy", r["busy"].isdigit() or r["busy"] == "-"),
+                  ("commit", re.fullmatch(r"[0-9a-f]{7,40}", r["commit"]))]
+        for field, ok in checks:
+            if not ok:
+                refuse(f"{path} line {n}: field '{field}': {r[field]!r} is not valid")
+        if r["commit"] == commit:
+            rows.append(r)
+    return rows
+
+
+if len(sys.argv) != 4:
+    refuse("usage: calibrate_report.py RESULTS README COMMIT")
 results, readme, commit = sys.argv[1:4]
-rows = [r for r in csv.DictReader(open(results), delimiter="\t") if r["commit"] == commit]
+if not re.fullmatch(r"[0-9a-f]{7,40}", commit):
+    refuse(f"COMMIT '{commit}' is not an abbreviated git hash")
+rows = read_results(results, commit)
 PARTS = [("aa", "A/A: the same commit as its own baseline, verdict 'no regression' (from the exit code too, "
                "0 or 3, where the commit has gate_exit_code)", 20, 19),
          ("regression", "seeded regression (tests/calibration/regression.patch): 'regression' naming "
@@ -30,7 +72,7 @@ for part, what, want, need in PARTS:
             missing.append((part, mode))
             continue
         n, ok = len(rs), sum(r["pass"] == "1" for r in rs)
-        secs = [int(r["seconds"]) for r in rs if r["seconds"].isdigit()]
+        secs = [int(r["seconds"]) for r in rs]
         busy = sum(int(r["busy"]) for r in rs if r["busy"].isdigit())
         met = "yes" if n >= want and ok >= need * n / want else f"not yet ({n} of {want} runs)" if n < want else "no"
         out.append(f"| {part} | {mode} | {n} | {ok} | {ok / n:.2f} | >= {need}/{want} | {met} | "

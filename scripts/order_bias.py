@@ -26,7 +26,8 @@ unit in both orders. Units generated since hold the label in an array of one siz
 
 Default process: p02-builderlifecycle-aot-r1; default rows: those whose name holds
 "suspensions=1 N=4096 flow off" (in every A/A run of 2026-12-06/07 the current copy was
-slower there). Exit: 0, 1 when a player fails, 2 usage."""
+slower there). Exit: 0, 1 when a player fails, 2 usage or a folder that is not an attempt's
+process with one current and one baseline subject."""
 import argparse, json, os, statistics, subprocess, sys, tempfile
 
 ap = argparse.ArgumentParser(usage=__doc__.split("\n")[0])
@@ -38,22 +39,31 @@ ap.add_argument("--player")
 ap.add_argument("--shared-heap", action="store_true")
 ap.add_argument("--heap-offsets", default="")
 a = ap.parse_args()
+
+
+def refuse(msg):
+    """A bad argument or an input that is not an attempt's process: exit 2 (usage), as
+    argparse does for its own refusals."""
+    print(f"order_bias.py: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
 if not 1 <= a.repeats <= 100:
-    sys.exit(f"order_bias.py: --repeats {a.repeats}: not in 1..100")
+    refuse(f"--repeats {a.repeats}: not in 1..100")
 if a.player and not (os.path.isfile(a.player) and os.access(a.player, os.X_OK)):
-    sys.exit(f"order_bias.py: --player {a.player}: not an executable file")
+    refuse(f"--player {a.player}: not an executable file")
 offsets = []
 for f in filter(None, a.heap_offsets.split(",")):
     if not f.isdigit() or not 0 <= int(f) <= 1048576:
-        sys.exit(f"order_bias.py: --heap-offsets: '{f}' is not a byte count in 0..1048576")
+        refuse(f"--heap-offsets: '{f}' is not a byte count in 0..1048576")
     offsets.append(int(f))
 obs = os.path.join(a.attempt, "runs", "observations", a.process + ".json")
 if not os.path.isfile(obs):
-    sys.exit(f"order_bias.py: {obs}: not a file (an attempt folder and one of its processes)")
+    refuse(f"{obs}: not a file (an attempt folder and one of its processes)")
 try:
     args = json.load(open(obs))["tries"][0]["arguments"]
 except (ValueError, KeyError, IndexError, TypeError) as x:
-    sys.exit(f"order_bias.py: {obs}: no tries[0].arguments ({x})")
+    refuse(f"{obs}: no tries[0].arguments ({x})")
 
 
 def side_of(path, base_name):
@@ -72,7 +82,7 @@ base = [i for i in mods if side_of(args[i], None) == "baseline"]
 base_name = os.path.basename(args[base[0]]) if len(base) == 1 and "--tu" in args else None
 cur = [i for i in mods if side_of(args[i], base_name) == "current"]
 if len(cur) != 1 or len(base) != 1 or "--out" not in args:
-    sys.exit(f"order_bias.py: {obs}: not a process with one current and one baseline subject "
+    refuse(f"{obs}: not a process with one current and one baseline subject "
              "(--module of a layout build, or --tu)")
 swapped = list(args)
 swapped[cur[0]], swapped[base[0]] = args[base[0]], args[cur[0]]
