@@ -2,6 +2,7 @@
 """test_calibration_scripts.py SCRIPTS WORK - the calibration packet's scripts (issue 42):
 calibrate_report.py counts results.tsv as the packet claims and refuses a file that is not
 calibrate.sh's; aa_bias.py computes its bias statistics and refuses an unreadable attempt;
+host_noise.py measures how much whole processes move, and refuses a report it cannot read;
 order_bias.py and calibrate.sh refuse bad input with exit 2 before running anything."""
 import json
 import math
@@ -145,6 +146,43 @@ check("order_bias refuses a process without a baseline subject (exit 2)",
       rc == 2 and "one current and one baseline" in err, err)
 rc, _, err = run(sys.executable, ob, attempts[0], "--heap-offsets", "1,x")
 check("order_bias refuses a heap offset that is not a byte count (exit 2)", rc == 2 and "'x'" in err, err)
+
+# --- host_noise.py: the spread of whole processes, and refusals ---------------------------------
+hn = os.path.join(scripts, "host_noise.py")
+runs = os.path.join(work, "noise", "runs")
+os.makedirs(runs)
+
+
+def process_report(name, medians, samples=((100, 10), (120, 10)), retention="matched", **over):
+    rows = [{"subject": s, "name": "nextframe N=1024", "supported": True, "medianNsPerOp": m,
+             "sampleRecords": [{"ns": ns, "ops": ops, "controlNs": 0} for ns, ops in samples]}
+            for s, m in medians.items()]
+    doc = {"suite": "throughput", "backend": "aot", "settings": {"retention": retention}, "rows": rows}
+    doc.update(over)
+    json.dump(doc, open(os.path.join(runs, name), "w"))
+
+
+process_report("p03-throughput-aot-r1.json", {"callback": 2.0, "tandem": 5.0})
+process_report("p14-throughput-aot-r2.json", {"callback": 3.0, "tandem": 5.5})
+process_report("p33-throughput-aot-default.json", {"callback": 9.0}, retention="default")
+rc, out, err = run(sys.executable, hn, os.path.join(work, "noise"))
+lines = {tuple(l.split()[:4]): l for l in out.splitlines()}
+cb, td = lines.get(("throughput", "matched", "aot", "callback"), ""), lines.get(("throughput", "matched", "aot", "tandem"), "")
+check("host_noise: a subject's spread across processes (3.0 / 2.0 - 1 = 50%), per retention; sample CV 9.1%",
+      rc == 0 and "processes   2" in cb and "spread  50.0%" in cb and "cv   9.1%" in cb and "spread  10.0%" in td
+      and not any(k[1] == "default" for k in lines), f"exit {rc}: {out}{err}")
+for what, over, needle in [("a median of 0", {"rows": [{"subject": "x", "name": "r", "medianNsPerOp": 0}]},
+                            "medianNsPerOp"),
+                           ("a report without a suite", {"suite": None}, "not a process report"),
+                           ("a sample of ops 0", {"rows": [{"subject": "x", "name": "r", "medianNsPerOp": 1.0,
+                                                            "sampleRecords": [{"ns": 5, "ops": 0}]}]}, "a sample")]:
+    process_report("p99-throughput-aot-r9.json", {"callback": 1.0}, **over)
+    rc, out, err = run(sys.executable, hn, os.path.join(work, "noise"))
+    check(f"host_noise refuses {what} (exit 2, the file named)", rc == 2 and needle in err and "p99-" in err,
+          f"exit {rc}: {err}")
+os.remove(os.path.join(runs, "p99-throughput-aot-r9.json"))
+rc, _, err = run(sys.executable, hn, os.path.join(work, "nothing-here"))
+check("host_noise refuses a folder without process reports (exit 2)", rc == 2 and "no process reports" in err, err)
 
 # --- calibrate.sh: its arguments, refused before it builds or runs anything --------------------
 cal = os.path.join(scripts, "calibrate.sh")

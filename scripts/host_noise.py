@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""host_noise.py [--markdown] RUNS...
+
+How much a host moves whole processes (issue 42): the time arm's band on the baseline
+verdict is the larger of a row's process spread and the same code's layout spread, and each
+side's layout medians come from different processes, so a host on which one process runs
+everything slower than the next widens that band for every row. RUNS: attempt folders (their
+runs/) or folders of process reports (p*.json, as a packet's runs.zip holds). Per suite,
+retention, backend and subject: the processes, the median over rows of the spread of the row's
+per-process median ns/op (highest / lowest - 1: for a subject built once, such as a peer or
+the lower bound, that is the host's and the process's doing, not the code's), and the
+median over rows and processes of the within-process coefficient of variation of the
+samples. Prints one line a subject (--markdown: a table). Exit: 0, 2 usage or a report that
+cannot be read (said)."""
+import argparse, glob, json, math, os, statistics, sys
+
+ap = argparse.ArgumentParser(usage=__doc__.split("\n")[0])
+ap.add_argument("runs", nargs="+")
+ap.add_argument("--markdown", action="store_true")
+a = ap.parse_args()
+
+
+def refuse(msg):
+    print(f"host_noise.py: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def positive(v):
+    return not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v) and v > 0
+
+
+# (suite, retention, backend, subject) -> row -> [per-process median ns/op]; and the samples' CVs
+medians, cvs, procs = {}, {}, {}
+for folder in a.runs:
+    base = os.path.join(folder, "runs") if os.path.isdir(os.path.join(folder, "runs")) else folder
+    files = sorted(glob.glob(os.path.join(base, "p*.json")))
+    if not files:
+        refuse(f"{folder}: no process reports (runs/p*.json or p*.json)")
+    for path in files:
+        try:
+            d = json.load(open(path))
+        except (OSError, ValueError) as x:
+            refuse(f"{path}: not JSON ({x})")
+        if not isinstance(d, dict):
+            refuse(f"{path}: not a process report (a JSON object)")
+        settings = d.get("settings") if isinstance(d.get("settings"), dict) else {}
+        suite, backend, rows = d.get("suite"), d.get("backend"), d.get("rows")
+        retention = settings.get("retention", "matched")
+        if not all(isinstance(x, str) for x in (suite, backend, retention)) or not isinstance(rows, list):
+            refuse(f"{path}: not a process report (suite, backend, settings.retention and rows)")
+        for r in rows:
+            if not isinstance(r, dict) or not isinstance(r.get("subject"), str) or not isinstance(r.get("name"), str):
+                refuse(f"{path}: a row without a subject and a name")
+            if r.get("supported") is False:
+                continue
+            m = r.get("medianNsPerOp")
+            if not positive(m):
+                refuse(f"{path}: row '{r['name']}' subject '{r['subject']}': medianNsPerOp {m!r} "
+                       "is not a positive number")
+            key = (suite, retention, backend, r["subject"])
+            medians.setdefault(key, {}).setdefault(r["name"], []).append(m)
+            procs.setdefault(key, set()).add((folder, os.path.basename(path)))
+            per_op = []
+            for s in r.get("sampleRecords") or []:
+                ns, ops, ctl = s.get("ns"), s.get("ops"), s.get("controlNs", 0)
+                if not (positive(ns) and positive(ops)) or not (ctl == 0 or positive(ctl)):
+                    refuse(f"{path}: row '{r['name']}' subject '{r['subject']}': a sample's ns / ops / "
+                           "controlNs is not a positive number")
+                per_op.append((ns - ctl) / ops)
+            if len(per_op) >= 2 and statistics.mean(per_op) > 0:
+                cvs.setdefault(key, []).append(statistics.pstdev(per_op) / statistics.mean(per_op))
+
+if a.markdown:
+    print("| suite | retention | backend | subject | processes | rows | spread across processes (median row) "
+          "| sample CV (median) |")
+    print("| --- | --- | --- | --- | ---: | ---: | ---: | ---: |")
+for key in sorted(medians):
+    spreads = [max(v) / min(v) - 1 for v in medians[key].values() if len(v) >= 2]
+    if not spreads:
+        continue
+    sp, cv = statistics.median(spreads), statistics.median(cvs.get(key, [math.nan]))
+    suite, retention, backend, subject = key
+    if a.markdown:
+        print(f"| {suite} | {retention} | {backend} | {subject} | {len(procs[key])} | {len(spreads)} | {sp:.1%} | {cv:.1%} |")
+    else:
+        print(f"{suite:16s} {retention:8s} {backend:4s} {subject:16s} processes {len(procs[key]):3d} rows {len(spreads):3d}  "
+              f"spread {sp:6.1%}  cv {cv:6.1%}")
