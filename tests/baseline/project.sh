@@ -109,6 +109,9 @@ assert json.load(open(a + "/attempt-manifest.json"))["baselineVerdict"] == "regr
 PY2
   grep -q "^attempt: \(PASS\|FAIL\) in [0-9]* s; baseline wheel@$short: regression; exit $rc; report " "$W/att-reg.out" ||
     { no "attempt-regression: no last line with both verdicts and the exit"; tail -3 "$W/att-reg.out"; }
+  # one round (--quick): the line says the time arm decided nothing (gate_baseline.c reach_of)
+  grep -q "^attempt: baseline wheel@$short: regression (one layout: time decides no row here, instructions only)$" "$W/att-reg.out" ||
+    { no "attempt-regression: the baseline line does not say the time arm's reach"; grep "^attempt: baseline" "$W/att-reg.out"; }
   echo "ok: attempt-regression (exit $rc)"
 fi
 

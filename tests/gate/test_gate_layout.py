@@ -116,6 +116,11 @@ lay = [r for r in b["rows"] if r["result"] == "layout"] if b else []
 expect("one-layout: layout rows decided by layout, instructions not grown",
        lay and all(r["decidedBy"] == "layout" and r["instructions"] != "regression" and r["layouts"] == 1 for r in lay),
        json.dumps(lay[:2]))
+expect("one-layout: the time arm's reach is none (no row in two layouts), said in gate.md",
+       b and b["timeReach"]["rows"] == 0 and b["timeReach"]["median"] is None
+       and all(r["timeReach"] is None for r in b["rows"])
+       and "time decides no row here" in open(os.path.join(d, "out", "gate.md")).read(),
+       json.dumps(b and b["timeReach"]))
 
 # 2. two layouts (the r2 processes reversed): still no regression; the spread is reported
 d = runs("two-layouts")
@@ -128,6 +133,18 @@ expect("two-layouts: every gated row read over 2 layouts with its spread",
 md = open(os.path.join(d, "out", "gate.md")).read()
 expect("two-layouts: gate.md says the layout spread and which arm decided", "layout spread" in md and "decided by" in md,
        "missing columns")
+reach = sorted(r["timeReach"] for r in b["rows"] if r["timeReach"] is not None) if b else []
+judged = [r for r in b["rows"] if r["layouts"] == 2 and r["time"] not in ("NA", "busy")] if b else []
+mid = (reach[len(reach) // 2] + reach[(len(reach) - 1) // 2]) / 2 if reach else None
+expect("two-layouts: each row's time reach is max(1.02, 1 + its band), the band at least the same code's spread",
+       judged and len(reach) == len(judged)
+       and all(r["timeReach"] >= max(1.02, 1 + r["sameCodeLayoutSpread"]) - 1e-6 for r in judged),
+       json.dumps([(r["row"], r["timeReach"], r["sameCodeLayoutSpread"]) for r in judged][:4]))
+expect("two-layouts: the summary's reach is the rows' median and range, and gate.md says it",
+       b and reach and b["timeReach"]["rows"] == len(reach) and abs(b["timeReach"]["median"] - mid) < 1e-5
+       and b["timeReach"]["lowest"] == reach[0] and b["timeReach"]["highest"] == reach[-1]
+       and f"grow beyond x{b['timeReach']['median']:.2f} in every layout" in md,
+       json.dumps(b and b["timeReach"]))
 
 # 3. a real time regression (+25% on one row, every process, both layouts), identical
 #    instructions: regression, decided by time; with no instruction arm as well
@@ -141,6 +158,8 @@ for arm in (True, False):
            b and b["verdict"] == "regression" and r and all(x["result"] == "regression" and x["decidedBy"] == "time"
                                                             for x in r),
            f"{b and b['counts']} {json.dumps(r)[:600]}")
+    expect(f"slower (instructions arm {arm}): every layout beyond the row's time reach",
+           r and all(x["layoutMedianLow"] > x["timeReach"] for x in r), json.dumps(r)[:400])
 
 # 3b. the same +25% measured in one layout only (every process in the same layout, as a
 #     --quick attempt's one round), no instruction arm: one layout gives no spread between

@@ -49,18 +49,26 @@ const char *att_baseline_verdict(att *a)
     if (!a->bl) return NULL;
     char *p = att_path(a, "gate/gate-summary.json");
     cJSON *d = NULL;
-    const cJSON *c = NULL;
-    if (gate_summary_baseline(p, a->base_verdict, sizeof a->base_verdict) || !a->base_verdict[0])
+    if (!tl_is_file(p) || tl_json_load(p, &d) || gate_summary_baseline_of(d, a->base_verdict, sizeof a->base_verdict) ||
+        !a->base_verdict[0])
         snprintf(a->base_verdict, sizeof a->base_verdict, "not judged");
-    else if (!tl_json_load(p, &d))
-        c = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(d, "baseline"), "counts");
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(d, "baseline"), *c = cJSON_GetObjectItemCaseSensitive(b, "counts");
+    const cJSON *reach = cJSON_GetObjectItemCaseSensitive(b, "timeReach");
     const char *verdict = a->base_verdict;
     const cJSON *ng = cJSON_GetObjectItemCaseSensitive(c, "gated"), *nr = cJSON_GetObjectItemCaseSensitive(c, "regressions"),
                 *ni = cJSON_GetObjectItemCaseSensitive(c, "improved"), *nl = cJSON_GetObjectItemCaseSensitive(c, "layout");
-    att_log(a, 1, "baseline %s: %s (%d gated rows x backends: %d regression(s), %d improved, %d layout; gate/gate.md)",
+    const cJSON *rr = cJSON_GetObjectItemCaseSensitive(reach, "rows"), *rm = cJSON_GetObjectItemCaseSensitive(reach, "median");
+    /* the time arm's reach (gate_baseline.c reach_of): what "no regression" by time can mean here */
+    char said[160] = "";
+    if (cJSON_IsNumber(rr) && rr->valueint > 0 && cJSON_IsNumber(rm))
+        snprintf(said, sizeof said, " (the time arm sees only a change beyond x%.2f on the median row here; gate.md)",
+                 rm->valuedouble);
+    else if (cJSON_IsNumber(rr))
+        snprintf(said, sizeof said, " (one layout: time decides no row here, instructions only)");
+    att_log(a, 1, "baseline %s: %s (%d gated rows x backends: %d regression(s), %d improved, %d layout; gate/gate.md)%s",
             a->bl->name, verdict, cJSON_IsNumber(ng) ? ng->valueint : 0, cJSON_IsNumber(nr) ? nr->valueint : 0,
-            cJSON_IsNumber(ni) ? ni->valueint : 0, cJSON_IsNumber(nl) ? nl->valueint : 0);
-    printf("attempt: baseline %s: %s\n", a->bl->name, verdict);
+            cJSON_IsNumber(ni) ? ni->valueint : 0, cJSON_IsNumber(nl) ? nl->valueint : 0, said);
+    printf("attempt: baseline %s: %s%s\n", a->bl->name, verdict, said);
     att_manifest_set_str(a, "baselineVerdict", verdict);
     cJSON_Delete(d);
     free(p);

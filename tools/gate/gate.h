@@ -237,6 +237,8 @@ int gate_exit_code(int verdict, const char *baseline);
  * "" when the gate judged no baseline, 0 with the verdict, 1 when the file or the field
  * cannot be read (buf ""). */
 int gate_summary_baseline(const char *summary_path, char *buf, size_t n);
+/* The same from a loaded summary (a reader that needs its other fields loads it once). */
+int gate_summary_baseline_of(const struct cJSON *summary, char *buf, size_t n);
 
 /* ---- the sequential rule, for the attempt (gate_sequential.c, SEQUENTIAL.md) ------- */
 

@@ -19,6 +19,8 @@
  *                  between layouts to exceed: only the instruction arm decides). Never a regression (issue 42: identical code at two
  *                  addresses differs by up to 10%, the same way in every process of a layout);
  *   no regression  otherwise. "decided by" names the arm(s).
+ * Beside the verdict, the time arm's reach (reach_of): how far a row's time had to grow in
+ * every layout to count, max(baselineMedian, 1 + band), the median row's and the range.
  * The baseline verdict is reported (gate.md section, gate-summary.json "baseline"); a
  * regression has its own exit code, 4 or 5 (gate_exit_code, README "Exit codes").
  */
@@ -90,6 +92,7 @@ typedef struct gb_time {
     double lo, hi;          /* lowest and highest layout median ratio */
     double spread;          /* hi / lo - 1: the ratio's layout spread (0 with one layout) */
     double code_spread;     /* the same code's layout spread, both sides' combined (0 with one) */
+    double band;            /* the band each layout median had to leave (NaN below 2 layouts) */
 } gb_time;
 
 /* lo/hi of one layout median, and the spread hi / lo - 1 they make (NaN without both). */
@@ -108,7 +111,7 @@ static double lohi_spread(double lo, double hi)
 static gb_time time_arm(const gate_result *res, const ge_line *B)
 {
     const gate_config *c = res->cfg;
-    gb_time t = { GB_NA, 0, NAN, NAN, NAN, NAN };
+    gb_time t = { GB_NA, 0, NAN, NAN, NAN, NAN, NAN };
     if (!strcmp(B->result, "NA") || !B->nproc) return t;
     double pmin = NAN, pmax = NAN, alo = NAN, ahi = NAN, blo = NAN, bhi = NAN;
     size_t nbusy = 0;
@@ -155,6 +158,7 @@ static gb_time time_arm(const gate_result *res, const ge_line *B)
      * instructions) */
     double noise = isfinite(B->spread) && B->spread > 0 ? B->spread : 0;
     double band = isfinite(t.code_spread) && t.code_spread > noise ? t.code_spread : noise;
+    if (t.nlayouts >= 2) t.band = band;
     if (t.lo > c->base_median && t.lo > 1 + band && pmin > 1.0) t.kind = GB_REGRESSION;
     else if (t.hi <= 2 - c->base_median && t.hi < 1 / (1 + band) && pmax < 1.0) t.kind = GB_IMPROVED;
     else t.kind = one == GB_REGRESSION || one == GB_IMPROVED ? GB_LAYOUT : one;
@@ -216,11 +220,46 @@ static const ge_line *peer_of(const gate_result *res, const ge_line *B)
     return any;
 }
 
-/* gate.md's baseline section up to its table's rows: the verdict, the rule, the header.
- * n: gated rows, regressions, improved, layout, rows with instructions, rows whose
+/* The time arm's reach over the rows measured in two or more layouts: how far a row's time
+ * had to grow in every layout to count (max(baselineMedian, 1 + band)), the median row's and
+ * the range. On a host that moves whole processes the band, and so the reach, widens for
+ * every row (scripts/host_noise.py): said beside the verdict, since "no regression" by time
+ * alone means only "nothing beyond the reach". */
+typedef struct gb_reach {
+    size_t rows;
+    double median, lowest, highest;   /* NaN without rows */
+} gb_reach;
+
+static gb_reach reach_of(const double *v, size_t n)
+{
+    gb_reach r = { n, gs_median(v, n), NAN, NAN };
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(r.lowest) || v[i] < r.lowest) r.lowest = v[i];
+        if (isnan(r.highest) || v[i] > r.highest) r.highest = v[i];
+    }
+    return r;
+}
+
+static void reach_md(gate_buf *m, const gate_config *c, const gb_reach *r)
+{
+    if (!r->rows) {
+        gate_buf_printf(m, "The time arm's reach: no row was measured in two or more layouts (one round, as `--quick`),\n"
+                           "so time decides no row here: only the instruction arm (beyond %.3f) does.\n\n",
+                        c->base_instr);
+        return;
+    }
+    gate_buf_printf(m, "The time arm's reach: a row's time had to grow beyond x%.2f in every layout to count (the\n"
+                       "median of the %zu row(s) measured in two or more layouts; x%.2f .. x%.2f over them). That is\n"
+                       "each row's band on this host and in these processes: a smaller time change reads *layout* or\n"
+                       "*no regression*, and only the instruction arm (beyond %.3f) sees it.\n\n",
+                    r->median, r->rows, r->lowest, r->highest, c->base_instr);
+}
+
+/* gate.md's baseline section up to its table's rows: the verdict, the rule, the reach, the
+ * header. n: gated rows, regressions, improved, layout, rows with instructions, rows whose
  * instructions were asked for and are missing (the first of them: first_missing). */
-static void baseline_md_head(gate_buf *m, const gate_config *c, const cJSON *subs, const size_t n[6],
-                             const char *first_missing)
+static void baseline_md_head(gate_buf *m, const gate_config *c, const cJSON *subs, const size_t n[7],
+                             const char *first_missing, const gb_reach *reach)
 {
     char *a = gate_md_escape(c->subject);
     gate_buf_printf(m, "## Against the baseline revision: %s\n\n",
@@ -258,11 +297,36 @@ static void baseline_md_head(gate_buf *m, const gate_config *c, const cJSON *sub
                        "Beside it: the gated peer and its median ratio from the table below.\n\n",
                     a, n[0], n[1], n[2], n[3], c->base_instr, n[4], c->base_median, 2 - c->base_instr,
                     2 - c->base_median, c->base_median, c->base_worst);
+    reach_md(m, c, reach);
     gate_buf_printf(m, "| suite | row | backend | peer, median | baseline | median | worst | layouts: median low .. high | "
                        "layout spread | same code's layout spread | ins/op (current / baseline) | ins ratio | result | "
                        "decided by |\n"
                        "| --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |\n");
     free(a);
+}
+
+/* gate-summary.json "baseline": the verdict, the counts, the time arm's reach. n: gated rows,
+ * regressions, improved, layout (busy rows included), rows with instructions, rows whose
+ * instructions were asked for and are missing, busy rows. */
+static void summary_verdict(cJSON *j, const size_t n[7], const gb_reach *rs)
+{
+    const char *verdict = !n[0] ? "no data" : n[1] ? "regression" : n[5] ? "not judged" : "no regression";
+    cJSON_AddStringToObject(j, "verdict", verdict);
+    cJSON *cnt = cJSON_AddObjectToObject(j, "counts");
+    cJSON_AddNumberToObject(cnt, "gated", (double)n[0]);
+    cJSON_AddNumberToObject(cnt, "regressions", (double)n[1]);
+    cJSON_AddNumberToObject(cnt, "improved", (double)n[2]);
+    cJSON_AddNumberToObject(cnt, "layout", (double)n[3]);
+    cJSON_AddNumberToObject(cnt, "busy", (double)n[6]);
+    cJSON_AddNumberToObject(cnt, "withInstructions", (double)n[4]);
+    cJSON_AddNumberToObject(cnt, "instructionsMissing", (double)n[5]);
+    cJSON_AddBoolToObject(j, "affectsExitCode", 1); /* gate_exit_code: 4 / 5 on a regression, 1 on no data
+                                                      * or not judged */
+    cJSON *tj = cJSON_AddObjectToObject(j, "timeReach"); /* reach_of: rows in 2+ layouts */
+    cJSON_AddNumberToObject(tj, "rows", (double)rs->rows);
+    cJSON_AddItemToObject(tj, "median", num6(rs->median));
+    cJSON_AddItemToObject(tj, "lowest", num6(rs->lowest));
+    cJSON_AddItemToObject(tj, "highest", num6(rs->highest));
 }
 
 int gate_baseline_eval(gate_result *res, const char *instr_dir, int instr_expected)
@@ -272,6 +336,8 @@ int gate_baseline_eval(gate_result *res, const char *instr_dir, int instr_expect
     res->base_json = NULL;
     res->base_regressions = 0;
     if (!res->nblines) return 0;
+    double *reach = malloc(res->nblines * sizeof *reach); /* the time arm's reach per row */
+    if (!reach) return 1;
     /* the instruction summaries, by suite and backend, when the meter ran */
     int bad = 0;
     cJSON *j = cJSON_CreateObject();
@@ -290,7 +356,7 @@ int gate_baseline_eval(gate_result *res, const char *instr_dir, int instr_expect
     cJSON_AddItemToObject(th, "improvedInstructions", num6(2 - c->base_instr));
     cJSON *rows = cJSON_CreateArray(), *regs = cJSON_CreateArray(), *imps = cJSON_CreateArray();
     gate_buf t = { 0 };
-    size_t ngated = 0, nreg = 0, nimp = 0, nins = 0, nlay = 0, nbusy = 0, nmiss = 0;
+    size_t ngated = 0, nreg = 0, nimp = 0, nins = 0, nlay = 0, nbusy = 0, nmiss = 0, nreach = 0;
     char first_missing[160] = "";
     char f[10][32];
     for (size_t i = 0; i < res->nblines && !bad; i++) {
@@ -318,6 +384,8 @@ int gate_baseline_eval(gate_result *res, const char *instr_dir, int instr_expect
         }
         gb_time tm = time_arm(res, B);
         int tk = tm.kind, ik = gb_instr_kind(c, ir);
+        double tr = isfinite(tm.band) ? fmax(c->base_median, 1 + tm.band) : NAN; /* the time arm's reach */
+        if (isfinite(tr)) reach[nreach++] = tr;
         /* one verdict from two arms: instructions beyond their limit, or time beyond the
          * noise in every layout; a time move inside the layout spread is never a regression */
         int reg = tk == GB_REGRESSION || ik == GB_REGRESSION;
@@ -362,6 +430,7 @@ int gate_baseline_eval(gate_result *res, const char *instr_dir, int instr_expect
         cJSON_AddItemToObject(o, "layoutMedianHigh", num6(tm.hi));
         cJSON_AddItemToObject(o, "layoutSpread", num6(tm.spread));
         cJSON_AddItemToObject(o, "sameCodeLayoutSpread", num6(tm.code_spread));
+        cJSON_AddItemToObject(o, "timeReach", num6(tr));
         cJSON_AddStringToObject(o, "time", gb_kind_name(tk));
         cJSON_AddStringToObject(o, "instructions", missing ? "missing" : gb_kind_name(ik));
         cJSON_AddStringToObject(o, "result", rname);
@@ -370,6 +439,8 @@ int gate_baseline_eval(gate_result *res, const char *instr_dir, int instr_expect
         if (imp) cJSON_AddItemToArray(imps, cJSON_Duplicate(o, 1));
         cJSON_AddItemToArray(rows, o);
     }
+    gb_reach rs = reach_of(reach, nreach);
+    free(reach);
     if (bad) {
         free(t.p);
         cJSON_Delete(rows);
@@ -378,25 +449,14 @@ int gate_baseline_eval(gate_result *res, const char *instr_dir, int instr_expect
         cJSON_Delete(j);
         return 1;
     }
-    const char *verdict = !ngated ? "no data" : nreg ? "regression" : nmiss ? "not judged" : "no regression";
-    cJSON_AddStringToObject(j, "verdict", verdict);
-    cJSON *cnt = cJSON_AddObjectToObject(j, "counts");
-    cJSON_AddNumberToObject(cnt, "gated", (double)ngated);
-    cJSON_AddNumberToObject(cnt, "regressions", (double)nreg);
-    cJSON_AddNumberToObject(cnt, "improved", (double)nimp);
-    cJSON_AddNumberToObject(cnt, "layout", (double)nlay); /* busy rows included */
-    cJSON_AddNumberToObject(cnt, "busy", (double)nbusy);
-    cJSON_AddNumberToObject(cnt, "withInstructions", (double)nins);
-    cJSON_AddNumberToObject(cnt, "instructionsMissing", (double)nmiss); /* asked for, absent */
-    cJSON_AddBoolToObject(j, "affectsExitCode", 1); /* gate_exit_code: 4 / 5 on a regression, 1 on no data
-                                                      * or not judged */
+    size_t cnts[7] = { ngated, nreg, nimp, nlay, nins, nmiss, nbusy };
+    summary_verdict(j, cnts, &rs);
     cJSON_AddItemToObject(j, "regressions", regs);
     cJSON_AddItemToObject(j, "improved", imps);
     cJSON_AddItemToObject(j, "rows", rows);
 
     gate_buf m = { 0 };
-    size_t cnts[6] = { ngated, nreg, nimp, nlay, nins, nmiss };
-    baseline_md_head(&m, c, subs, cnts, first_missing);
+    baseline_md_head(&m, c, subs, cnts, first_missing, &rs);
     if (t.p) gate_buf_printf(&m, "%s", t.p);
     else gate_buf_printf(&m, "| - | (no gated row) | - | - | - | - | - | - | - | - | - | - | - | - |\n");
     gate_buf_printf(&m, "\n");

@@ -27,15 +27,22 @@ int gate_exit_code(int verdict, const char *baseline)
     return GATE_INVALID; /* "no data", "not judged", or a verdict this build does not know */
 }
 
+int gate_summary_baseline_of(const cJSON *summary, char *buf, size_t n)
+{
+    buf[0] = 0;
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(summary, "baseline");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(b, "verdict");
+    int bad = b && !(cJSON_IsString(v) && strlen(v->valuestring) < n);
+    if (cJSON_IsString(v) && !bad) snprintf(buf, n, "%s", v->valuestring);
+    return bad;
+}
+
 int gate_summary_baseline(const char *summary_path, char *buf, size_t n)
 {
     cJSON *d = NULL;
     buf[0] = 0;
     if (!tl_is_file(summary_path) || tl_json_load(summary_path, &d)) return 1;
-    const cJSON *b = cJSON_GetObjectItemCaseSensitive(d, "baseline");
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(b, "verdict");
-    int bad = b && !(cJSON_IsString(v) && strlen(v->valuestring) < n);
-    if (cJSON_IsString(v) && !bad) snprintf(buf, n, "%s", v->valuestring);
+    int bad = gate_summary_baseline_of(d, buf, n);
     cJSON_Delete(d);
     return bad;
 }
