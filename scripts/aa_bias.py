@@ -10,17 +10,17 @@ run; noise does not. Prints the rows sorted by t (--rows: only those whose name 
 --markdown: a table). Exit: 0, 2 usage or an attempt that cannot be read (said)."""
 import argparse, json, math, os, statistics, sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from checked import positive, refuser  # noqa: E402
+
+
 ap = argparse.ArgumentParser(usage=__doc__.split("\n")[0])
 ap.add_argument("attempts", nargs="+")
 ap.add_argument("--rows", default="")
 ap.add_argument("--markdown", action="store_true")
 a = ap.parse_args()
 
-
-def refuse(msg):
-    """An attempt that cannot be read: exit 2, as for usage (argparse's own refusals)."""
-    print(f"aa_bias.py: {msg}", file=sys.stderr)
-    sys.exit(2)
+refuse = refuser("aa_bias.py")  # an attempt that cannot be read: exit 2, as for usage
 
 
 logs = {}
@@ -38,7 +38,7 @@ for folder in a.attempts:
         m = r.get("median")
         if m is None:
             continue          # a row without a time ratio (NA, busy)
-        if isinstance(m, bool) or not isinstance(m, (int, float)) or not math.isfinite(m) or m <= 0:
+        if not positive(m):
             refuse(f"{path}: row '{r.get('row')}': median {m!r} is not a positive number")
         for field in ("suite", "row", "backend"):
             if not isinstance(r.get(field), str):

@@ -8,13 +8,13 @@ import platform
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from checked import refuser  # noqa: E402
+
+
 FIELDS = ["part", "mode", "run", "pass", "seconds", "verdict", "detail", "busy", "commit", "started", "folder"]
 
-
-def refuse(msg):
-    """Bad arguments or a results.tsv that is not calibrate.sh's: exit 2, nothing written."""
-    print(f"calibrate_report.py: {msg}", file=sys.stderr)
-    sys.exit(2)
+refuse = refuser("calibrate_report.py")  # bad arguments or not calibrate.sh's results.tsv: exit 2
 
 
 def read_results(path, commit):

@@ -12,22 +12,18 @@ the lower bound, that is the host's and the process's doing, not the code's), an
 median over rows and processes of the within-process coefficient of variation of the
 samples. Prints one line a subject (--markdown: a table). Exit: 0, 2 usage or a report that
 cannot be read (said)."""
-import argparse, glob, json, math, os, statistics, sys
+import argparse, glob, math, os, statistics, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from checked import json_object, positive, refuser  # noqa: E402
+
 
 ap = argparse.ArgumentParser(usage=__doc__.split("\n")[0])
 ap.add_argument("runs", nargs="+")
 ap.add_argument("--markdown", action="store_true")
 a = ap.parse_args()
 
-
-def refuse(msg):
-    print(f"host_noise.py: {msg}", file=sys.stderr)
-    sys.exit(2)
-
-
-def positive(v):
-    return not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v) and v > 0
-
+refuse = refuser("host_noise.py")
 
 # (suite, retention, backend, subject) -> row -> [per-process median ns/op]; and the samples' CVs
 medians, cvs, procs = {}, {}, {}
@@ -37,12 +33,7 @@ for folder in a.runs:
     if not files:
         refuse(f"{folder}: no process reports (runs/p*.json or p*.json)")
     for path in files:
-        try:
-            d = json.load(open(path))
-        except (OSError, ValueError) as x:
-            refuse(f"{path}: not JSON ({x})")
-        if not isinstance(d, dict):
-            refuse(f"{path}: not a process report (a JSON object)")
+        d = json_object(path, refuse)
         settings = d.get("settings") if isinstance(d.get("settings"), dict) else {}
         suite, backend, rows = d.get("suite"), d.get("backend"), d.get("rows")
         retention = settings.get("retention", "matched")

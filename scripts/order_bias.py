@@ -30,6 +30,10 @@ slower there). Exit: 0, 1 when a player fails, 2 usage or a folder that is not a
 process with one current and one baseline subject."""
 import argparse, json, os, statistics, subprocess, sys, tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from checked import refuser  # noqa: E402
+
+
 ap = argparse.ArgumentParser(usage=__doc__.split("\n")[0])
 ap.add_argument("attempt")
 ap.add_argument("--process", default="p02-builderlifecycle-aot-r1")
@@ -40,12 +44,7 @@ ap.add_argument("--shared-heap", action="store_true")
 ap.add_argument("--heap-offsets", default="")
 a = ap.parse_args()
 
-
-def refuse(msg):
-    """A bad argument or an input that is not an attempt's process: exit 2 (usage), as
-    argparse does for its own refusals."""
-    print(f"order_bias.py: {msg}", file=sys.stderr)
-    sys.exit(2)
+refuse = refuser("order_bias.py")  # a bad argument or not an attempt's process: exit 2
 
 
 if not 1 <= a.repeats <= 100:

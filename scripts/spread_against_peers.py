@@ -18,30 +18,21 @@ as the gate does, and with its time against the peers. It prints how many rows e
 (on an A/A, each is a false alarm) and the rows found the second way. Its first count
 reproduces the gate's regressions by time from per-process medians (within the rounding of
 the gate's own ratios). Exit: 0, 2 usage or an attempt that cannot be read (said)."""
-import argparse, collections, glob, json, math, os, statistics, sys
+import argparse, collections, glob, math, os, statistics, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from checked import json_object, positive, refuser  # noqa: E402
+
 
 ap = argparse.ArgumentParser(usage=__doc__.split("\n")[0])
 ap.add_argument("attempts", nargs="+")
 a = ap.parse_args()
 
-
-def refuse(msg):
-    print(f"spread_against_peers.py: {msg}", file=sys.stderr)
-    sys.exit(2)
-
-
-def positive(v):
-    return not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v) and v > 0
+refuse = refuser("spread_against_peers.py")
 
 
 def load(path):
-    try:
-        d = json.load(open(path))
-    except (OSError, ValueError) as x:
-        refuse(f"{path}: not JSON ({x})")
-    if not isinstance(d, dict):
-        refuse(f"{path}: not a JSON object")
-    return d
+    return json_object(path, refuse)
 
 
 def gated_rows(att):

@@ -1,0 +1,31 @@
+"""checked.py - what the calibration scripts share for refusing input (issue 42: a tool
+that judges evidence refuses what it cannot read, naming the file and the field)."""
+import math
+import sys
+
+
+def refuser(prog):
+    """refuse(msg): print 'PROG: msg' and exit 2 (usage, or an input that is not what it
+    should be), as argparse does for its own refusals."""
+    def refuse(msg):
+        print(f"{prog}: {msg}", file=sys.stderr)
+        sys.exit(2)
+    return refuse
+
+
+def positive(v):
+    """A finite positive number (not a bool, which Python counts as an int)."""
+    return not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v) and v > 0
+
+
+def json_object(path, refuse):
+    """The JSON object in path, or refuse() naming the file and why."""
+    import json
+    try:
+        with open(path) as f:
+            d = json.load(f)
+    except (OSError, ValueError) as x:
+        refuse(f"{path}: not JSON ({x})")
+    if not isinstance(d, dict):
+        refuse(f"{path}: not a JSON object")
+    return d
