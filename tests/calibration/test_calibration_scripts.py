@@ -70,11 +70,26 @@ check("calibrate_report: only the commit's own runs are counted (another commit'
 check("calibrate_report: a part without runs says 'not run' and gives the command",
       "| not run |" in table_row(md, "stability", "default") and "scripts/calibrate.sh" in md, md)
 check("calibrate_report: the power table counts each size, and a power miss is not a failed run",
-      "| 16 (32) | 20 | 19 | 0.95 |" in md and "| 8 (16) | 20 | 10 | 0.50 |" in md
+      "| 16 (32) | 20 | 19 | 0.95 | yes |" in md and "| 8 (16) | 20 | 10 | 0.50 | no (10 missed) |" in md
       and "power-16 default run" not in md, md)
 check("calibrate_report: the smallest size found in >= 19 of 20 is 16 (8 was found in 10)",
       "Smallest size found in >= 19 of 20 runs: 16." in md, md)
 check("calibrate_report: seconds are summed (20 x 100 s)", "100 / 2000" in table_row(md, "aa", "default"))
+
+rows = HEADER + "".join(line("aa", "default", k, 0 if k in (2, 5) else 1) for k in range(1, 9))  # 2 failed of 8
+rows += "".join(line("aa", "quick", k, 0 if k == 3 else 1) for k in range(1, 9))                # 1 failed of 8
+rows += "".join(line("power-64", "default", k, 0 if k in (1, 7) else 1) for k in range(1, 9))
+rows += "".join(line("power-4", "default", k, 1) for k in range(1, 4))
+rc, md, err = report(rows)
+check("calibrate_report: 2 failures in 8 of 20 runs already decide 'no'; 1 failure is 'not yet'",
+      "| no |" in table_row(md, "aa", "default") and "not yet (8 of 20 runs)" in table_row(md, "aa", "quick"), md)
+check("calibrate_report: a power size missed twice is 'no', one missed never is 'not yet', and the smallest is open",
+      "| 64 (128) | 8 | 6 | 0.75 | no (2 missed) |" in md and "| 4 (8) | 3 | 3 | 1.00 | not yet (3 of 20 runs) |" in md
+      and "Smallest size found in >= 19 of 20 runs: none yet (a size not decided)." in md, md)
+rows = HEADER + "".join(line("power-16", "default", k, 0) for k in range(1, 4))
+rc, md, err = report(rows)
+check("calibrate_report: every size decided and none found says so",
+      "Smallest size found in >= 19 of 20 runs: none of the sizes run." in md, md)
 
 # --- calibrate_report.py: refusals (exit 2, the file, the line and the field) ----------------
 for what, text, needle in [
