@@ -59,16 +59,16 @@ const char *att_baseline_verdict(att *a)
                 *ni = cJSON_GetObjectItemCaseSensitive(c, "improved"), *nl = cJSON_GetObjectItemCaseSensitive(c, "layout");
     const cJSON *rr = cJSON_GetObjectItemCaseSensitive(reach, "rows"), *rm = cJSON_GetObjectItemCaseSensitive(reach, "median");
     /* the time arm's reach (gate_baseline.c reach_of): what "no regression" by time can mean here */
-    char said[160] = "";
+    char said[128] = "";
     if (cJSON_IsNumber(rr) && rr->valueint > 0 && cJSON_IsNumber(rm))
-        snprintf(said, sizeof said, " (the time arm sees only a change beyond x%.2f on the median row here; gate.md)",
-                 rm->valuedouble);
+        snprintf(said, sizeof said, "the time arm sees only a change beyond x%.2f on the median row here", rm->valuedouble);
     else if (cJSON_IsNumber(rr))
-        snprintf(said, sizeof said, " (one layout: time decides no row here, instructions only)");
-    att_log(a, 1, "baseline %s: %s (%d gated rows x backends: %d regression(s), %d improved, %d layout; gate/gate.md)%s",
+        snprintf(said, sizeof said, "one layout: time decides no row here, instructions only");
+    att_log(a, 1, "baseline %s: %s (%d gated rows x backends: %d regression(s), %d improved, %d layout%s%s; gate/gate.md)",
             a->bl->name, verdict, cJSON_IsNumber(ng) ? ng->valueint : 0, cJSON_IsNumber(nr) ? nr->valueint : 0,
-            cJSON_IsNumber(ni) ? ni->valueint : 0, cJSON_IsNumber(nl) ? nl->valueint : 0, said);
-    printf("attempt: baseline %s: %s%s\n", a->bl->name, verdict, said);
+            cJSON_IsNumber(ni) ? ni->valueint : 0, cJSON_IsNumber(nl) ? nl->valueint : 0, said[0] ? "; " : "", said);
+    printf("attempt: baseline %s: %s%s%s%s\n", a->bl->name, verdict, said[0] ? " (" : "", said,
+           !said[0] ? "" : rr->valueint > 0 ? "; gate.md)" : ")");
     att_manifest_set_str(a, "baselineVerdict", verdict);
     cJSON_Delete(d);
     free(p);
