@@ -8,10 +8,10 @@ have it, the geometric mean of the ratio, how many runs read above 1.00, and t, 
 the log ratios over its standard error. A bias has |t| large and one sign in (nearly) every
 run; noise does not. Prints the rows sorted by t (--rows: only those whose name holds TEXT;
 --markdown: a table). Exit: 0, 2 usage or an attempt that cannot be read (said)."""
-import argparse, json, math, os, statistics, sys
+import argparse, math, os, statistics, sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from checked import positive, refuser  # noqa: E402
+from checked import baseline_rows, positive, refuser  # noqa: E402
 
 
 ap = argparse.ArgumentParser(usage=__doc__.split("\n")[0])
@@ -25,15 +25,7 @@ refuse = refuser("aa_bias.py")  # an attempt that cannot be read: exit 2, as for
 
 logs = {}
 for folder in a.attempts:
-    path = os.path.join(folder, "gate", "gate-summary.json")
-    if not os.path.isfile(path):
-        refuse(f"{path}: not a file (an attempt folder made with --baseline)")
-    try:
-        rows = json.load(open(path))["baseline"]["rows"]
-    except (OSError, ValueError, KeyError, TypeError) as x:
-        refuse(f"{path}: no baseline.rows ({x})")
-    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
-        refuse(f"{path}: baseline.rows is not a list of rows")
+    path, rows = baseline_rows(folder, refuse)
     for r in rows:
         m = r.get("median")
         if m is None:

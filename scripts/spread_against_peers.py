@@ -21,7 +21,7 @@ the gate's own ratios). Exit: 0, 2 usage or an attempt that cannot be read (said
 import argparse, collections, glob, math, os, statistics, sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from checked import json_object, positive, refuser  # noqa: E402
+from checked import baseline_rows, json_object, positive, refuser  # noqa: E402
 
 
 ap = argparse.ArgumentParser(usage=__doc__.split("\n")[0])
@@ -36,13 +36,7 @@ def load(path):
 
 
 def gated_rows(att):
-    path = os.path.join(att, "gate", "gate-summary.json")
-    if not os.path.isfile(path):
-        refuse(f"{path}: not a file (an attempt folder made with --baseline)")
-    rows = (load(path).get("baseline") or {}).get("rows")
-    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
-        refuse(f"{path}: no baseline.rows list")
-    return {(r.get("suite"), r.get("row"), r.get("backend")) for r in rows}
+    return {(r.get("suite"), r.get("row"), r.get("backend")) for r in baseline_rows(att, refuse)[1]}
 
 
 def processes(att, gated):

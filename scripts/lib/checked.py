@@ -29,3 +29,18 @@ def json_object(path, refuse):
     if not isinstance(d, dict):
         refuse(f"{path}: not a JSON object")
     return d
+
+
+def baseline_rows(attempt, refuse):
+    """The rows of ATTEMPT/gate/gate-summary.json "baseline" (a list of objects), or refuse()."""
+    import os
+    path = os.path.join(attempt, "gate", "gate-summary.json")
+    if not os.path.isfile(path):
+        refuse(f"{path}: not a file (an attempt folder made with --baseline)")
+    b = json_object(path, refuse).get("baseline")
+    rows = b.get("rows") if isinstance(b, dict) else None
+    if rows is None:
+        refuse(f"{path}: no baseline.rows")
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        refuse(f"{path}: baseline.rows is not a list of rows")
+    return path, rows

@@ -92,7 +92,8 @@ typedef struct gb_time {
     double lo, hi;          /* lowest and highest layout median ratio */
     double spread;          /* hi / lo - 1: the ratio's layout spread (0 with one layout) */
     double code_spread;     /* the same code's layout spread, both sides' combined (0 with one) */
-    double band;            /* the band each layout median had to leave (NaN below 2 layouts) */
+    double reach;           /* what each layout median had to exceed: max(baselineMedian, 1 + band)
+                             * (NaN below 2 layouts, where time decides nothing) */
 } gb_time;
 
 /* lo/hi of one layout median, and the spread hi / lo - 1 they make (NaN without both). */
@@ -158,8 +159,9 @@ static gb_time time_arm(const gate_result *res, const ge_line *B)
      * instructions) */
     double noise = isfinite(B->spread) && B->spread > 0 ? B->spread : 0;
     double band = isfinite(t.code_spread) && t.code_spread > noise ? t.code_spread : noise;
-    if (t.nlayouts >= 2) t.band = band;
-    if (t.lo > c->base_median && t.lo > 1 + band && pmin > 1.0) t.kind = GB_REGRESSION;
+    double reach = fmax(c->base_median, 1 + band); /* the time arm's reach, said beside the verdict */
+    if (t.nlayouts >= 2) t.reach = reach;
+    if (t.lo > reach && pmin > 1.0) t.kind = GB_REGRESSION;
     else if (t.hi <= 2 - c->base_median && t.hi < 1 / (1 + band) && pmax < 1.0) t.kind = GB_IMPROVED;
     else t.kind = one == GB_REGRESSION || one == GB_IMPROVED ? GB_LAYOUT : one;
     /* one layout measured (--quick's one round) gives no spread between layouts of the same
@@ -384,7 +386,7 @@ int gate_baseline_eval(gate_result *res, const char *instr_dir, int instr_expect
         }
         gb_time tm = time_arm(res, B);
         int tk = tm.kind, ik = gb_instr_kind(c, ir);
-        double tr = isfinite(tm.band) ? fmax(c->base_median, 1 + tm.band) : NAN; /* the time arm's reach */
+        double tr = tm.reach;
         if (isfinite(tr)) reach[nreach++] = tr;
         /* one verdict from two arms: instructions beyond their limit, or time beyond the
          * noise in every layout; a time move inside the layout spread is never a regression */
