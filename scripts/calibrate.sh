@@ -30,6 +30,9 @@
 # configuration, and again in --quick unless --quick is given alone (then quick only). Results
 # accumulate in PACKET/results.tsv, one line a run: stop it at any time and run it again, it
 # runs only what is missing. PACKET/README.md is rewritten from results.tsv after every run.
+# Each aa and power run (default mode) is judged a second time by a candidate rule, the same
+# code's spread measured against the process's peers (scripts/spread_against_peers.py; not
+# the gate's rule): results.tsv's last field, peers, 1 or 0 ("-" where not judged that way).
 # Attempt folders go under --work (default BUILD/calibration), not into the packet.
 # PACKET: default reports/<UTC date>-calibration.
 # Exit: 0 when every recorded run passed (power runs aside: a miss is part of their rate), 1
@@ -38,7 +41,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=build build_tool=1 runs=20 pairs=10 quick_only=0 only=aa,regression,improvement,stability,power work=
 sizes=1,2,4,8
-usage() { sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,39p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
   case $1 in
     --runs|--pairs|--only|--work|--build|--power-sizes)
@@ -73,14 +76,19 @@ if [ $build_tool = 1 ]; then make --no-print-directory tool BUILD="$build" >/dev
 [ -x "$T" ] || { echo "calibrate.sh: no $T (make tool)" >&2; exit 2; }
 mkdir -p "$packet" "$work" || exit 2
 results=$packet/results.tsv
-[ -f "$results" ] || printf 'part\tmode\trun\tpass\tseconds\tverdict\tdetail\tbusy\tcommit\tstarted\tfolder\n' >"$results"
+[ -f "$results" ] || printf 'part\tmode\trun\tpass\tseconds\tverdict\tdetail\tbusy\tcommit\tstarted\tfolder\tpeers\n' >"$results"
+if [ "$(head -n1 "$results")" = "$(printf 'part\tmode\trun\tpass\tseconds\tverdict\tdetail\tbusy\tcommit\tstarted\tfolder')" ]; then
+  # a results.tsv from before the peers field: each line gains it, "-" (not judged that way)
+  awk 'BEGIN { FS = OFS = "\t" } { print $0, (NR == 1 ? "peers" : "-") }' "$results" >"$results.tmp" &&
+    mv "$results.tmp" "$results" || exit 2
+fi
 head=$(git rev-parse --short HEAD)
 modes=(default quick)
 [ $quick_only = 1 ] && modes=(quick)
 
 done_runs() { awk -F'\t' -v p="$1" -v m="$2" -v c="$head" '$1==p && $2==m && $9==c' "$results" | wc -l; }
-record() { # part mode run pass seconds verdict detail busy started folder
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$head" "$9" "${10}" >>"$results"
+record() { # part mode run pass seconds verdict detail busy started folder peers
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$head" "$9" "${10}" "${11:--}" >>"$results"
   python3 "$root/scripts/calibrate_report.py" "$results" "$packet/README.md" "$head" || true
 }
 
@@ -115,11 +123,14 @@ open(path, "w").write(text.replace(old, " ".join(f"td_calibration_ = {i};" for i
 PY
 }
 
-# One attempt of a part; prints "pass<TAB>verdict<TAB>detail<TAB>busy" from its gate summary.
-judge() { # part folder exit
-  python3 - "$1" "$2" "$3" <<'PY'
-import glob, json, os, sys
-part, folder, rc = sys.argv[1], sys.argv[2], int(sys.argv[3])
+# One attempt of a part; prints "pass<TAB>verdict<TAB>detail<TAB>busy<TAB>peers" from its gate
+# summary. peers: how the candidate rule of scripts/spread_against_peers.py (the same code's
+# layout spread measured against the process's peers) would have judged the run, 1 or 0, for
+# the parts where the time arm decides (aa and power, default mode); "-" elsewhere.
+judge() { # part mode folder exit
+  python3 - "$1" "$2" "$3" "$4" "$root/scripts/spread_against_peers.py" <<'PY'
+import glob, json, os, subprocess, sys
+part, mode, folder, rc, sap = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
 busy = 0
 for f in glob.glob(os.path.join(folder, "runs", "observations", "*.json")):
     try:
@@ -129,7 +140,7 @@ for f in glob.glob(os.path.join(folder, "runs", "observations", "*.json")):
 try:
     b = json.load(open(os.path.join(folder, "gate", "gate-summary.json")))["baseline"]
 except Exception as x:
-    print(f"0\tno gate summary (exit {rc})\t{x}\t{busy}")
+    print(f"0\tno gate summary (exit {rc})\t{x}\t{busy}\t-")
     sys.exit(0)
 verdict = b.get("verdict", "?")
 reg = [(r["suite"], r["row"], r["backend"], r.get("decidedBy", "?"), r.get("instructions")) for r in b.get("regressions", [])]
@@ -155,7 +166,24 @@ else:
     ok = verdict == "no regression" and named == set(backends) and rc in (0, 3)
     detail = f"target improved on {','.join(sorted(named)) or 'none'} of {','.join(backends)}; " \
              f"{len(reg)} regression(s)"
-print(f"{int(ok)}\t{verdict}\t{detail}; exit {rc}\t{busy}")
+peers = "-"
+if mode == "default" and (part == "aa" or part.startswith("power-")):
+    p = subprocess.run([sys.executable, sap, "--json", folder], capture_output=True, text=True)
+    try:
+        found = {tuple(k) for k in json.loads(p.stdout)[folder]["peers"]}
+    except (ValueError, KeyError, TypeError):
+        found = None
+        detail += f"; against the peers: not judged ({p.stderr.strip() or 'no output'})"
+    if found is not None:
+        if part == "aa":  # the instruction arm's regressions stand under either rule
+            found |= {(s, r, be) for s, r, be, d, i in reg if i == "regression"}
+            peers = str(int(not found))
+            detail += f"; against the peers: {len(found)} regression(s)"
+        else:
+            on = {be for s, r, be in found if (s, r) == target}
+            peers = str(int(on == set(backends) and bool(backends)))
+            detail += f"; against the peers: target on {','.join(sorted(on)) or 'none'}, {len(found)} regression(s)"
+print(f"{int(ok)}\t{verdict}\t{detail}; exit {rc}\t{busy}\t{peers}")
 PY
 }
 
@@ -171,8 +199,8 @@ run_part() { # part mode k
   echo "calibrate: $part $mode run $k: tandem attempt --baseline $base ${opts[*]} (in $dir)"
   (cd "$dir" && "$T" attempt --project "$dir" --baseline "$base" "${opts[@]}" --out "$folder" >"$folder.log" 2>&1)
   local rc=$?
-  IFS=$'\t' read -r pass verdict detail busy < <(judge "$part" "$folder" "$rc")
-  record "$part" "$mode" "$k" "$pass" $((SECONDS - t0)) "$verdict" "$detail" "$busy" "$started" "$folder"
+  IFS=$'\t' read -r pass verdict detail busy peers < <(judge "$part" "$mode" "$folder" "$rc")
+  record "$part" "$mode" "$k" "$pass" $((SECONDS - t0)) "$verdict" "$detail" "$busy" "$started" "$folder" "$peers"
   echo "calibrate: $part $mode run $k: $verdict ($( [ "$pass" = 1 ] && echo pass || echo FAIL)), $((SECONDS - t0)) s, $busy busy process(es)"
 }
 

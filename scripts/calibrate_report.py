@@ -12,7 +12,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib
 from checked import refuser  # noqa: E402
 
 
-FIELDS = ["part", "mode", "run", "pass", "seconds", "verdict", "detail", "busy", "commit", "started", "folder"]
+FIELDS = ["part", "mode", "run", "pass", "seconds", "verdict", "detail", "busy", "commit", "started", "folder", "peers"]
+OLD_FIELDS = FIELDS[:-1]  # a results.tsv from before the peers field (calibrate.sh adds it)
 
 refuse = refuser("calibrate_report.py")  # bad arguments or not calibrate.sh's results.tsv: exit 2
 
@@ -23,20 +24,23 @@ def read_results(path, commit):
         refuse(f"{path}: not a file (calibrate.sh's results.tsv)")
     with open(path, newline="") as f:
         lines = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
-    if not lines or lines[0] != FIELDS:
+    if not lines or lines[0] not in (FIELDS, OLD_FIELDS):
         refuse(f"{path} line 1: the header is not {' '.join(FIELDS)}")
+    fields = lines[0]
     rows = []
     for n, cells in enumerate(lines[1:], start=2):
-        if len(cells) != len(FIELDS):
-            refuse(f"{path} line {n}: {len(cells)} fields, not {len(FIELDS)}")
-        r = dict(zip(FIELDS, cells))
+        if len(cells) != len(fields):
+            refuse(f"{path} line {n}: {len(cells)} fields, not {len(fields)}")
+        r = dict(zip(fields, cells))
+        r.setdefault("peers", "-")
         checks = [("part", re.fullmatch(r"aa|regression|improvement|stability|power-[1-9][0-9]*", r["part"])),
                   ("mode", r["mode"] in ("default", "quick")),
                   ("run", r["run"].isdigit() and int(r["run"]) >= 1),
                   ("pass", r["pass"] in ("0", "1")),
                   ("seconds", r["seconds"].isdigit()),
                   ("busy", r["busy"].isdigit() or r["busy"] == "-"),
-                  ("commit", re.fullmatch(r"[0-9a-f]{7,40}", r["commit"]))]
+                  ("commit", re.fullmatch(r"[0-9a-f]{7,40}", r["commit"])),
+                  ("peers", r["peers"] in ("0", "1", "-"))]
         for field, ok in checks:
             if not ok:
                 refuse(f"{path} line {n}: field '{field}': {r[field]!r} is not valid")
@@ -102,6 +106,20 @@ if sizes:
 else:
     out += ["- not run (`scripts/calibrate.sh --only power`).", ""]
     missing.append(("power", "default"))
+# the candidate rule (scripts/spread_against_peers.py), judged on the same runs: field peers
+cand = [r for r in rows if r["peers"] != "-"]
+if cand:
+    out += ["A candidate rule for the time arm, not the gate's: each side's layout spread measured against",
+            "the subjects built once in the same processes (`scripts/spread_against_peers.py`), applied to the",
+            "same runs (field peers of results.tsv):", "",
+            "| part | runs judged | passed (A/A: no regression; power: detected) | rate | issue 42 asks |",
+            "| --- | ---: | ---: | ---: | --- |"]
+    for part in ["aa"] + [f"power-{s}" for s in sizes]:
+        rs = [r for r in cand if r["part"] == part]
+        if rs:
+            n, ok = len(rs), sum(r["peers"] == "1" for r in rs)
+            out.append(f"| {part} | {n} | {ok} | {ok / n:.2f} | >= 19/20 |")
+    out.append("")
 if rows:
     out += [f"Runs recorded from {min(r['started'] for r in rows)} to {max(r['started'] for r in rows)} on "
             f"{platform.node() or 'this host'} ({os.cpu_count()} CPUs). Failed runs:", ""]

@@ -17,14 +17,18 @@ sides' combined spread, (1 + a)(1 + b) - 1) twice: with the spread of each side'
 as the gate does, and with its time against the peers. It prints how many rows each finds
 (on an A/A, each is a false alarm) and the rows found the second way. Its first count
 reproduces the gate's regressions by time from per-process medians (within the rounding of
-the gate's own ratios). Exit: 0, 2 usage or an attempt that cannot be read (said)."""
-import argparse, collections, glob, math, os, statistics, sys
+the gate's own ratios). With --json it prints instead one JSON object: per attempt, the rows
+(suite, row, backend) each way found ("own", "peers") and how many were judged ("rows");
+scripts/calibrate.sh records from it how the candidate rule judged each run.
+Exit: 0, 2 usage or an attempt that cannot be read (said)."""
+import argparse, collections, glob, json, math, os, statistics, sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 from checked import baseline_rows, json_object, positive, refuser  # noqa: E402
 
 
 ap = argparse.ArgumentParser(usage=__doc__.split("\n")[0])
+ap.add_argument("--json", action="store_true", help="one JSON object: the rows found each way, per attempt")
 ap.add_argument("attempts", nargs="+")
 a = ap.parse_args()
 
@@ -92,11 +96,17 @@ def found(ps, against_peers):
     return (min(medians), 1 + band) if min(medians) > max(1.02, 1 + band) and min(ratios) > 1.0 else None
 
 
+report = {}
 for att in a.attempts:
     data = processes(att, gated_rows(att))
-    own = [k for k, ps in data.items() if found(ps, False)]
+    own = [k for k, ps in sorted(data.items()) if found(ps, False)]
     peer = [(k, found(ps, True)) for k, ps in sorted(data.items()) if found(ps, True)]
+    report[att] = {"rows": len(data), "own": [list(k) for k in own], "peers": [list(k) for k, _ in peer]}
+    if a.json:
+        continue
     print(f"{att}: {len(data)} row(s) x backend; regressions by time: {len(own)} with each side's own time "
           f"(the gate's rule), {len(peer)} with its time against the peers")
     for (suite, row, backend), (lo, band) in peer:
         print(f"    {suite} / {row} [{backend}]: lowest layout {lo:.3f} > 1 + band {band:.3f}")
+if a.json:
+    print(json.dumps(report, indent=1))

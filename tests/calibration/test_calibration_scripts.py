@@ -91,6 +91,19 @@ rc, md, err = report(rows)
 check("calibrate_report: every size decided and none found says so",
       "Smallest size found in >= 19 of 20 runs: none of the sizes run." in md, md)
 
+# the peers field (calibrate.sh's candidate rule): counted apart, on the runs judged that way
+PEERS_HEADER = HEADER.rstrip("\n") + "\tpeers\n"
+rows = PEERS_HEADER + "".join(line("aa", "default", k, 1).rstrip("\n") + f"\t{0 if k == 4 else 1}\n" for k in range(1, 6))
+rows += "".join(line("aa", "default", k, 1).rstrip("\n") + "\t-\n" for k in range(6, 9))     # not judged
+rows += "".join(line("power-16", "default", k, 0).rstrip("\n") + f"\t{int(k < 3)}\n" for k in range(1, 4))
+rc, md, err = report(rows)
+check("calibrate_report: the candidate rule's table counts only runs with a peers field (A/A 4 of 5, power 2 of 3)",
+      rc == 0 and "| aa | 5 | 4 | 0.80 | >= 19/20 |" in md and "| power-16 | 3 | 2 | 0.67 | >= 19/20 |" in md
+      and "| 8 | 8 |" in table_row(md, "aa", "default"), f"exit {rc}: {err}{md}")
+rc, md, err = report(HEADER + line("aa", "default", 1, 1))
+check("calibrate_report: a results.tsv without the peers field has no candidate table",
+      rc == 0 and "candidate rule" not in md, md)
+
 # --- calibrate_report.py: refusals (exit 2, the file, the line and the field) ----------------
 for what, text, needle in [
         ("a header that is not calibrate.sh's", "part\tmode\n" + line("aa", "default", 1, 1), "line 1"),
@@ -101,7 +114,9 @@ for what, text, needle in [
         ("a mode that is neither", HEADER + line("aa", "fast", 1, 1), "field 'mode'"),
         ("busy 'many'", HEADER + line("aa", "default", 1, 1, busy="many"), "field 'busy'"),
         ("a short line", HEADER + "aa\tdefault\t1\n", "line 2: 3 fields"),
-        ("power-0", HEADER + line("power-0", "default", 1, 1), "field 'part'")]:
+        ("power-0", HEADER + line("power-0", "default", 1, 1), "field 'part'"),
+        ("peers 'yes'", PEERS_HEADER + line("aa", "default", 1, 1).rstrip("\n") + "\tyes\n", "line 2: field 'peers'"),
+        ("a line without its peers field", PEERS_HEADER + line("aa", "default", 1, 1), "line 2: 11 fields, not 12")]:
     rc, md, err = report(text)
     check(f"calibrate_report refuses {what} (exit 2, '{needle}', nothing written)",
           rc == 2 and needle in err and "results.tsv" in err and md == "", f"exit {rc}: {err}")
@@ -227,6 +242,13 @@ check("spread_against_peers: a 1.3x row on a host that moves layout 2's processe
       "own spread (band 156%), found against the peers",
       rc == 0 and "regressions by time: 0 with each side's own time" in out and "1 with its time against the peers" in out
       and "nextframe N=1024 [aot]: lowest layout 1.300 > 1 + band 1.000" in out, f"exit {rc}: {out}{err}")
+rc, out, err = run(sys.executable, sp, "--json", att)
+try:
+    j = json.loads(out)[att]
+except (ValueError, KeyError):
+    j = None
+check("spread_against_peers --json: the rows each way, as JSON (own none, peers the row)",
+      rc == 0 and j == {"rows": 1, "own": [], "peers": [["throughput", "nextframe N=1024", "aot"]]}, f"exit {rc}: {out}{err}")
 peer_process(4, 2, 1.6, median="fast")
 rc, out, err = run(sys.executable, sp, att)
 check("spread_against_peers refuses a median that is not a number (exit 2, the file named)",
