@@ -12,10 +12,10 @@ the lower bound, that is the host's and the process's doing, not the code's), an
 median over rows and processes of the within-process coefficient of variation of the
 samples. Prints one line a subject (--markdown: a table). Exit: 0, 2 usage or a report that
 cannot be read (said)."""
-import argparse, glob, math, os, statistics, sys
+import argparse, math, os, statistics, sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from checked import json_object, positive, refuser  # noqa: E402
+from checked import positive, process_reports, refuser  # noqa: E402
 
 
 ap = argparse.ArgumentParser(usage=__doc__.split("\n")[0])
@@ -28,26 +28,15 @@ refuse = refuser("host_noise.py")
 # (suite, retention, backend, subject) -> row -> [per-process median ns/op]; and the samples' CVs
 medians, cvs, procs = {}, {}, {}
 for folder in a.runs:
-    base = os.path.join(folder, "runs") if os.path.isdir(os.path.join(folder, "runs")) else folder
-    files = sorted(glob.glob(os.path.join(base, "p*.json")))
-    if not files:
-        refuse(f"{folder}: no process reports (runs/p*.json or p*.json)")
-    for path in files:
-        d = json_object(path, refuse)
-        settings = d.get("settings") if isinstance(d.get("settings"), dict) else {}
-        suite, backend, rows = d.get("suite"), d.get("backend"), d.get("rows")
-        retention = settings.get("retention", "matched")
-        if not all(isinstance(x, str) for x in (suite, backend, retention)) or not isinstance(rows, list):
-            refuse(f"{path}: not a process report (suite, backend, settings.retention and rows)")
+    for path, d in process_reports(folder, refuse):
+        suite, backend, rows = d["suite"], d["backend"], d["rows"]
+        retention = d["settings"].get("retention", "matched")
+        if not isinstance(retention, str):
+            refuse(f"{path}: settings.retention is not a string")
         for r in rows:
-            if not isinstance(r, dict) or not isinstance(r.get("subject"), str) or not isinstance(r.get("name"), str):
-                refuse(f"{path}: a row without a subject and a name")
             if r.get("supported") is False:
                 continue
-            m = r.get("medianNsPerOp")
-            if not positive(m):
-                refuse(f"{path}: row '{r['name']}' subject '{r['subject']}': medianNsPerOp {m!r} "
-                       "is not a positive number")
+            m = r["medianNsPerOp"]
             key = (suite, retention, backend, r["subject"])
             medians.setdefault(key, {}).setdefault(r["name"], []).append(m)
             procs.setdefault(key, set()).add((folder, os.path.basename(path)))

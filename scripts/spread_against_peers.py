@@ -21,10 +21,10 @@ the gate's own ratios). With --json it prints instead one JSON object: per attem
 (suite, row, backend) each way found ("own", "peers") and how many were judged ("rows");
 scripts/calibrate.sh records from it how the candidate rule judged each run.
 Exit: 0, 2 usage or an attempt that cannot be read (said)."""
-import argparse, collections, glob, json, math, os, statistics, sys
+import argparse, collections, json, math, os, statistics, sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from checked import baseline_rows, json_object, positive, refuser  # noqa: E402
+from checked import baseline_rows, json_object, process_reports, refuser  # noqa: E402
 
 
 ap = argparse.ArgumentParser(usage=__doc__.split("\n")[0])
@@ -46,14 +46,8 @@ def gated_rows(att):
 def processes(att, gated):
     """(suite, row, backend) -> [(layout, ratio, current, baseline, peers)] over quiet processes."""
     out = collections.defaultdict(list)
-    files = sorted(glob.glob(os.path.join(att, "runs", "p*.json")))
-    if not files:
-        refuse(f"{att}: no process reports (runs/p*.json)")
-    for path in files:
-        d = load(path)
-        s, rows = d.get("settings"), d.get("rows")
-        if not isinstance(s, dict) or not isinstance(rows, list):
-            refuse(f"{path}: not a process report (settings and rows)")
+    for path, d in process_reports(os.path.join(att, "runs"), refuse):
+        s, rows = d["settings"], d["rows"]
         if s.get("retention") != "matched":
             continue
         obs = os.path.join(att, "runs", "observations", os.path.basename(path))
@@ -62,12 +56,8 @@ def processes(att, gated):
         layout = (s.get("layoutSeed"), s.get("loadOrder"))
         by = collections.defaultdict(dict)
         for r in rows:
-            if not isinstance(r, dict) or r.get("supported") is False:
-                continue
-            m = r.get("medianNsPerOp")
-            if not positive(m) or not isinstance(r.get("name"), str) or not isinstance(r.get("subject"), str):
-                refuse(f"{path}: a row's name, subject or medianNsPerOp ({m!r}) is not valid")
-            by[r["name"]][r["subject"]] = m
+            if r.get("supported") is not False:
+                by[r["name"]][r["subject"]] = r["medianNsPerOp"]
         for name, subj in by.items():
             key = (d.get("suite"), name, d.get("backend"))
             base = [k for k in subj if k.startswith("tandem@")]

@@ -44,3 +44,32 @@ def baseline_rows(attempt, refuse):
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         refuse(f"{path}: baseline.rows is not a list of rows")
     return path, rows
+
+
+def process_reports(folder, refuse):
+    """The process reports (p*.json) of an attempt folder (its runs/) or of a folder of them,
+    each checked: suite and backend strings, settings an object (absent: {}), rows a list of
+    rows with a name and a subject, and a positive medianNsPerOp unless "supported": false.
+    A list of (path, report); refuse() naming the file and the field otherwise."""
+    import glob
+    import os
+    base = os.path.join(folder, "runs") if os.path.isdir(os.path.join(folder, "runs")) else folder
+    files = sorted(glob.glob(os.path.join(base, "p*.json")))
+    if not files:
+        refuse(f"{folder}: no process reports (runs/p*.json or p*.json)")
+    out = []
+    for path in files:
+        d = json_object(path, refuse)
+        settings = d.setdefault("settings", {})
+        if not isinstance(d.get("suite"), str) or not isinstance(d.get("backend"), str) \
+                or not isinstance(settings, dict) or not isinstance(d.get("rows"), list):
+            refuse(f"{path}: not a process report (suite, backend, settings and rows)")
+        for r in d["rows"]:
+            if not isinstance(r, dict) or not isinstance(r.get("subject"), str) or not isinstance(r.get("name"), str):
+                refuse(f"{path}: a row without a subject and a name")
+            m = r.get("medianNsPerOp")
+            if r.get("supported") is not False and not positive(m):
+                refuse(f"{path}: row '{r['name']}' subject '{r['subject']}': medianNsPerOp {m!r} "
+                       "is not a positive number")
+        out.append((path, d))
+    return out
