@@ -31,8 +31,8 @@
 # accumulate in PACKET/results.tsv, one line a run: stop it at any time and run it again, it
 # runs only what is missing. PACKET/README.md is rewritten from results.tsv after every run.
 # Each aa and power run (default mode) is judged a second time by a candidate rule, the same
-# code's spread measured against the process's peers (scripts/spread_against_peers.py; not
-# the gate's rule): results.tsv's last field, peers, 1 or 0 ("-" where not judged that way).
+# code's spread measured against the process's peers (the gate's "baselineSameCodeSpread":
+# "peers", not its default): results.tsv's last field, peers, 1 or 0 ("-" where not judged).
 # Attempt folders go under --work (default BUILD/calibration), not into the packet.
 # PACKET: default reports/<UTC date>-calibration.
 # Exit: 0 when every recorded run passed (power runs aside: a miss is part of their rate), 1
@@ -124,65 +124,87 @@ PY
 }
 
 # One attempt of a part; prints "pass<TAB>verdict<TAB>detail<TAB>busy<TAB>peers" from its gate
-# summary. peers: how the candidate rule of scripts/spread_against_peers.py (the same code's
-# layout spread measured against the process's peers) would have judged the run, 1 or 0, for
-# the parts where the time arm decides (aa and power, default mode); "-" elsewhere.
+# summary. peers: how the candidate rule would have judged the run, 1 or 0: the attempt's
+# processes judged again by the gate with "baselineSameCodeSpread": "peers" (the same code's
+# layout spread measured against the process's subjects built once; tools/gate/SAMPLES.md),
+# into FOLDER/gate-peers; for the parts where the time arm decides (aa and power, default
+# mode); "-" elsewhere.
 judge() { # part mode folder exit
-  python3 - "$1" "$2" "$3" "$4" "$root/scripts/spread_against_peers.py" <<'PY'
+  python3 - "$1" "$2" "$3" "$4" "$T" <<'PY'
 import glob, json, os, subprocess, sys
-part, mode, folder, rc, sap = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+part, mode, folder, rc, tandem = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
 busy = 0
 for f in glob.glob(os.path.join(folder, "runs", "observations", "*.json")):
     try:
         busy += json.load(open(f)).get("noise", {}).get("status") == "busy"
     except Exception:
         pass
+target = ("throughput", "nextframe N=1024")
+
+
+def judged(b, rc):
+    """(pass, verdict, detail) of one gate summary's baseline section and the gate's exit."""
+    verdict = b.get("verdict", "?")
+    reg = [(r["suite"], r["row"], r["backend"], r.get("decidedBy", "?"), r.get("instructions"))
+           for r in b.get("regressions", [])]
+    imp = [(r["suite"], r["row"], r["backend"]) for r in b.get("improved", [])]
+    backends = sorted({r["backend"] for r in b.get("rows", [])})
+    if part.startswith("power-"):
+        named = {be for s, r, be, d, i in reg if (s, r) == target and "time" in d}
+        return named == set(backends) and bool(backends), verdict, \
+            f"target regressed by time on {','.join(sorted(named)) or 'none'} of {','.join(backends)}; " \
+            f"{len(reg)} regression(s)"
+    if part == "aa":
+        return verdict == "no regression" and rc in (0, 3), verdict, \
+            "; ".join(f"{s}/{r} [{be}] by {d}" for s, r, be, d, _ in reg) or "-"
+    if part == "regression":
+        named = {be for s, r, be, d, i in reg if (s, r) == target}
+        false = [f"{s}/{r} [{be}]" for s, r, be, d, i in reg if i != "regression"]
+        return verdict == "regression" and named == set(backends) and not false and rc in (4, 5), verdict, \
+            f"target named on {','.join(sorted(named)) or 'none'} of {','.join(backends)}; " \
+            f"{len(reg)} regression(s); named without more instructions: {', '.join(false) or 'none'}"
+    named = {be for s, r, be in imp if (s, r) == target}
+    return verdict == "no regression" and named == set(backends) and rc in (0, 3), verdict, \
+        f"target improved on {','.join(sorted(named)) or 'none'} of {','.join(backends)}; {len(reg)} regression(s)"
+
+
+def rejudged_against_peers():
+    """The attempt's processes judged again with "baselineSameCodeSpread": "peers": (summary
+    baseline section, the gate's exit), or (None, why)."""
+    out = os.path.join(folder, "gate-peers")
+    os.makedirs(out, exist_ok=True)
+    try:
+        conf = json.load(open(os.path.join(folder, "gate", "gate-config.json")))
+    except (OSError, ValueError) as x:
+        return None, f"no gate configuration ({x})"
+    conf["baselineSameCodeSpread"] = "peers"
+    json.dump(conf, open(os.path.join(out, "gate-config.json"), "w"), indent=1)
+    cmd = [tandem, "gate", os.path.join(folder, "runs"), "--config", os.path.join(out, "gate-config.json"),
+           "--out", out]
+    if os.path.isdir(os.path.join(folder, "instructions")):
+        cmd += ["--instructions", os.path.join(folder, "instructions")]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        return json.load(open(os.path.join(out, "gate-summary.json")))["baseline"], p.returncode
+    except (OSError, ValueError, KeyError) as x:
+        return None, f"the gate said exit {p.returncode} ({x})"
+
+
 try:
     b = json.load(open(os.path.join(folder, "gate", "gate-summary.json")))["baseline"]
 except Exception as x:
     print(f"0\tno gate summary (exit {rc})\t{x}\t{busy}\t-")
     sys.exit(0)
-verdict = b.get("verdict", "?")
-reg = [(r["suite"], r["row"], r["backend"], r.get("decidedBy", "?"), r.get("instructions")) for r in b.get("regressions", [])]
-imp = [(r["suite"], r["row"], r["backend"]) for r in b.get("improved", [])]
-backends = sorted({r["backend"] for r in b.get("rows", [])})
-target = ("throughput", "nextframe N=1024")
-if part.startswith("power-"):
-    named = {be for s, r, be, d, i in reg if (s, r) == target and "time" in d}
-    ok = named == set(backends) and bool(backends)
-    detail = f"target regressed by time on {','.join(sorted(named)) or 'none'} of {','.join(backends)}; " \
-             f"{len(reg)} regression(s)"
-elif part == "aa":
-    ok = verdict == "no regression" and rc in (0, 3)
-    detail = "; ".join(f"{s}/{r} [{be}] by {d}" for s, r, be, d, _ in reg) or "-"
-elif part == "regression":
-    named = {be for s, r, be, d, i in reg if (s, r) == target}
-    false = [f"{s}/{r} [{be}]" for s, r, be, d, i in reg if i != "regression"]
-    ok = verdict == "regression" and named == set(backends) and not false and rc in (4, 5)
-    detail = f"target named on {','.join(sorted(named)) or 'none'} of {','.join(backends)}; " \
-             f"{len(reg)} regression(s); named without more instructions: {', '.join(false) or 'none'}"
-else:
-    named = {be for s, r, be in imp if (s, r) == target}
-    ok = verdict == "no regression" and named == set(backends) and rc in (0, 3)
-    detail = f"target improved on {','.join(sorted(named)) or 'none'} of {','.join(backends)}; " \
-             f"{len(reg)} regression(s)"
+ok, verdict, detail = judged(b, rc)
 peers = "-"
 if mode == "default" and (part == "aa" or part.startswith("power-")):
-    p = subprocess.run([sys.executable, sap, "--json", folder], capture_output=True, text=True)
-    try:
-        found = {tuple(k) for k in json.loads(p.stdout)[folder]["peers"]}
-    except (ValueError, KeyError, TypeError):
-        found = None
-        detail += f"; against the peers: not judged ({p.stderr.strip() or 'no output'})"
-    if found is not None:
-        if part == "aa":  # the instruction arm's regressions stand under either rule
-            found |= {(s, r, be) for s, r, be, d, i in reg if i == "regression"}
-            peers = str(int(not found))
-            detail += f"; against the peers: {len(found)} regression(s)"
-        else:
-            on = {be for s, r, be in found if (s, r) == target}
-            peers = str(int(on == set(backends) and bool(backends)))
-            detail += f"; against the peers: target on {','.join(sorted(on)) or 'none'}, {len(found)} regression(s)"
+    pb, prc = rejudged_against_peers()
+    if pb is None:
+        detail += f"; against the peers: not judged: {prc}"
+    else:
+        pok, pverdict, pdetail = judged(pb, prc)
+        peers = str(int(pok))
+        detail += f"; against the peers: {pverdict}, {pdetail}"
 print(f"{int(ok)}\t{verdict}\t{detail}; exit {rc}\t{busy}\t{peers}")
 PY
 }

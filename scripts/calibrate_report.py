@@ -106,12 +106,12 @@ if sizes:
 else:
     out += ["- not run (`scripts/calibrate.sh --only power`).", ""]
     missing.append(("power", "default"))
-# the candidate rule (scripts/spread_against_peers.py), judged on the same runs: field peers
+# the candidate rule (the gate's "baselineSameCodeSpread": "peers"), judged on the same runs: field peers
 cand = [r for r in rows if r["peers"] != "-"]
 if cand:
     out += ["A candidate rule for the time arm, not the gate's: each side's layout spread measured against",
-            "the subjects built once in the same processes (`scripts/spread_against_peers.py`), applied to the",
-            "same runs (field peers of results.tsv):", "",
+            "the subjects built once in the same processes (the gate's `\"baselineSameCodeSpread\": \"peers\"`),",
+            "the same runs judged again into each attempt's gate-peers/ (field peers of results.tsv):", "",
             "| part | runs judged | passed (A/A: no regression; power: detected) | rate | issue 42 asks |",
             "| --- | ---: | ---: | ---: | --- |"]
     for part in ["aa"] + [f"power-{s}" for s in sizes]:

@@ -64,11 +64,13 @@ def more_instructions(d, factor, row=ROW):
         json.dump(doc, open(f, "w"))
 
 
-def packet_config():
+def packet_config(**over):
     """The packet's own gate configuration, with every suite the gate knows now but the packet
-    predates (cancellation) present and not gated: the packet has no process of it."""
-    path = os.path.join(WORK, "packet-config.json")
+    predates (cancellation) present and not gated: the packet has no process of it; over:
+    top-level keys set (a file of their own)."""
+    path = os.path.join(WORK, "packet-config" + "".join(f"-{k}" for k in sorted(over)) + ".json")
     conf = json.load(open(os.path.join(PACKET, "gate", "gate-config.json")))
+    conf.update(over)
     now = json.loads(subprocess.run([T, "gate", "--print-config"], stdout=subprocess.PIPE,
                                     text=True, check=True).stdout)
     have = {s["name"] for s in conf["suites"]}
@@ -80,8 +82,8 @@ def packet_config():
     return path
 
 
-def gate(d, instructions=True):
-    cmd = [T, "gate", os.path.join(d, "runs"), "--config", packet_config(),
+def gate(d, instructions=True, **over):
+    cmd = [T, "gate", os.path.join(d, "runs"), "--config", packet_config(**over),
            "--out", os.path.join(d, "out")]
     if instructions:
         cmd += ["--instructions", os.path.join(d, "instructions")]
@@ -281,6 +283,54 @@ rc, out, summ = judge_raw(d)
 b = summ and summ["baseline"]
 expect("one summary missing, +3% instructions on a counted row: still a regression (exit 4 or 5)",
        rc in (4, 5) and b and b["verdict"] == "regression", f"rc {rc}, {b and b['verdict']}\n{out[-400:]}")
+
+# 10. a host that moves whole processes: every subject of the seeded layout's processes 1.6x
+#     slower (the second host of the calibration packet moved processes by tens of percent).
+#     Each side's own time then spreads 60% between layouts, so a real 1.3x reads "layout";
+#     measured against the subjects built once in each process ("baselineSameCodeSpread":
+#     "peers"), the movement cancels and 1.3x is a regression, while the same code (1.0x) is
+#     not one either way.
+def host_moves(factor):
+    def fn(doc):
+        for e in doc["rows"]:
+            if e.get("supported", True):
+                scale_row(e, factor)
+    return fn
+
+
+spreads = {}
+for factor, spread, want, moved in ((1.30, "own", "layout", 1.6), (1.30, "peers", "regression", 1.6),
+                                    (1.0, "own", "no regression", 1.6), (1.0, "peers", "no regression", 1.6),
+                                    (1.0, "peers", "no regression", 1.0)):
+    d = runs(f"host-moves-{moved}-{factor}-{spread}")
+    each_report(d, seeded, "p*-r2.json")
+    each_report(d, host_moves(moved), "p*-r2.json")
+    each_report(d, slower(factor))
+    rc, out, b = gate(d, instructions=False, baselineSameCodeSpread=spread)
+    r = rows(b) if b else []
+    expect(f"a host that moves the seeded layout's processes x{moved}, current x{factor}, spread of {spread} time: {want}",
+           b and r and b["sameCodeSpread"] == spread and all(x["result"] == want and x["layouts"] == 2
+                                                             and x["sameCodeSpreadOf"] == spread for x in r),
+           f"{b and b['counts']} {[(x['backend'], x['result'], x['layoutMedianLow'], x['sameCodeLayoutSpread']) for x in r]}")
+    if b and factor == 1.0:
+        spreads[(spread, moved)] = {(x["suite"], x["row"], x["backend"]): x["sameCodeLayoutSpread"] for x in b["rows"]
+                                    if x["sameCodeLayoutSpread"] is not None}
+# against the peers the host's movement cancels exactly: every row's same-code spread is the
+# one measured without it; by each side's own time it is not
+still, moved = spreads.get(("peers", 1.0), {}), spreads.get(("peers", 1.6), {})
+expect("against the peers, a host moving a layout's processes x1.6 leaves every row's same-code spread as it was",
+       still and still.keys() == moved.keys() and all(abs(still[k] - moved[k]) < 1e-5 for k in still),
+       json.dumps([(k, still[k], moved.get(k)) for k in still if abs(still[k] - moved.get(k, 9)) >= 1e-5][:3]))
+own = spreads.get(("own", 1.6), {})
+expect("by each side's own time the same movement widens the same-code spread beyond 50% on every row",
+       own and all(v > 0.5 for v in own.values()), json.dumps(sorted(own.values())[:3]))
+md = open(os.path.join(d, "out", "gate.md")).read()
+expect("peers: gate.md says the spread is measured against the subjects built once",
+       "baselineSameCodeSpread \"peers\"" in md, "missing")
+d = runs("spread-nearby")
+rc, out, b = gate(d, baselineSameCodeSpread="nearby")
+expect("baselineSameCodeSpread 'nearby': refused, the field named", rc == 1 and "baselineSameCodeSpread" in out,
+       f"rc {rc}\n{out[-400:]}")
 
 print(f"gate layout: {'FAIL ' + ', '.join(failures) if failures else 'all passed'}")
 sys.exit(1 if failures else 0)

@@ -66,6 +66,11 @@ typedef struct gate_config {
      * no regression when every gated row's median ratio current/baseline <= base_median and
      * worst <= base_worst and, where the instruction meter ran, instructions <= base_instr */
     double base_median, base_worst, base_instr;
+    /* how the time arm measures the same code's layout spread ("baselineSameCodeSpread"):
+     * 0 "own", each side's own time (default); 1 "peers", each side's time over the
+     * geometric mean of the subjects built once in the same process (the peers and the lower
+     * bound), which a host that moves whole processes moves alike (scripts/host_noise.py) */
+    int base_spread_peers;
     int unsupported_na;                         /* a gated row subject A leaves unsupported: 1 NA (a
                                                    row not implemented yet), 0 INVALID (default) */
     int alloc_check;                            /* 1: subject A must allocate <= alloc_max per op */

@@ -9,8 +9,9 @@
  *   regression     instructions per op A / baseline > baselineInstructions (1.005), or time
  *                  grown in every layout beyond the noise: each layout's median ratio >
  *                  baselineMedian (1.02) and > 1 + the band (the larger of the row's process
- *                  spread and the same code's layout spread, both sides'), no process below
- *                  1.00 (time_arm);
+ *                  spread and the same code's layout spread, both sides'; that spread of each
+ *                  side's own time, or with "baselineSameCodeSpread": "peers" of its time over
+ *                  the process's subjects built once), no process below 1.00 (time_arm);
  *   improved       symmetrically: instructions <= 2 - baselineInstructions, or every layout's
  *                  median <= 2 - baselineMedian and < 1 / (1 + band), every process below 1.00;
  *   layout         a time ratio the one-layout rule (median > 1.02 or worst > 1.05) would have
@@ -92,6 +93,7 @@ typedef struct gb_time {
     double lo, hi;          /* lowest and highest layout median ratio */
     double spread;          /* hi / lo - 1: the ratio's layout spread (0 with one layout) */
     double code_spread;     /* the same code's layout spread, both sides' combined (0 with one) */
+    int against_peers;      /* code_spread measured against the subjects built once (stat_ref) */
     double reach;           /* what each layout median had to exceed: max(baselineMedian, 1 + band)
                              * (NaN below 2 layouts, where time decides nothing) */
 } gb_time;
@@ -112,8 +114,12 @@ static double lohi_spread(double lo, double hi)
 static gb_time time_arm(const gate_result *res, const ge_line *B)
 {
     const gate_config *c = res->cfg;
-    gb_time t = { GB_NA, 0, NAN, NAN, NAN, NAN, NAN };
+    gb_time t = { GB_NA, 0, NAN, NAN, NAN, NAN, 0, NAN };
     if (!strcmp(B->result, "NA") || !B->nproc) return t;
+    /* "peers": each side's time over its process's reference, where every process has one */
+    t.against_peers = c->base_spread_peers && B->stat_ref;
+    for (size_t p = 0; p < B->nproc && t.against_peers; p++)
+        t.against_peers = isnan(B->ratio[p]) || (isfinite(B->stat_ref[p]) && B->stat_ref[p] > 0);
     double pmin = NAN, pmax = NAN, alo = NAN, ahi = NAN, blo = NAN, bhi = NAN;
     size_t nbusy = 0;
     double *v = malloc(3 * B->nproc * sizeof *v), *va = v + B->nproc, *vb = va + B->nproc;
@@ -128,8 +134,9 @@ static gb_time time_arm(const gate_result *res, const ge_line *B)
             /* a busy process measured the host (outliers of 5-10x under the mean statistic) */
             if (gate_process_busy(res, B->proc[p])) { nbusy++; continue; }
             v[n++] = r;
-            if (B->stat_a && isfinite(B->stat_a[p])) va[na++] = B->stat_a[p];
-            if (B->stat_b && isfinite(B->stat_b[p])) vb[nb++] = B->stat_b[p];
+            double ref = t.against_peers ? B->stat_ref[p] : 1;
+            if (B->stat_a && isfinite(B->stat_a[p])) va[na++] = B->stat_a[p] / ref;
+            if (B->stat_b && isfinite(B->stat_b[p])) vb[nb++] = B->stat_b[p] / ref;
             if (isnan(pmin) || r < pmin) pmin = r;
             if (isnan(pmax) || r > pmax) pmax = r;
         }
@@ -289,7 +296,7 @@ static void baseline_md_head(gate_buf *m, const gate_config *c, const cJSON *sub
                        "meter ran: %zu row(s)), or when its time grew in every layout beyond the noise: each layout's\n"
                        "median ratio > %.3f and > 1 + the band, no process below 1.00; the band is the larger of the\n"
                        "row's process spread and the same code's layout spread (per side, its highest layout median\n"
-                       "time over its lowest; the two sides' combined, (1 + a)(1 + b) - 1, as each side is placed on its\n"
+                       "%s over its lowest; the two sides' combined, (1 + a)(1 + b) - 1, as each side is placed on its\n"
                        "own). Improved\n"
                        "symmetrically (instructions <= %.3f, or every layout's median <= %.3f and < 1 / (1 + band),\n"
                        "every process below 1.00). A time ratio beyond median %.3f or worst %.3f that\n"
@@ -297,7 +304,11 @@ static void baseline_md_head(gate_buf *m, const gate_config *c, const cJSON *sub
                        "code landed, never a regression.\n"
                        "\"decided by\" names the arm(s). A regression exits 4 (the peers PASS) or 5 (the peers FAIL).\n"
                        "Beside it: the gated peer and its median ratio from the table below.\n\n",
-                    a, n[0], n[1], n[2], n[3], c->base_instr, n[4], c->base_median, 2 - c->base_instr,
+                    a, n[0], n[1], n[2], n[3], c->base_instr, n[4], c->base_median,
+                    c->base_spread_peers ? "time over the geometric mean of the subjects built once in its process\n"
+                                           "(baselineSameCodeSpread \"peers\": a host that moves whole processes moves them alike)"
+                                         : "time",
+                    2 - c->base_instr,
                     2 - c->base_median, c->base_median, c->base_worst);
     reach_md(m, c, reach);
     gate_buf_printf(m, "| suite | row | backend | peer, median | baseline | median | worst | layouts: median low .. high | "
@@ -432,6 +443,7 @@ int gate_baseline_eval(gate_result *res, const char *instr_dir, int instr_expect
         cJSON_AddItemToObject(o, "layoutMedianHigh", num6(tm.hi));
         cJSON_AddItemToObject(o, "layoutSpread", num6(tm.spread));
         cJSON_AddItemToObject(o, "sameCodeLayoutSpread", num6(tm.code_spread));
+        cJSON_AddStringToObject(o, "sameCodeSpreadOf", tm.against_peers ? "peers" : "own");
         cJSON_AddItemToObject(o, "timeReach", num6(tr));
         cJSON_AddStringToObject(o, "time", gb_kind_name(tk));
         cJSON_AddStringToObject(o, "instructions", missing ? "missing" : gb_kind_name(ik));
@@ -453,6 +465,7 @@ int gate_baseline_eval(gate_result *res, const char *instr_dir, int instr_expect
     }
     size_t cnts[7] = { ngated, nreg, nimp, nlay, nins, nmiss, nbusy };
     summary_verdict(j, cnts, &rs);
+    cJSON_AddStringToObject(j, "sameCodeSpread", c->base_spread_peers ? "peers" : "own");
     cJSON_AddItemToObject(j, "regressions", regs);
     cJSON_AddItemToObject(j, "improved", imps);
     cJSON_AddItemToObject(j, "rows", rows);

@@ -262,6 +262,12 @@ int gate_config_load(const char *path, gate_config *c)
         else if (cJSON_IsString(un) && !strcmp(un->valuestring, "invalid")) c->unsupported_na = 0;
         else { tl_error(path, "unsupportedGatedRows", "expected \"invalid\" or \"na\""); bad = 1; }
     }
+    const cJSON *sp = cJSON_GetObjectItemCaseSensitive(doc, "baselineSameCodeSpread");
+    if (sp) {
+        if (cJSON_IsString(sp) && !strcmp(sp->valuestring, "peers")) c->base_spread_peers = 1;
+        else if (cJSON_IsString(sp) && !strcmp(sp->valuestring, "own")) c->base_spread_peers = 0;
+        else { tl_error(path, "baselineSameCodeSpread", "expected \"own\" or \"peers\""); bad = 1; }
+    }
     const cJSON *ns = cJSON_GetObjectItemCaseSensitive(doc, "noise");
     if (ns && !cJSON_IsObject(ns)) { tl_error(path, "noise", "expected an object"); bad = 1; }
     if (ns && cJSON_IsObject(ns)) {
@@ -339,6 +345,7 @@ cJSON *gate_config_json(const gate_config *c)
     cJSON_AddNumberToObject(o, "processesPerBackend", c->processes);
     cJSON_AddNumberToObject(o, "expectedProcesses", c->expected_processes);
     cJSON_AddStringToObject(o, "unsupportedGatedRows", c->unsupported_na ? "na" : "invalid");
+    cJSON_AddStringToObject(o, "baselineSameCodeSpread", c->base_spread_peers ? "peers" : "own");
     cJSON *t = cJSON_AddObjectToObject(o, "thresholds");
     cJSON_AddItemToObject(t, "syncMedian", fixed(c->sync_median));
     cJSON_AddItemToObject(t, "median", fixed(c->median));

@@ -388,6 +388,7 @@ void gate_result_free(gate_result *res)
         free(res->blines[i].layout);
         free(res->blines[i].stat_a);
         free(res->blines[i].stat_b);
+        free(res->blines[i].stat_ref);
     }
     free(res->blines);
     free(res->base_md);

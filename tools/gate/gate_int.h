@@ -21,6 +21,8 @@ typedef struct ge_line {
     int *layout;                /* per process: its report's layout key (gr_report.layout) */
     double *stat_a, *stat_b;    /* per process: the row's statistic of subject A and of the peer
                                    (NaN: none): the same code's time across layouts */
+    double *stat_ref;           /* per process: the geometric mean of the statistic of the
+                                   subjects built once (not A, not a baseline; NaN: none) */
     double median, worst;
     double thr_median, thr_worst; /* NaN when not checked */
     gs_mw mw;

@@ -237,6 +237,22 @@ static void pool_samples(const gr_row *e, double **p, size_t *n, double *cv_max)
     free(v);
 }
 
+/* The geometric mean of the row's statistic over the subjects of process r built once (every
+ * subject but A and its baseline revisions: the peers and the lower bound), those supported;
+ * NaN when none is. What the host did to the whole process moves them as it moves A. */
+static double process_reference(const gate_config *cfg, const ge_group *G, const gr_report *r)
+{
+    double logsum = 0;
+    size_t n = 0;
+    for (size_t s = 0; s < G->subjects.n; s++) {
+        const char *name = G->subjects.v[s];
+        if (!strcmp(name, cfg->subject) || gate_is_baseline(cfg, name)) continue;
+        double st = entry_stat(ge_find_entry(r, G->row, name), G->use_mean);
+        if (isfinite(st) && st > 0) { logsum += log(st); n++; }
+    }
+    return n ? exp(logsum / n) : NAN;
+}
+
 /* The per-process ratios of the line's backend, the pooled samples' Mann-Whitney test and
  * the largest CV; what made it NA. */
 static ge_na line_samples(gate_result *res, const ge_group *G, ge_line *L, const char *peer, const char *backend)
@@ -259,6 +275,10 @@ static ge_na line_samples(gate_result *res, const ge_group *G, ge_line *L, const
         L->stat_b = realloc(L->stat_b, (L->nproc + 1) * sizeof *L->stat_b);
         L->stat_a[L->nproc] = sa;
         L->stat_b[L->nproc] = sb;
+        if (gate_is_baseline(res->cfg, peer)) {
+            L->stat_ref = realloc(L->stat_ref, (L->nproc + 1) * sizeof *L->stat_ref);
+            L->stat_ref[L->nproc] = process_reference(res->cfg, G, r);
+        }
         if ((ea && ea->supported && !(isfinite(sa) && sa > 0)) || (eb && eb->supported && !(isfinite(sb) && sb > 0)))
             ge_invalid(res, "%s: row '%s': a statistic that is not a finite positive number (%s %g, %s %g)", r->file,
                        G->row, subj, sa, peer, sb);
