@@ -4,10 +4,13 @@
 #   scripts/calibrate.sh [--runs N] [--pairs M] [--quick] [--only PARTS] [--work DIR]
 #                        [--power-sizes S,S..] [--build DIR] [--no-build] [PACKET]
 #
-# Parts (--only aa,regression,improvement,stability,power; default all five):
+# Parts (--only aa,aa-time,regression,improvement,stability,power; default all but aa-time):
 #   aa           `tandem attempt --baseline HEAD --instructions` on this clean tree: the same
 #                code against itself. A run passes when the baseline verdict is "no regression"
 #                and the exit says so too (0 or 3: the peers' PASS or FAIL, no regression).
+#   aa-time      the same without --instructions, default mode only: the time arm's own
+#                false-alarm rate (an A/A's instructions are identical: that arm never fires),
+#                in about half the time; the calibration of a change to the time arm's rule.
 #   regression   a clone of HEAD with tests/calibration/regression.patch committed (a fixed cost
 #                in the loop's drain: every NextFrame/yield entry, about 3% of the throughput
 #                rows' instructions), measured with --baseline HEAD~1 (the unpatched code). A run
@@ -30,7 +33,7 @@
 # configuration, and again in --quick unless --quick is given alone (then quick only). Results
 # accumulate in PACKET/results.tsv, one line a run: stop it at any time and run it again, it
 # runs only what is missing. PACKET/README.md is rewritten from results.tsv after every run.
-# Each aa and power run (default mode) is judged a second time by a candidate rule, the same
+# Each aa, aa-time and power run (default mode) is judged a second time by a candidate rule, the same
 # code's spread measured against the process's peers (the gate's "baselineSameCodeSpread":
 # "peers", not its default): results.tsv's last field, peers, 1 or 0 ("-" where not judged).
 # Attempt folders go under --work (default BUILD/calibration), not into the packet.
@@ -41,7 +44,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=build build_tool=1 runs=20 pairs=10 quick_only=0 only=aa,regression,improvement,stability,power work=
 sizes=1,2,4,8
-usage() { sed -n '2,39p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
   case $1 in
     --runs|--pairs|--only|--work|--build|--power-sizes)
@@ -127,8 +130,8 @@ PY
 # summary. peers: how the candidate rule would have judged the run, 1 or 0: the attempt's
 # processes judged again by the gate with "baselineSameCodeSpread": "peers" (the same code's
 # layout spread measured against the process's subjects built once; tools/gate/SAMPLES.md),
-# into FOLDER/gate-peers; for the parts where the time arm decides (aa and power, default
-# mode); "-" elsewhere.
+# into FOLDER/gate-peers; for the parts where the time arm decides (aa, aa-time and power,
+# default mode); "-" elsewhere.
 judge() { # part mode folder exit
   python3 - "$1" "$2" "$3" "$4" "$T" <<'PY'
 import glob, json, os, subprocess, sys
@@ -154,7 +157,7 @@ def judged(b, rc):
         return named == set(backends) and bool(backends), verdict, \
             f"target regressed by time on {','.join(sorted(named)) or 'none'} of {','.join(backends)}; " \
             f"{len(reg)} regression(s)"
-    if part == "aa":
+    if part in ("aa", "aa-time"):
         return verdict == "no regression" and rc in (0, 3), verdict, \
             "; ".join(f"{s}/{r} [{be}] by {d}" for s, r, be, d, _ in reg) or "-"
     if part == "regression":
@@ -197,7 +200,7 @@ except Exception as x:
     sys.exit(0)
 ok, verdict, detail = judged(b, rc)
 peers = "-"
-if mode == "default" and (part == "aa" or part.startswith("power-")):
+if mode == "default" and (part in ("aa", "aa-time") or part.startswith("power-")):
     pb, prc = rejudged_against_peers()
     if pb is None:
         detail += f"; against the peers: not judged: {prc}"
@@ -213,7 +216,7 @@ run_part() { # part mode k
   local part=$1 mode=$2 k=$3 dir=$root opts=(--instructions) base=HEAD
   local folder=$work/$part-$mode-$head-$k
   [ "$mode" = quick ] && opts+=(--quick)
-  case $part in power-*) opts=() ;; esac # the time arm alone
+  case $part in power-*|aa-time) opts=() ;; esac # the time arm alone
   case $part in regression|improvement|power-*) dir=$(clone_for "$part") || { echo "calibrate.sh: cannot prepare the $part clone" >&2; exit 1; }; base=HEAD~1 ;; esac
   rm -rf "$folder"
   local started; started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
@@ -250,13 +253,14 @@ run_pair() { # mode k
 
 IFS=, read -r -a parts <<<"$only"
 for part in "${parts[@]}"; do
-  case $part in aa|regression|improvement|stability|power) ;; *) echo "calibrate.sh: unknown part '$part'" >&2; exit 2 ;; esac
+  case $part in aa|aa-time|regression|improvement|stability|power) ;; *) echo "calibrate.sh: unknown part '$part'" >&2; exit 2 ;; esac
 done
 for mode in "${modes[@]}"; do
   for part in "${parts[@]}"; do
     want=$runs
     [ "$part" = stability ] && want=$pairs
     names=("$part")
+    [ "$part" = aa-time ] && [ "$mode" = quick ] && continue # one layout: the time arm never decides
     if [ "$part" = power ]; then
       [ "$mode" = quick ] && continue # one layout: the time arm never decides
       names=()

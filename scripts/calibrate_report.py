@@ -33,7 +33,7 @@ def read_results(path, commit):
             refuse(f"{path} line {n}: {len(cells)} fields, not {len(fields)}")
         r = dict(zip(fields, cells))
         r.setdefault("peers", "-")
-        checks = [("part", re.fullmatch(r"aa|regression|improvement|stability|power-[1-9][0-9]*", r["part"])),
+        checks = [("part", re.fullmatch(r"aa|aa-time|regression|improvement|stability|power-[1-9][0-9]*", r["part"])),
                   ("mode", r["mode"] in ("default", "quick")),
                   ("run", r["run"].isdigit() and int(r["run"]) >= 1),
                   ("pass", r["pass"] in ("0", "1")),
@@ -57,6 +57,8 @@ if not re.fullmatch(r"[0-9a-f]{7,40}", commit):
 rows = read_results(results, commit)
 PARTS = [("aa", "A/A: the same commit as its own baseline, verdict 'no regression' (from the exit code too, "
                "0 or 3, where the commit has gate_exit_code)", 20, 19),
+         ("aa-time", "A/A of the time arm alone (no --instructions; default mode: with one layout time decides "
+                     "nothing): its false-alarm rate, as aa", 20, 19),
          ("regression", "seeded regression (tests/calibration/regression.patch): 'regression' naming "
                         "throughput / nextframe N=1024 on every backend, no row named without more instructions", 20, 19),
          ("improvement", "seeded improvement (the patch reverted): that row 'improved', verdict 'no regression'", 20, 19),
@@ -71,6 +73,8 @@ missing = []
 for part, what, want, need in PARTS:
     for mode in ("default", "quick"):
         rs = [r for r in rows if r["part"] == part and r["mode"] == mode]
+        if part == "aa-time" and (mode == "quick" or not rs):
+            continue  # default mode only, and run on request (--only aa-time)
         if not rs:
             out.append(f"| {part} | {mode} | 0 | - | - | >= {need}/{want} | not run | - | - |")
             missing.append((part, mode))
@@ -114,7 +118,7 @@ if cand:
             "the same runs judged again into each attempt's gate-peers/ (field peers of results.tsv):", "",
             "| part | runs judged | passed (A/A: no regression; power: detected) | rate | issue 42 asks |",
             "| --- | ---: | ---: | ---: | --- |"]
-    for part in ["aa"] + [f"power-{s}" for s in sizes]:
+    for part in ["aa", "aa-time"] + [f"power-{s}" for s in sizes]:
         rs = [r for r in cand if r["part"] == part]
         if rs:
             n, ok = len(rs), sum(r["peers"] == "1" for r in rs)

@@ -99,7 +99,14 @@ rc, md, err = report(rows)
 check("calibrate_report: the candidate rule's table counts only runs with a peers field (A/A 4 of 5, power 2 of 3)",
       rc == 0 and "| aa | 5 | 4 | 0.80 | >= 19/20 |" in md and "| power-16 | 3 | 2 | 0.67 | >= 19/20 |" in md
       and "| 8 | 8 |" in table_row(md, "aa", "default"), f"exit {rc}: {err}{md}")
+rows = PEERS_HEADER + "".join(line("aa-time", "default", k, 1).rstrip("\n") + "\t1\n" for k in range(1, 4))
+rc, md, err = report(rows)
+check("calibrate_report: aa-time (the time arm's A/A) is counted in default mode only, both ways",
+      rc == 0 and "| 3 | 3 | 1.00 |" in table_row(md, "aa-time", "default") and not table_row(md, "aa-time", "quick")
+      and "| aa-time | 3 | 3 | 1.00 | >= 19/20 |" in md, f"exit {rc}: {err}{md}")
 rc, md, err = report(HEADER + line("aa", "default", 1, 1))
+check("calibrate_report: aa-time not run is not listed (run on request), nor a missing part",
+      rc == 0 and not table_row(md, "aa-time", "default") and "| not run |" in table_row(md, "aa", "quick"), md)
 check("calibrate_report: a results.tsv without the peers field has no candidate table",
       rc == 0 and "candidate rule" not in md, md)
 
