@@ -67,9 +67,9 @@ typedef struct gate_config {
      * worst <= base_worst and, where the instruction meter ran, instructions <= base_instr */
     double base_median, base_worst, base_instr;
     /* how the time arm measures the same code's layout spread ("baselineSameCodeSpread"):
-     * 0 "own", each side's own time (default); 1 "peers", each side's time over the
-     * geometric mean of the subjects built once in the same process (the peers and the lower
-     * bound), which a host that moves whole processes moves alike (scripts/host_noise.py) */
+     * 1 "peers" (default), each side's time over the geometric mean of the subjects built
+     * once in the same process (the peers and the lower bound), which a host that moves
+     * whole processes moves alike (scripts/host_noise.py); 0 "own", each side's own time */
     int base_spread_peers;
     int unsupported_na;                         /* a gated row subject A leaves unsupported: 1 NA (a
                                                    row not implemented yet), 0 INVALID (default) */

@@ -10,8 +10,8 @@
  *                  grown in every layout beyond the noise: each layout's median ratio >
  *                  baselineMedian (1.02) and > 1 + the band (the larger of the row's process
  *                  spread and the same code's layout spread, both sides'; that spread of each
- *                  side's own time, or with "baselineSameCodeSpread": "peers" of its time over
- *                  the process's subjects built once), no process below 1.00 (time_arm);
+ *                  side's time over the process's subjects built once, "baselineSameCodeSpread"
+ *                  "peers" (default), or of its own time, "own"), no process below 1.00 (time_arm);
  *   improved       symmetrically: instructions <= 2 - baselineInstructions, or every layout's
  *                  median <= 2 - baselineMedian and < 1 / (1 + band), every process below 1.00;
  *   layout         a time ratio the one-layout rule (median > 1.02 or worst > 1.05) would have

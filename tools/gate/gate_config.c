@@ -38,6 +38,7 @@ void gate_config_default(gate_config *c)
     c->base_median = 1.02;
     c->base_worst = 1.05;
     c->base_instr = 1.005;
+    c->base_spread_peers = 1; /* issue 42: calibrated on the second host (reports/2026-12-06-calibration) */
     c->alloc_check = 1;
     c->alloc_max = 0;
     c->tolerance = 1e-6;
