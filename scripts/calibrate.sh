@@ -33,9 +33,10 @@
 # configuration, and again in --quick unless --quick is given alone (then quick only). Results
 # accumulate in PACKET/results.tsv, one line a run: stop it at any time and run it again, it
 # runs only what is missing. PACKET/README.md is rewritten from results.tsv after every run.
-# Each aa, aa-time and power run (default mode) is judged a second time by a candidate rule, the same
-# code's spread measured against the process's peers (the gate's "baselineSameCodeSpread":
-# "peers", not its default): results.tsv's last field, peers, 1 or 0 ("-" where not judged).
+# Each aa, aa-time and power run (default mode) is judged a second time with the same code's
+# spread measured against the process's peers (the gate's "baselineSameCodeSpread": "peers",
+# its default since b66bfaa; a commit before it judged by each side's own time):
+# results.tsv's last field, peers, 1 or 0 ("-" where not judged).
 # Attempt folders go under --work (default BUILD/calibration), not into the packet.
 # PACKET: default reports/<UTC date>-calibration.
 # Exit: 0 when every recorded run passed (power runs aside: a miss is part of their rate), 1
@@ -44,7 +45,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=build build_tool=1 runs=20 pairs=10 quick_only=0 only=aa,regression,improvement,stability,power work=
 sizes=1,2,4,8
-usage() { sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,43p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
   case $1 in
     --runs|--pairs|--only|--work|--build|--power-sizes)
@@ -127,7 +128,7 @@ PY
 }
 
 # One attempt of a part; prints "pass<TAB>verdict<TAB>detail<TAB>busy<TAB>peers" from its gate
-# summary. peers: how the candidate rule would have judged the run, 1 or 0: the attempt's
+# summary. peers: how the rule "peers" judges the run, 1 or 0, whatever the commit's default: the attempt's
 # processes judged again by the gate with "baselineSameCodeSpread": "peers" (the same code's
 # layout spread measured against the process's subjects built once; tools/gate/SAMPLES.md),
 # into FOLDER/gate-peers; for the parts where the time arm decides (aa, aa-time and power,

@@ -110,12 +110,12 @@ if sizes:
 else:
     out += ["- not run (`scripts/calibrate.sh --only power`).", ""]
     missing.append(("power", "default"))
-# the candidate rule (the gate's "baselineSameCodeSpread": "peers"), judged on the same runs: field peers
+# the rule "baselineSameCodeSpread": "peers" (the default since b66bfaa), judged on the same runs: field peers
 cand = [r for r in rows if r["peers"] != "-"]
 if cand:
-    out += ["A candidate rule for the time arm, not the gate's: each side's layout spread measured against",
-            "the subjects built once in the same processes (the gate's `\"baselineSameCodeSpread\": \"peers\"`),",
-            "the same runs judged again into each attempt's gate-peers/ (field peers of results.tsv):", "",
+    out += ["The same runs judged again with the same code's layout spread measured against the subjects",
+            "built once in the same processes (`\"baselineSameCodeSpread\": \"peers\"`, the gate's default since",
+            "b66bfaa; before it, each side's own time), into each attempt's gate-peers/ (field peers):", "",
             "| part | runs judged | passed (A/A: no regression; power: detected) | rate | issue 42 asks |",
             "| --- | ---: | ---: | ---: | --- |"]
     for part in ["aa", "aa-time"] + [f"power-{s}" for s in sizes]:

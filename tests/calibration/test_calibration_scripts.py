@@ -90,13 +90,13 @@ rc, md, err = report(rows)
 check("calibrate_report: every size decided and none found says so",
       "Smallest size found in >= 19 of 20 runs: none of the sizes run." in md, md)
 
-# the peers field (calibrate.sh's candidate rule): counted apart, on the runs judged that way
+# the peers field (calibrate.sh's second judgement, "baselineSameCodeSpread": "peers"): counted apart
 PEERS_HEADER = HEADER.rstrip("\n") + "\tpeers\n"
 rows = PEERS_HEADER + "".join(line("aa", "default", k, 1).rstrip("\n") + f"\t{0 if k == 4 else 1}\n" for k in range(1, 6))
 rows += "".join(line("aa", "default", k, 1).rstrip("\n") + "\t-\n" for k in range(6, 9))     # not judged
 rows += "".join(line("power-16", "default", k, 0).rstrip("\n") + f"\t{int(k < 3)}\n" for k in range(1, 4))
 rc, md, err = report(rows)
-check("calibrate_report: the candidate rule's table counts only runs with a peers field (A/A 4 of 5, power 2 of 3)",
+check("calibrate_report: the peers rule's table counts only runs with a peers field (A/A 4 of 5, power 2 of 3)",
       rc == 0 and "| aa | 5 | 4 | 0.80 | >= 19/20 |" in md and "| power-16 | 3 | 2 | 0.67 | >= 19/20 |" in md
       and "| 8 | 8 |" in table_row(md, "aa", "default"), f"exit {rc}: {err}{md}")
 rows = PEERS_HEADER + "".join(line("aa-time", "default", k, 1).rstrip("\n") + "\t1\n" for k in range(1, 4))
@@ -107,8 +107,8 @@ check("calibrate_report: aa-time (the time arm's A/A) is counted in default mode
 rc, md, err = report(HEADER + line("aa", "default", 1, 1))
 check("calibrate_report: aa-time not run is not listed (run on request), nor a missing part",
       rc == 0 and not table_row(md, "aa-time", "default") and "| not run |" in table_row(md, "aa", "quick"), md)
-check("calibrate_report: a results.tsv without the peers field has no candidate table",
-      rc == 0 and "candidate rule" not in md, md)
+check("calibrate_report: a results.tsv without the peers field has no table of the peers rule",
+      rc == 0 and "gate-peers/" not in md, md)
 
 # --- calibrate_report.py: refusals (exit 2, the file, the line and the field) ----------------
 for what, text, needle in [
