@@ -87,7 +87,10 @@ const char *gb_kind_name(int k)
  * process saw the current runtime faster; improved symmetrically. A ratio that the
  * one-layout rule (median, worst) would have called a regression or an improvement but
  * that fails this test is "layout". Processes observed busy are left out; when every one
- * is, the time arm cannot decide ("busy"). */
+ * is, the time arm cannot decide ("busy"). Each layout's side medians come from other
+ * processes, so a host that moves whole processes would put that movement in the same
+ * code's spread; with "peers" (default) each side's time is first divided by its process's
+ * reference (stat_ref), which the host moves alike, and only the placement's spread is left. */
 typedef struct gb_time {
     int kind, nlayouts;
     double lo, hi;          /* lowest and highest layout median ratio */
