@@ -131,7 +131,7 @@ PY
 # summary. peers: how the rule "peers" judges the run, 1 or 0, whatever the commit's default: the attempt's
 # processes judged again by the gate with "baselineSameCodeSpread": "peers" (the same code's
 # layout spread measured against the process's subjects built once; tools/gate/SAMPLES.md),
-# into FOLDER/gate-peers; for the parts where the time arm decides (aa, aa-time and power,
+# into FOLDER/gate-peers (the attempt's own verdict where its gate already used "peers"); for the parts where the time arm decides (aa, aa-time and power,
 # default mode); "-" elsewhere.
 judge() { # part mode folder exit
   python3 - "$1" "$2" "$3" "$4" "$T" <<'PY'
@@ -173,14 +173,17 @@ def judged(b, rc):
 
 
 def rejudged_against_peers():
-    """The attempt's processes judged again with "baselineSameCodeSpread": "peers": (summary
-    baseline section, the gate's exit), or (None, why)."""
-    out = os.path.join(folder, "gate-peers")
-    os.makedirs(out, exist_ok=True)
+    """The attempt's processes judged with "baselineSameCodeSpread": "peers": (summary baseline
+    section, the exit), or (None, why). Where the attempt's own gate already used "peers" (the
+    default since b66bfaa), its own verdict is that judgement; otherwise the gate runs again."""
     try:
         conf = json.load(open(os.path.join(folder, "gate", "gate-config.json")))
     except (OSError, ValueError) as x:
         return None, f"no gate configuration ({x})"
+    if conf.get("baselineSameCodeSpread") == "peers":
+        return b, rc
+    out = os.path.join(folder, "gate-peers")
+    os.makedirs(out, exist_ok=True)
     conf["baselineSameCodeSpread"] = "peers"
     json.dump(conf, open(os.path.join(out, "gate-config.json"), "w"), indent=1)
     cmd = [tandem, "gate", os.path.join(folder, "runs"), "--config", os.path.join(out, "gate-config.json"),
@@ -261,9 +264,8 @@ for mode in "${modes[@]}"; do
     want=$runs
     [ "$part" = stability ] && want=$pairs
     names=("$part")
-    [ "$part" = aa-time ] && [ "$mode" = quick ] && continue # one layout: the time arm never decides
+    case $part in aa-time|power) [ "$mode" = quick ] && continue ;; esac # one layout: the time arm never decides
     if [ "$part" = power ]; then
-      [ "$mode" = quick ] && continue # one layout: the time arm never decides
       names=()
       for s in "${power_sizes[@]}"; do names+=("power-$s"); done
     fi
