@@ -128,11 +128,12 @@ PY
 }
 
 # One attempt of a part; prints "pass<TAB>verdict<TAB>detail<TAB>busy<TAB>peers" from its gate
-# summary. peers: how the rule "peers" judges the run, 1 or 0, whatever the commit's default: the attempt's
-# processes judged again by the gate with "baselineSameCodeSpread": "peers" (the same code's
-# layout spread measured against the process's subjects built once; tools/gate/SAMPLES.md),
-# into FOLDER/gate-peers (the attempt's own verdict where its gate already used "peers"); for the parts where the time arm decides (aa, aa-time and power,
-# default mode); "-" elsewhere.
+# summary. peers: how the rule "peers" judges the run, 1 or 0, whatever the commit's default:
+# the attempt's own verdict where its gate already used "baselineSameCodeSpread": "peers" (the
+# same code's layout spread measured against the process's subjects built once;
+# tools/gate/SAMPLES.md), else its processes judged again by the gate that way into
+# FOLDER/gate-peers; for the parts where the time arm decides (aa, aa-time and power, default
+# mode); "-" elsewhere.
 judge() { # part mode folder exit
   python3 - "$1" "$2" "$3" "$4" "$T" <<'PY'
 import glob, json, os, subprocess, sys
@@ -206,7 +207,10 @@ ok, verdict, detail = judged(b, rc)
 peers = "-"
 if mode == "default" and (part in ("aa", "aa-time") or part.startswith("power-")):
     pb, prc = rejudged_against_peers()
-    if pb is None:
+    if pb is b:  # the attempt's own gate used "peers": its judgement above is that rule's
+        peers = str(int(ok))
+        detail += "; against the peers: the attempt's own gate"
+    elif pb is None:
         detail += f"; against the peers: not judged: {prc}"
     else:
         pok, pverdict, pdetail = judged(pb, prc)
